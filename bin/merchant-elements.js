@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// Runs the TypeScript CLI through tsx's loader, so the command works from a checkout without a build step.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('../src/cli/main.ts');

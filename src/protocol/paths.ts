@@ -1,0 +1,23 @@
+/** Default mount path of the proxy router on the merchant's server. */
+export const DEFAULT_PROXY_PATH = '/merchant-elements';
+
+/** Paths of the browser-to-proxy protocol, relative to the mount path. */
+export const PROXY_PATHS = {
+  otpSend: '/otp/send',
+  otpVerify: '/otp/verify',
+  otpDelivery: (otpId: string) => `/otp/${encodeURIComponent(otpId)}/delivery`,
+  accountLookup: '/accounts/lookup',
+  payments: '/payments',
+  payment: (reference: string) => `/payments/${encodeURIComponent(reference)}`,
+  paymentEvents: (reference: string) => `/payments/${encodeURIComponent(reference)}/events`,
+  checkouts: '/checkouts',
+  checkout: (checkoutId: string) => `/checkouts/${encodeURIComponent(checkoutId)}`,
+  checkoutEvents: (checkoutId: string) => `/checkouts/${encodeURIComponent(checkoutId)}/events`,
+  paymentCallback: (callbackId: string) => `/callbacks/payments/${encodeURIComponent(callbackId)}`,
+  health: '/health',
+} as const;
+
+/** Server-sent event name carrying a status snapshot (payments and checkouts). */
+export const STATUS_EVENT = 'status';
+/** Interval of SSE heartbeat comments, in milliseconds. */
+export const SSE_HEARTBEAT_MS = 20_000;

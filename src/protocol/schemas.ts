@@ -1,0 +1,126 @@
+import { z } from 'zod';
+
+/** Whatever a person typed as a phone number; the proxy normalises it (default country GH). */
+const typedPhone = z.string().trim().min(1, 'is required').max(32, 'is too long');
+
+// ---- OTP ---------------------------------------------------------------------------------------
+
+export const otpSendRequest = z.strictObject({ recipient: typedPhone });
+export type OtpSendRequest = z.infer<typeof otpSendRequest>;
+
+export const otpSendResponse = z.object({
+  otpId: z.string(),
+  /** The number the code went to, masked (`233 24 *** **01`). */
+  recipient: z.string(),
+  expiresAt: z.iso.datetime(),
+  /** When a resend will be accepted (the cooldown). */
+  resendAt: z.iso.datetime(),
+  /** Wrong codes allowed before this code is dead. */
+  attemptsLeft: z.number().int().nonnegative(),
+  pinLength: z.number().int().min(4).max(10),
+  pinType: z.enum(['NUMERIC', 'ALPHANUMERIC', 'ALPHABETIC']),
+});
+export type OtpSendResponse = z.infer<typeof otpSendResponse>;
+
+export const otpVerifyRequest = z.strictObject({
+  recipient: typedPhone,
+  code: z.string().trim().min(1, 'is required').max(10, 'is too long'),
+});
+export type OtpVerifyRequest = z.infer<typeof otpVerifyRequest>;
+
+export const otpVerifyResponse = z.object({ verified: z.literal(true), proof: z.string() });
+export type OtpVerifyResponse = z.infer<typeof otpVerifyResponse>;
+
+export const otpDeliveryResponse = z.object({
+  deliveryStatus: z.enum(['DELIVERED', 'UNDELIVERED', 'REJECTED', 'EXPIRED', 'ACCEPTED']),
+});
+export type OtpDeliveryResponse = z.infer<typeof otpDeliveryResponse>;
+
+// ---- Payments ----------------------------------------------------------------------------------
+
+export const accountLookupRequest = z.strictObject({ msisdn: typedPhone });
+export type AccountLookupRequest = z.infer<typeof accountLookupRequest>;
+
+export const accountLookupResponse = z.object({
+  /** Partly shown (`KWAME M.`) unless the merchant configured the full name. */
+  accountName: z.string(),
+  network: z.string(),
+  /** Normalised number, digits only. */
+  msisdn: z.string(),
+});
+export type AccountLookupResponse = z.infer<typeof accountLookupResponse>;
+
+export const paymentCreateRequest = z.strictObject({ msisdn: typedPhone });
+export type PaymentCreateRequest = z.infer<typeof paymentCreateRequest>;
+
+/** The proxy's view of a payment: the provider's four statuses, plus TIMED_OUT once the relay's deadline passed. */
+export const PAYMENT_VIEW_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'] as const;
+export const paymentViewStatus = z.enum(PAYMENT_VIEW_STATUSES);
+export type PaymentViewStatus = z.infer<typeof paymentViewStatus>;
+export const FINAL_PAYMENT_VIEW_STATUSES: readonly PaymentViewStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
+
+export const paymentSnapshot = z.object({
+  /** This attempt's reference (the merchant's order reference plus `-N`). */
+  reference: z.string(),
+  /** The merchant's order reference from the token. */
+  orderReference: z.string(),
+  status: paymentViewStatus,
+  amount: z.number(),
+  charge: z.number(),
+  totalAmount: z.number(),
+  currency: z.string(),
+  /** 1-based attempt number of this payment on its token. */
+  attempt: z.number().int().positive(),
+  /** Further attempts the token still allows after this one. */
+  attemptsLeft: z.number().int().nonnegative(),
+  /** Why a FAILED payment failed, as a protocol error code (`INSUFFICIENT_FUNDS`, `PAYMENT_FAILED`). */
+  failureCode: z.string().optional(),
+  updatedAt: z.iso.datetime(),
+  completedAt: z.iso.datetime().nullable(),
+});
+export type PaymentSnapshot = z.infer<typeof paymentSnapshot>;
+
+// ---- Checkout ----------------------------------------------------------------------------------
+
+export const checkoutCreateRequest = z.strictObject({});
+export type CheckoutCreateRequest = z.infer<typeof checkoutCreateRequest>;
+
+export const checkoutCreateResponse = z.object({
+  checkoutId: z.string(),
+  checkoutUrl: z.string(),
+  status: z.string(),
+  expiresAt: z.iso.datetime(),
+});
+export type CheckoutCreateResponse = z.infer<typeof checkoutCreateResponse>;
+
+export const CHECKOUT_VIEW_STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired', 'cancelled'] as const;
+export const FINAL_CHECKOUT_VIEW_STATUSES: readonly (typeof CHECKOUT_VIEW_STATUSES)[number][] = [
+  'completed',
+  'failed',
+  'expired',
+  'cancelled',
+];
+
+export const checkoutSnapshot = z.object({
+  checkoutId: z.string(),
+  reference: z.string(),
+  status: z.enum(CHECKOUT_VIEW_STATUSES),
+  amount: z.number(),
+  currency: z.string(),
+  updatedAt: z.iso.datetime(),
+  completedAt: z.iso.datetime().nullable(),
+});
+export type CheckoutSnapshot = z.infer<typeof checkoutSnapshot>;
+
+// ---- Operators ---------------------------------------------------------------------------------
+
+export const healthResponse = z.object({
+  ok: z.boolean(),
+  upstream: z.object({
+    /** `closed` (healthy), `open` (failing fast) or `half-open`, of the circuit breaker on provider calls. */
+    circuit: z.enum(['closed', 'open', 'half-open']),
+    store: z.enum(['memory', 'redis']),
+    storeOk: z.boolean(),
+  }),
+});
+export type HealthResponse = z.infer<typeof healthResponse>;

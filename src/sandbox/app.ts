@@ -1,0 +1,50 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { checkoutRouter } from './checkout.js';
+import { sendError } from './errors.js';
+import { faultMiddleware } from './faults.js';
+import { gatewayRouter } from './gateway.js';
+import { inspectRouter } from './inspect.js';
+import { messagingRouter } from './messaging.js';
+import { sandboxOptionsSchema, type SandboxOptions } from './options.js';
+import { SandboxState } from './state.js';
+
+export interface SandboxApp extends Express {
+  /** The sandbox's memory, for tests and the inspection routes. */
+  sandbox: SandboxState;
+}
+
+/**
+ * Builds the sandbox: `{base_url}` (messaging and checkout) at `/`, `{payment_base_url}` at `/gateway`,
+ * and the inspection pages at `/__sandbox`. Returns an Express app; it does not listen.
+ */
+export function createSandbox(options: SandboxOptions = {}): SandboxApp {
+  const state = new SandboxState(sandboxOptionsSchema.parse(options));
+  const app = express() as unknown as SandboxApp;
+  app.sandbox = state;
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+
+  app.use('/__sandbox', inspectRouter(state));
+  app.use(faultMiddleware(state));
+  app.use(express.json({ limit: '5mb', type: () => true }));
+  app.use('/gateway', gatewayRouter(state));
+  app.use(checkoutRouter(state));
+  app.use(messagingRouter(state));
+
+  app.use((req: Request, res: Response) => {
+    sendError(res, 404, 'NOT_FOUND', `No route ${req.method} ${req.path}`);
+  });
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const e = err as { type?: string; status?: number };
+    if (e.type === 'entity.parse.failed') {
+      sendError(res, 400, 'INVALID_JSON', 'The request body is not valid JSON.');
+      return;
+    }
+    if (e.type === 'entity.too.large') {
+      sendError(res, 413 as number, 'VALIDATION_ERROR', 'The request body is too large.');
+      return;
+    }
+    sendError(res, 500, 'INTERNAL_ERROR', 'The sandbox failed to handle this request.');
+  });
+  return app;
+}

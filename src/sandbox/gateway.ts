@@ -1,0 +1,7 @@
+import { Router } from 'express';
+import type { SandboxState } from './state.js';
+
+// PLACEHOLDER: replaced by the helper building this router.
+export function gatewayRouter(_state: SandboxState): Router {
+  return Router();
+}

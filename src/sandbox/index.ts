@@ -1,0 +1,42 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createSandbox, type SandboxApp } from './app.js';
+import type { SandboxOptions } from './options.js';
+
+export { createSandbox, type SandboxApp } from './app.js';
+export { sandboxOptionsFromEnv, type SandboxOptions, FAULT_KINDS, type FaultKind } from './options.js';
+export { TEST_NUMBERS } from './test-numbers.js';
+
+export interface StartedSandbox {
+  app: SandboxApp;
+  server: Server;
+  /** Root URL, e.g. `http://127.0.0.1:4010`: the `{base_url}` of messaging and checkout. */
+  url: string;
+  /** `{payment_base_url}`: `${url}/gateway`. */
+  paymentUrl: string;
+  close(): Promise<void>;
+}
+
+/** Starts the sandbox on `host:port` (port 0 picks a free one) and resolves once it listens. */
+export async function startSandbox(
+  options: SandboxOptions & { port?: number; host?: string } = {},
+): Promise<StartedSandbox> {
+  const { port = 0, host = '127.0.0.1', ...rest } = options;
+  const app = createSandbox(rest);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+  const { port: actual } = server.address() as AddressInfo;
+  const url = `http://${host}:${actual}`;
+  return {
+    app,
+    server,
+    url,
+    paymentUrl: `${url}/gateway`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

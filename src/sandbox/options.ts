@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/** Kinds of fault the sandbox can inject (DESIGN: "faults"). */
+export const FAULT_KINDS = ['latency', '500', '502', '503', 'hang', 'reset', 'malformed'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export const sandboxOptionsSchema = z.strictObject({
+  /** Messaging credentials (`x-api-key` / `x-api-secret`). */
+  apiKey: z.string().min(1).default('test-api-key'),
+  apiSecret: z.string().min(1).default('test-api-secret'),
+  /** Keys accepted on messaging but refused the balance read (403), to exercise that path. */
+  keysWithoutBalancePermission: z.array(z.string()).default(['test-limited-key']),
+  /** Secret of the limited key above. */
+  limitedKeySecret: z.string().default('test-limited-secret'),
+  /** Payment gateway HTTP Basic credentials. */
+  paymentUsername: z.string().min(1).default('test-user'),
+  paymentPassword: z.string().min(1).default('test-password'),
+  /** Checkout Bearer key. */
+  checkoutApiKey: z.string().min(1).default('test-checkout-key'),
+  /**
+   * Multiplies every delay and expiry (payments settling, receipts, OTP expiry, checkout expiry,
+   * email rate window). 1 is real time; 0.01 makes everything 100 times faster.
+   */
+  timeScale: z.number().positive().max(1000).default(1),
+  /** Fault injection by rate: each request draws a fault with this probability (0 = never, the default). */
+  faultRate: z.number().min(0).max(1).default(0),
+  /** Which faults the rate draws from. */
+  faultKinds: z.array(z.enum(FAULT_KINDS)).default([...FAULT_KINDS]),
+  /** Added delay for the `latency` fault, in real milliseconds (not scaled). */
+  faultLatencyMs: z.number().int().nonnegative().default(2_000),
+  /** How long a `hang` holds the request before dropping it, in real milliseconds (past any sane client timeout). */
+  hangMs: z.number().int().positive().default(30_000),
+  /** Starting local and international credit of the account. */
+  initialCredit: z.number().nonnegative().default(1_000),
+  initialIntlCredit: z.number().nonnegative().default(100),
+  /** Public origin of the sandbox, used in `checkoutUrl` (defaults to the request's own host). */
+  publicUrl: z.url().optional(),
+  /** Email sends allowed per key per (scaled) minute; the next is a 429 with Retry-After. */
+  emailRatePerMinute: z.number().int().positive().default(5),
+});
+
+export type SandboxOptions = z.input<typeof sandboxOptionsSchema>;
+export type ResolvedSandboxOptions = z.output<typeof sandboxOptionsSchema>;
+
+/** Reads the overridable defaults from the environment (same variable names as the proxy's). */
+export function sandboxOptionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
+  const out: SandboxOptions = {};
+  if (env.SANDBOX_API_KEY) out.apiKey = env.SANDBOX_API_KEY;
+  if (env.SANDBOX_API_SECRET) out.apiSecret = env.SANDBOX_API_SECRET;
+  if (env.SANDBOX_PAYMENT_USERNAME) out.paymentUsername = env.SANDBOX_PAYMENT_USERNAME;
+  if (env.SANDBOX_PAYMENT_PASSWORD) out.paymentPassword = env.SANDBOX_PAYMENT_PASSWORD;
+  if (env.SANDBOX_CHECKOUT_API_KEY) out.checkoutApiKey = env.SANDBOX_CHECKOUT_API_KEY;
+  if (env.SANDBOX_TIME_SCALE) out.timeScale = Number(env.SANDBOX_TIME_SCALE);
+  return out;
+}
