@@ -1,0 +1,63 @@
+import type {
+  AccountHolderResponse,
+  BalanceResponse,
+  CheckoutInitializeRequest,
+  CheckoutSession,
+  CheckoutStatusResult,
+  DeliveryReceiptResponse,
+  EmailSendRequest,
+  EmailSendResponse,
+  OtpGenerateRequest,
+  OtpGenerateResponse,
+  OtpValidateRequest,
+  OtpValidateResponse,
+  PaymentInitiateRequest,
+  PaymentInitiateResponse,
+  PaymentStatusResponse,
+  SmsBulkRequest,
+  SmsBulkResponse,
+  SmsQuickRequest,
+  SmsResendRequest,
+  SmsSendResponse,
+} from './schemas/index.js';
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborts the call (the client's own timeouts still apply). */
+  signal?: AbortSignal;
+}
+
+/**
+ * The typed client of the provider's three interfaces: one method per endpoint. Every method validates
+ * its request before sending (nothing is sent when it is invalid), validates the response, and throws a
+ * `ProviderError` subclass on failure. Methods resolve to the full parsed response (envelope included).
+ */
+export interface ProviderClient {
+  sms: {
+    send(body: SmsQuickRequest, options?: CallOptions): Promise<SmsSendResponse>;
+    bulk(body: SmsBulkRequest, options?: CallOptions): Promise<SmsBulkResponse>;
+    resend(messageId: string, body: SmsResendRequest, options?: CallOptions): Promise<SmsSendResponse>;
+    receipt(sequenceNo: string, options?: CallOptions): Promise<DeliveryReceiptResponse>;
+  };
+  otp: {
+    generate(body: OtpGenerateRequest, options?: CallOptions): Promise<OtpGenerateResponse>;
+    validate(body: OtpValidateRequest, options?: CallOptions): Promise<OtpValidateResponse>;
+  };
+  email: {
+    send(body: EmailSendRequest, options?: CallOptions): Promise<EmailSendResponse>;
+  };
+  account: {
+    balance(options?: CallOptions): Promise<BalanceResponse>;
+  };
+  payments: {
+    initiate(body: PaymentInitiateRequest, options?: CallOptions): Promise<PaymentInitiateResponse>;
+    status(reference: string, options?: CallOptions): Promise<PaymentStatusResponse>;
+    accountHolder(msisdn: string, options?: CallOptions): Promise<AccountHolderResponse>;
+  };
+  checkout: {
+    initialize(body: CheckoutInitializeRequest, options?: CallOptions): Promise<CheckoutSession>;
+    status(checkoutId: string, options?: CallOptions): Promise<CheckoutStatusResult>;
+  };
+  /** State of the circuit breaker on provider calls. */
+  circuitState(): 'closed' | 'open' | 'half-open';
+}
