@@ -1,37 +1,7 @@
 import { z } from 'zod';
+import { PROXY_ERROR_CODES } from './codes.js';
 
-/**
- * Stable error codes of the browser-to-proxy protocol (DESIGN.md). Every error the proxy answers has the
- * provider's own error shape: `{ error, message, details }`.
- */
-export const PROXY_ERROR_CODES = [
-  'INVALID_INPUT',
-  'TOKEN_INVALID',
-  'TOKEN_EXPIRED',
-  'ORIGIN_NOT_ALLOWED',
-  'RATE_LIMITED',
-  'OTP_INVALID',
-  'OTP_EXPIRED',
-  'OTP_LOCKED',
-  'INVALID_PHONE_NUMBER',
-  'ACCOUNT_NOT_FOUND',
-  'INSUFFICIENT_FUNDS',
-  'PAYMENT_FAILED',
-  'NOT_FOUND',
-  'UPSTREAM_UNAVAILABLE',
-  'UPSTREAM_ERROR',
-  // Transport-level refusals the hardening rules produce (415, 413, 405); same shape.
-  'UNSUPPORTED_MEDIA_TYPE',
-  'PAYLOAD_TOO_LARGE',
-  'ATTEMPTS_EXHAUSTED',
-  'HUMAN_CHECK_FAILED',
-  'INTERNAL',
-] as const;
 export const proxyErrorCode = z.enum(PROXY_ERROR_CODES);
-export type ProxyErrorCode = z.infer<typeof proxyErrorCode>;
-
-/** Codes after which the same request may succeed if tried again later. */
-export const RETRYABLE_CODES: readonly ProxyErrorCode[] = ['RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'INTERNAL'];
 
 export const fieldProblem = z.object({ path: z.string(), message: z.string() });
 

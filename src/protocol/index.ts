@@ -1,3 +1,4 @@
+export * from './codes.js';
 export * from './errors.js';
 export * from './schemas.js';
 export * from './paths.js';

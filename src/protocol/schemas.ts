@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHECKOUT_VIEW_STATUSES, DELIVERY_STATUSES, PAYMENT_VIEW_STATUSES, PIN_TYPES } from './codes.js';
 
 /** Whatever a person typed as a phone number; the proxy normalises it (default country GH). */
 const typedPhone = z.string().trim().min(1, 'is required').max(32, 'is too long');
@@ -18,7 +19,7 @@ export const otpSendResponse = z.object({
   /** Wrong codes allowed before this code is dead. */
   attemptsLeft: z.number().int().nonnegative(),
   pinLength: z.number().int().min(4).max(10),
-  pinType: z.enum(['NUMERIC', 'ALPHANUMERIC', 'ALPHABETIC']),
+  pinType: z.enum(PIN_TYPES),
 });
 export type OtpSendResponse = z.infer<typeof otpSendResponse>;
 
@@ -32,7 +33,7 @@ export const otpVerifyResponse = z.object({ verified: z.literal(true), proof: z.
 export type OtpVerifyResponse = z.infer<typeof otpVerifyResponse>;
 
 export const otpDeliveryResponse = z.object({
-  deliveryStatus: z.enum(['DELIVERED', 'UNDELIVERED', 'REJECTED', 'EXPIRED', 'ACCEPTED']),
+  deliveryStatus: z.enum(DELIVERY_STATUSES),
 });
 export type OtpDeliveryResponse = z.infer<typeof otpDeliveryResponse>;
 
@@ -53,11 +54,7 @@ export type AccountLookupResponse = z.infer<typeof accountLookupResponse>;
 export const paymentCreateRequest = z.strictObject({ msisdn: typedPhone });
 export type PaymentCreateRequest = z.infer<typeof paymentCreateRequest>;
 
-/** The proxy's view of a payment: the provider's four statuses, plus TIMED_OUT once the relay's deadline passed. */
-export const PAYMENT_VIEW_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'] as const;
 export const paymentViewStatus = z.enum(PAYMENT_VIEW_STATUSES);
-export type PaymentViewStatus = z.infer<typeof paymentViewStatus>;
-export const FINAL_PAYMENT_VIEW_STATUSES: readonly PaymentViewStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
 
 export const paymentSnapshot = z.object({
   /** This attempt's reference (the merchant's order reference plus `-N`). */
@@ -92,14 +89,6 @@ export const checkoutCreateResponse = z.object({
   expiresAt: z.iso.datetime(),
 });
 export type CheckoutCreateResponse = z.infer<typeof checkoutCreateResponse>;
-
-export const CHECKOUT_VIEW_STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired', 'cancelled'] as const;
-export const FINAL_CHECKOUT_VIEW_STATUSES: readonly (typeof CHECKOUT_VIEW_STATUSES)[number][] = [
-  'completed',
-  'failed',
-  'expired',
-  'cancelled',
-];
 
 export const checkoutSnapshot = z.object({
   checkoutId: z.string(),
