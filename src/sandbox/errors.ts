@@ -22,6 +22,7 @@ export const SANDBOX_ERROR_CODES = {
   NOT_FOUND: 404,
   RATE_LIMITED: 429,
   EMAIL_SERVICE_UNAVAILABLE: 502,
+  INSUFFICIENT_CREDIT: 400, // SMS credit (or intlCredit when isGlobal) does not cover every segment; nothing is sent
   INTERNAL_ERROR: 500,
 } as const;
 export type SandboxErrorCode = keyof typeof SANDBOX_ERROR_CODES | 'INSUFFICIENT_FUNDS';
