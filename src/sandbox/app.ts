@@ -1,6 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { checkoutRouter } from './checkout.js';
-import { sendError } from './errors.js';
+import { GATEWAY_STATUS } from '../provider/schemas/index.js';
+import { sendError, sendGatewayError } from './errors.js';
 import { faultMiddleware } from './faults.js';
 import { gatewayRouter } from './gateway.js';
 import { inspectRouter } from './inspect.js';
@@ -26,7 +27,8 @@ export function createSandbox(options: SandboxOptions = {}): SandboxApp {
 
   app.use('/__sandbox', inspectRouter(state));
   app.use(faultMiddleware(state));
-  app.use(express.json({ limit: '5mb', type: () => true }));
+  // Every body is read as JSON except the hosted checkout page's HTML forms (parsed on their own routes).
+  app.use(express.json({ limit: '5mb', type: (req) => !isFormPost(req as Request) }));
   app.use('/gateway', gatewayRouter(state));
   app.use(checkoutRouter(state));
   app.use(messagingRouter(state));
@@ -34,8 +36,12 @@ export function createSandbox(options: SandboxOptions = {}): SandboxApp {
   app.use((req: Request, res: Response) => {
     sendError(res, 404, 'NOT_FOUND', `No route ${req.method} ${req.path}`);
   });
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const e = err as { type?: string; status?: number };
+    if (e.type === 'entity.parse.failed' && req.path.startsWith('/gateway/')) {
+      sendGatewayError(res, GATEWAY_STATUS.BAD_REQUEST, 'Bad Request');
+      return;
+    }
     if (e.type === 'entity.parse.failed') {
       sendError(res, 400, 'INVALID_JSON', 'The request body is not valid JSON.');
       return;
@@ -47,4 +53,9 @@ export function createSandbox(options: SandboxOptions = {}): SandboxApp {
     sendError(res, 500, 'INTERNAL_ERROR', 'The sandbox failed to handle this request.');
   });
   return app;
+}
+
+/** True for an HTML form post (`application/x-www-form-urlencoded`), which the JSON parser leaves alone. */
+function isFormPost(req: Request): boolean {
+  return (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
 }

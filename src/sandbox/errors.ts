@@ -24,6 +24,9 @@ export const SANDBOX_ERROR_CODES = {
   EMAIL_SERVICE_UNAVAILABLE: 502,
   INSUFFICIENT_CREDIT: 400, // SMS credit (or intlCredit when isGlobal) does not cover every segment; nothing is sent
   INTERNAL_ERROR: 500,
+  CONFLICT: 409, // phone page: approve or decline of a payment that is no longer PENDING
+  BAD_GATEWAY: 502, // injected fault 502 on messaging and checkout
+  SERVICE_UNAVAILABLE: 503, // injected fault 503 on messaging and checkout
 } as const;
 export type SandboxErrorCode = keyof typeof SANDBOX_ERROR_CODES | 'INSUFFICIENT_FUNDS';
 

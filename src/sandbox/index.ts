@@ -35,6 +35,7 @@ export async function startSandbox(
     paymentUrl: `${url}/gateway`,
     close: () =>
       new Promise<void>((resolve) => {
+        app.sandbox.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -37,6 +37,17 @@ export const sandboxOptionsSchema = z.strictObject({
   publicUrl: z.url().optional(),
   /** Email sends allowed per key per (scaled) minute; the next is a 429 with Retry-After. */
   emailRatePerMinute: z.number().int().positive().default(5),
+  /**
+   * Where payment status callbacks go (the specification does not say how a callbackId's target is
+   * registered): a URL template containing `{callbackId}`, e.g.
+   * `http://localhost:3000/merchant-elements/callbacks/payments/{callbackId}`. When set, the sandbox POSTs
+   * `{ callbackId, referenceId, referenceNo, status }` there once, when a payment reaches a final state.
+   */
+  paymentCallbackUrl: z
+    .string()
+    .refine((t) => t.includes('{callbackId}'), 'must contain {callbackId}')
+    .refine((t) => URL.canParse(t.replaceAll('{callbackId}', 'x')), 'must be an absolute URL')
+    .optional(),
 });
 
 export type SandboxOptions = z.input<typeof sandboxOptionsSchema>;
@@ -51,5 +62,6 @@ export function sandboxOptionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
   if (env.SANDBOX_PAYMENT_PASSWORD) out.paymentPassword = env.SANDBOX_PAYMENT_PASSWORD;
   if (env.SANDBOX_CHECKOUT_API_KEY) out.checkoutApiKey = env.SANDBOX_CHECKOUT_API_KEY;
   if (env.SANDBOX_TIME_SCALE) out.timeScale = Number(env.SANDBOX_TIME_SCALE);
+  if (env.SANDBOX_PAYMENT_CALLBACK_URL) out.paymentCallbackUrl = env.SANDBOX_PAYMENT_CALLBACK_URL;
   return out;
 }

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DeliveryStatus, PaymentStatus, CheckoutStatus, PinType } from '../provider/schemas/index.js';
-import type { ResolvedSandboxOptions } from './options.js';
+import type { FaultKind, ResolvedSandboxOptions } from './options.js';
 
 /** An SMS the sandbox "sent" (quick, bulk, resend or OTP). */
 export interface OutboxSms {
@@ -80,6 +80,8 @@ export interface PaymentRecord {
   scheduledStatus: PaymentStatus;
   failureCode?: string;
   completedAt: number | null;
+  /** Epoch ms when the status callback was posted (once, on the final state), if it was. */
+  callbackSentAt?: number;
 }
 
 /** A hosted checkout session. */
@@ -98,6 +100,25 @@ export interface CheckoutRecord {
   paymentMethod?: string;
   transactionId?: string;
   completedAt?: number;
+  /** Number entered on the hosted page when Pay was pressed. */
+  msisdn?: string;
+  /** Epoch ms when a `processing` session reaches `scheduledStatus`. */
+  settleAt?: number;
+  /** Outcome the hosted page's payment will reach (`processing`: never settles, expires). */
+  scheduledStatus?: CheckoutStatus;
+}
+
+/** A fault scripted through `POST /__sandbox/faults`: the next `remaining` matching requests fail. */
+export interface ScriptedFault {
+  id: string;
+  kind: FaultKind;
+  remaining: number;
+  /** HTTP method to match (upper case), any when absent. */
+  method?: string;
+  /** Prefix of the request path (as the app sees it, e.g. `/gateway/v1/payment`), any when absent. */
+  path?: string;
+  /** Let the route handle the request, then replace its answer by the fault. */
+  after: boolean;
 }
 
 /** Everything the sandbox remembers, in memory, for one `createSandbox` call. */
@@ -112,6 +133,10 @@ export class SandboxState {
   readonly balance: { credit: number; intlCredit: number };
   /** Every request the sandbox answered, by route name, for tests that count upstream calls. */
   readonly requestCounts = new Map<string, number>();
+  /** Faults scripted through the inspection routes, consumed in order by matching requests. */
+  readonly scriptedFaults: ScriptedFault[] = [];
+  /** Pending timers (payment callbacks, hung requests); cleared by `close()`. */
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(readonly options: ResolvedSandboxOptions) {
     this.balance = { credit: options.initialCredit, intlCredit: options.initialIntlCredit };
@@ -150,5 +175,42 @@ export class SandboxState {
   /** Counts one answered request of the named route. */
   count(route: string): void {
     this.requestCounts.set(route, (this.requestCounts.get(route) ?? 0) + 1);
+  }
+
+  /**
+   * Runs `fn` after `ms` real milliseconds unless `close()` or `reset()` comes first. The timer never
+   * keeps the process alive. Returns a function that cancels it.
+   */
+  schedule(ms: number, fn: () => void): () => void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, Math.min(Math.max(0, ms), 2_147_483_647));
+    timer.unref();
+    this.timers.add(timer);
+    return () => {
+      clearTimeout(timer);
+      this.timers.delete(timer);
+    };
+  }
+
+  /** Cancels every scheduled timer; the server is closing. */
+  close(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  /** Forgets every message, OTP, payment, checkout, count and scripted fault, and refills the credit. */
+  reset(): void {
+    this.close();
+    this.outbox.length = 0;
+    this.otps.clear();
+    this.payments.clear();
+    this.paymentsByNo.clear();
+    this.checkouts.clear();
+    this.requestCounts.clear();
+    this.scriptedFaults.length = 0;
+    this.balance.credit = this.options.initialCredit;
+    this.balance.intlCredit = this.options.initialIntlCredit;
   }
 }
