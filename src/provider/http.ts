@@ -1,0 +1,345 @@
+import {
+  BrokenCircuitError,
+  circuitBreaker,
+  CircuitState,
+  decorrelatedJitterGenerator,
+  ExponentialBackoff,
+  handleWhen,
+  retry,
+  SamplingBreaker,
+  type CircuitBreakerPolicy,
+  type RetryPolicy,
+} from 'cockatiel';
+import { Agent } from 'undici';
+import type { z } from 'zod';
+import {
+  errorFromResponse,
+  fieldsOfIssues,
+  isProviderError,
+  ProviderAuthenticationError,
+  ProviderMalformedResponseError,
+  ProviderUnavailableError,
+  ProviderValidationError,
+  type ProviderError,
+  type ProviderFieldError,
+} from './errors.js';
+import { gatewayErrorEnvelope } from './schemas/index.js';
+
+/** A pino-compatible logger; only these three levels are used. */
+export interface ProviderLogger {
+  debug(fields: object, message?: string): void;
+  warn(fields: object, message?: string): void;
+  error(fields: object, message?: string): void;
+}
+
+/** One of the provider's interfaces: where it is and the headers (auth, version) every call carries. */
+export interface Upstream {
+  baseUrl: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+/** Everything the request function needs to make one provider call. */
+export interface RequestSpec<T> {
+  /** Name of the call, e.g. `payments.status`; used in errors and logs. */
+  operation: string;
+  upstream: Upstream;
+  method: 'GET' | 'POST';
+  /** Path with `{name}` placeholders, e.g. `/v1/payment/{reference}/status`. */
+  path: string;
+  /** Values of the path's placeholders; each must be a non-empty string and is URI-encoded. */
+  params?: Record<string, string>;
+  body?: unknown;
+  /** Schema the body must satisfy before anything is sent. */
+  bodySchema?: z.ZodType;
+  /** Schema of a successful answer. */
+  response: z.ZodType<T>;
+  signal?: AbortSignal | undefined;
+}
+
+/** Resolved transport settings (see the client's config for their meaning and defaults). */
+export interface HttpSettings {
+  /** An injected fetch; undefined means the global one, used with a connect-timeout dispatcher. */
+  fetch: typeof fetch | undefined;
+  timeouts: { connectMs: number; totalMs: number };
+  retry: { maxRetries: number; baseDelayMs: number; maxDelayMs: number };
+  circuitBreaker: { threshold: number; minimumCalls: number; windowMs: number; halfOpenAfterMs: number } | false;
+  logger?: ProviderLogger | undefined;
+}
+
+/** The one request function with the state it keeps (breaker, connection pool). */
+export interface Http {
+  request<T>(spec: RequestSpec<T>): Promise<T>;
+  circuitState(): 'closed' | 'open' | 'half-open';
+  /** Closes the connection pool, if the client made one. */
+  close(): Promise<void>;
+}
+
+/** Connection errors after which nothing can have reached the provider. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
+
+/**
+ * Builds the request function every provider call goes through: it validates the request (nothing is
+ * sent when it is invalid), adds the interface's headers, applies the timeouts, retries GETs through
+ * unavailability with jittered backoff (never POSTs), fails fast while the circuit breaker is open,
+ * validates the answer and maps failures to the `ProviderError` taxonomy.
+ *
+ * The total timeout bounds the whole call, retries and their backoff included, so a caller waits at most
+ * `totalMs`. The connect timeout applies to each connection the global fetch opens; an injected fetch
+ * gets the total timeout only.
+ */
+export function createHttp(settings: HttpSettings): Http {
+  const { timeouts, logger } = settings;
+  const agent = settings.fetch ? undefined : new Agent({ connect: { timeout: timeouts.connectMs } });
+  const fetchImpl = settings.fetch ?? globalThis.fetch;
+
+  const retryPolicy: RetryPolicy | undefined =
+    settings.retry.maxRetries > 0
+      ? retry(
+          handleWhen((error) => error instanceof ProviderUnavailableError && error.reason !== 'circuit-open'),
+          {
+            maxAttempts: settings.retry.maxRetries,
+            backoff: new ExponentialBackoff({
+              generator: decorrelatedJitterGenerator,
+              initialDelay: settings.retry.baseDelayMs,
+              maxDelay: settings.retry.maxDelayMs,
+            }),
+          },
+        )
+      : undefined;
+
+  const breakerSettings = settings.circuitBreaker;
+  let breaker: CircuitBreakerPolicy | undefined;
+  let openedAt = 0;
+  if (breakerSettings) {
+    breaker = circuitBreaker(handleWhen((error) => error instanceof ProviderUnavailableError), {
+      halfOpenAfter: breakerSettings.halfOpenAfterMs,
+      breaker: new SamplingBreaker({
+        // SamplingBreaker opens above the threshold; the policy is "opens at" it, hence the nudge.
+        threshold: Math.min(breakerSettings.threshold, 1) - 1e-9,
+        duration: breakerSettings.windowMs,
+        // Expressed as calls per second over the window; half a call less keeps float rounding on our side.
+        minimumRps: ((breakerSettings.minimumCalls - 0.5) * 1000) / breakerSettings.windowMs,
+      }),
+    });
+    breaker.onBreak(() => {
+      openedAt = Date.now();
+    });
+  }
+
+  async function guarded<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    if (!breaker) return fn();
+    try {
+      return await breaker.execute(fn);
+    } catch (error) {
+      if (!(error instanceof BrokenCircuitError)) throw error;
+      logger?.warn({ operation, reason: 'circuit-open' }, 'provider call refused: circuit open');
+      throw new ProviderUnavailableError({
+        operation,
+        reason: 'circuit-open',
+        outcomeUnknown: false,
+        message: `The provider is unavailable (circuit open); ${operation} was not sent`,
+      });
+    }
+  }
+
+  async function attempt<T>(spec: RequestSpec<T>, init: RequestInit, url: string, deadline: AbortSignal, n: number): Promise<T> {
+    const started = performance.now();
+    const signal = init.signal!;
+    let status = 0;
+    try {
+      const response = await raced(fetchImpl(url, agent ? ({ ...init, dispatcher: agent } as RequestInit) : init), signal);
+      status = response.status;
+      const text = await raced(response.text(), signal);
+      const result = parseAnswer(spec, response, text);
+      logger?.debug({ operation: spec.operation, method: spec.method, status, durationMs: elapsed(started), attempt: n }, 'provider call');
+      return result;
+    } catch (caught) {
+      const error = isProviderError(caught) ? caught : transportError(spec, caught, deadline, settings.timeouts.totalMs);
+      if (isProviderError(error)) logFailure(spec, error, elapsed(started), n);
+      throw error;
+    }
+  }
+
+  function logFailure(spec: RequestSpec<unknown>, error: ProviderError, durationMs: number, n: number): void {
+    if (!logger) return;
+    const fields = {
+      operation: spec.operation,
+      method: spec.method,
+      status: error.status,
+      durationMs,
+      attempt: n,
+      error: error.name,
+      code: error.code,
+      ...(error instanceof ProviderUnavailableError ? { reason: error.reason, outcomeUnknown: error.outcomeUnknown } : {}),
+    };
+    const severe = error instanceof ProviderAuthenticationError || error instanceof ProviderMalformedResponseError;
+    if (severe) logger.error(fields, 'provider call failed');
+    else logger.warn(fields, 'provider call failed');
+  }
+
+  return {
+    async request<T>(spec: RequestSpec<T>): Promise<T> {
+      const { url, body } = prepare(spec);
+      spec.signal?.throwIfAborted();
+      const deadline = AbortSignal.timeout(timeouts.totalMs);
+      const signal = spec.signal ? AbortSignal.any([deadline, spec.signal]) : deadline;
+      const headers: Record<string, string> = { accept: 'application/json', ...spec.upstream.headers };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const init: RequestInit = { method: spec.method, headers, body, redirect: 'manual', signal };
+
+      const once = (n: number) => guarded(spec.operation, () => attempt(spec, init, url, deadline, n));
+      if (spec.method === 'GET' && retryPolicy) {
+        return retryPolicy.execute(({ attempt: retries }) => once(retries + 1), signal);
+      }
+      return once(1);
+    },
+
+    circuitState() {
+      if (!breaker) return 'closed';
+      switch (breaker.state) {
+        case CircuitState.Closed:
+          return 'closed';
+        case CircuitState.HalfOpen:
+          return 'half-open';
+        case CircuitState.Open:
+          // cockatiel moves to half-open only on the next call; report what that call will find.
+          return breakerSettings && Date.now() - openedAt >= breakerSettings.halfOpenAfterMs ? 'half-open' : 'open';
+        default:
+          return 'open';
+      }
+    },
+
+    async close() {
+      await agent?.close();
+    },
+  };
+}
+
+/** Validates path parameters and body, then builds the URL and the JSON body. */
+function prepare(spec: RequestSpec<unknown>): { url: string; body: string | undefined } {
+  const fields: ProviderFieldError[] = [];
+  const params = spec.params ?? {};
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value !== 'string' || value.trim() === '') fields.push({ path: name, message: 'must be a non-empty string' });
+    // The URL parser would resolve these as dot segments, landing on another endpoint.
+    else if (value === '.' || value === '..') fields.push({ path: name, message: 'must not be "." or ".."' });
+  }
+  let body: unknown = spec.body;
+  if (spec.bodySchema) {
+    const parsed = spec.bodySchema.safeParse(spec.body);
+    if (parsed.success) body = parsed.data;
+    else fields.push(...fieldsOfIssues(parsed.error.issues));
+  }
+  if (fields.length > 0) {
+    throw new ProviderValidationError({
+      operation: spec.operation,
+      sent: false,
+      fields,
+      message: `Invalid request to ${spec.operation}: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`,
+    });
+  }
+  const path = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(params[name] ?? ''));
+  return { url: spec.upstream.baseUrl + path, body: body === undefined ? undefined : JSON.stringify(body) };
+}
+
+/** Turns a received answer into the parsed result, or throws the error it stands for. */
+function parseAnswer<T>(spec: RequestSpec<T>, response: Response, text: string): T {
+  if (!response.ok) {
+    throw errorFromResponse(spec.operation, response.status, response.headers, text, { method: spec.method });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ProviderMalformedResponseError({
+      operation: spec.operation,
+      status: response.status,
+      raw: text,
+      message: `The provider's answer to ${spec.operation} is not JSON`,
+    });
+  }
+  const parsed = spec.response.safeParse(json);
+  if (parsed.success) return parsed.data;
+  if (gatewayErrorEnvelope.safeParse(json).success) {
+    throw errorFromResponse(spec.operation, response.status, response.headers, text, { method: spec.method });
+  }
+  const problems = fieldsOfIssues(parsed.error.issues)
+    .slice(0, 3)
+    .map((f) => `${f.path}: ${f.message}`)
+    .join('; ');
+  throw new ProviderMalformedResponseError({
+    operation: spec.operation,
+    status: response.status,
+    raw: text,
+    message: `The provider's answer to ${spec.operation} does not match its schema: ${problems}`,
+  });
+}
+
+/** Maps a fetch or body-read failure to an error; a caller's abort is passed through as its reason. */
+function transportError(spec: RequestSpec<unknown>, caught: unknown, deadline: AbortSignal, totalMs: number): unknown {
+  if (spec.signal?.aborted) return spec.signal.reason;
+  const isGet = spec.method === 'GET';
+  if (deadline.aborted) {
+    return new ProviderUnavailableError({
+      operation: spec.operation,
+      reason: 'timeout',
+      outcomeUnknown: !isGet,
+      message: `The provider did not answer ${spec.operation} within ${totalMs} ms`,
+      cause: caught,
+    });
+  }
+  const code = causeCode(caught);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new ProviderUnavailableError({
+      operation: spec.operation,
+      reason: 'timeout',
+      outcomeUnknown: false,
+      message: `Connecting to the provider for ${spec.operation} timed out`,
+      cause: caught,
+    });
+  }
+  return new ProviderUnavailableError({
+    operation: spec.operation,
+    reason: 'network',
+    outcomeUnknown: !isGet && !(code !== undefined && NOT_SENT_CODES.has(code)),
+    message: `The provider could not be reached for ${spec.operation}${code ? ` (${code})` : ''}`,
+    cause: caught,
+  });
+}
+
+/** The first `code` along an error's cause chain (undici puts it one or two levels down). */
+function causeCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Settles with the promise, or rejects as soon as the signal aborts (an injected fetch may ignore it). */
+function raced<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}

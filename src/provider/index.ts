@@ -1,0 +1,11 @@
+export * from './schemas/index.js';
+export type * from './types.js';
+export * from './errors.js';
+export * from './endpoints.js';
+export {
+  createProviderClient,
+  providerClientConfigSchema,
+  type ClosableProviderClient,
+  type ProviderClientConfig,
+} from './client.js';
+export type { ProviderLogger } from './http.js';
