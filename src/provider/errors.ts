@@ -167,6 +167,10 @@ export function errorFromResponse(
     code = body.data.error;
     message = body.data.message;
     details = body.data.details;
+  } else if (isGatewayLike(raw)) {
+    // Another gateway envelope (the spec lists only 0400/0401/0404; a 5xx may come as `0503`).
+    code = raw.statusCode;
+    message = raw.statusMessage;
   }
   const init: ProviderErrorInit = {
     operation,
@@ -216,6 +220,12 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function isGatewayLike(value: unknown): value is { statusCode: string; statusMessage: string } {
+  if (typeof value !== 'object' || value === null) return false;
+  const { statusCode, statusMessage } = value as Record<string, unknown>;
+  return typeof statusCode === 'string' && /^\d{4}$/.test(statusCode) && typeof statusMessage === 'string';
 }
 
 function parseJson(text: string): unknown {
