@@ -1,0 +1,102 @@
+import { html, page, RawHtml } from './html.js';
+import { formatGhs } from './money.js';
+import type { CheckoutRecord } from './state.js';
+import { TEST_NUMBERS } from './test-numbers.js';
+
+/** Number the hosted page's field starts with. */
+export const DEFAULT_CHECKOUT_NUMBER = '233240000001';
+
+const OUTCOME_LABELS: Readonly<Record<string, string>> = {
+  '233240000001': 'pays',
+  '233240000002': 'fails',
+  '233200000003': 'customer cancels',
+  '233260000004': 'stays processing until the session expires',
+};
+
+const CSS = `
+  .amount { font-size: 2rem; font-weight: 700; margin: .5rem 0 0; }
+  .badge { display: inline-block; font-size: .8rem; padding: .1rem .5rem; border-radius: 1rem; border: 1px solid #888; }
+  ul.numbers { padding-left: 1.2rem; margin: .25rem 0 0; font-size: .9rem; }
+  code { font-size: .95em; }
+`;
+
+function header(record: CheckoutRecord): RawHtml {
+  return html`<p><span class="badge">Sandbox checkout</span></p>
+<h1>${record.title}</h1>
+<p class="muted">${record.description}</p>
+<p class="amount">${formatGhs(record.amount)}</p>`;
+}
+
+/** Where the hosted page's two forms post. */
+export interface PayPageActions {
+  pay: string;
+  cancel: string;
+}
+
+/** The payable session: mobile number field, Pay and Cancel. */
+export function payPage(
+  record: CheckoutRecord,
+  actions: PayPageActions,
+  entered = DEFAULT_CHECKOUT_NUMBER,
+  error?: string,
+): string {
+  const numbers = Object.keys(TEST_NUMBERS)
+    .filter((n) => n in OUTCOME_LABELS)
+    .map((n) => html`<li><code>${n}</code>: ${OUTCOME_LABELS[n]}</li>`);
+  const described = error ? 'msisdn-error msisdn-help' : 'msisdn-help';
+  return page(
+    { title: `Pay ${formatGhs(record.amount)}: ${record.title}`, css: CSS },
+    html`<main>
+${header(record)}
+<form method="post" action="${actions.pay}" id="pay-form">
+  <label for="msisdn">Mobile money number</label>
+  <input id="msisdn" name="msisdn" type="tel" inputmode="numeric" autocomplete="tel" required
+    pattern="[0-9]{8,15}" value="${entered}" aria-describedby="${described}"${error ? new RawHtml(' aria-invalid="true"') : ''}>
+  ${error ? html`<p id="msisdn-error" class="error" role="alert">${error}</p>` : ''}
+  <div id="msisdn-help" class="muted">
+    <p>Digits only, starting with 233. Test numbers:</p>
+    <ul class="numbers">${numbers}<li>any other valid Ghanaian number: pays</li></ul>
+  </div>
+</form>
+<div class="actions">
+  <button type="submit" class="primary" form="pay-form">Pay ${formatGhs(record.amount)}</button>
+  <form method="post" action="${actions.cancel}"><button type="submit" class="secondary">Cancel</button></form>
+</div>
+</main>`,
+  );
+}
+
+/** Pay pressed: waiting for the outcome, reloading every second. */
+export function processingPage(record: CheckoutRecord): string {
+  return page(
+    { title: `Processing: ${record.title}`, refreshSeconds: 1, css: CSS },
+    html`<main>
+${header(record)}
+<p role="status" aria-live="polite"><strong>Processing…</strong> Approve the payment prompt sent to
+<code>${record.msisdn ?? ''}</code>. This page updates by itself.</p>
+</main>`,
+  );
+}
+
+/** The session expired before it was paid. */
+export function expiredPage(record: CheckoutRecord, returnUrl: string): string {
+  return page(
+    { title: `Expired: ${record.title}`, css: CSS },
+    html`<main>
+${header(record)}
+<p role="alert">This checkout session has expired. No payment was taken.</p>
+<p><a href="${returnUrl}">Return to the merchant</a></p>
+</main>`,
+  );
+}
+
+/** No session by that id. */
+export function notFoundPage(): string {
+  return page(
+    { title: 'Checkout not found' },
+    html`<main>
+<h1>Checkout not found</h1>
+<p>There is no checkout session at this address. It may have been mistyped, or the sandbox was restarted.</p>
+</main>`,
+  );
+}

@@ -1,0 +1,90 @@
+/** Small helpers for the sandbox's HTML pages (hosted checkout, phone). */
+
+const ENTITIES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes a value for HTML text and double- or single-quoted attributes. */
+export function escapeHtml(value: unknown): string {
+  return String(value).replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
+}
+
+/**
+ * Tagged template that escapes every interpolated value, except `RawHtml` (the output of another `html`
+ * call) and arrays of it.
+ */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): RawHtml {
+  let out = strings[0] ?? '';
+  values.forEach((value, i) => {
+    out += render(value) + (strings[i + 1] ?? '');
+  });
+  return new RawHtml(out);
+}
+
+/** Markup that is already safe (built by `html`). */
+export class RawHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+function render(value: unknown): string {
+  if (value instanceof RawHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === undefined || value === null || value === false) return '';
+  return escapeHtml(value);
+}
+
+export interface PageOptions {
+  title: string;
+  /** Seconds between automatic reloads (meta refresh), none when absent. */
+  refreshSeconds?: number;
+  /** Extra CSS appended to the shared base. */
+  css?: string;
+}
+
+const BASE_CSS = `
+  :root { color-scheme: light dark; --accent: #0b6e4f; --muted: #666; --danger: #b3261e; }
+  * { box-sizing: border-box; }
+  body { margin: 0; font: 16px/1.5 system-ui, sans-serif; background: Canvas; color: CanvasText; }
+  main { max-width: 28rem; margin: 2rem auto; padding: 1.5rem; }
+  h1 { font-size: 1.4rem; margin: 0 0 .5rem; }
+  label { display: block; font-weight: 600; margin-top: 1rem; }
+  input { width: 100%; padding: .6rem; font: inherit; border: 1px solid #888; border-radius: .4rem; }
+  button { font: inherit; padding: .6rem 1.2rem; border-radius: .4rem; border: 1px solid var(--accent); cursor: pointer; }
+  button.primary { background: var(--accent); color: #fff; }
+  button.secondary { background: transparent; color: inherit; border-color: #888; }
+  button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
+  .muted { color: var(--muted); }
+  .error { color: var(--danger); font-weight: 600; }
+  .actions { display: flex; gap: .75rem; margin-top: 1.25rem; flex-wrap: wrap; }
+  .actions form { margin: 0; }
+  @media (prefers-color-scheme: dark) { :root { --accent: #3fb68b; --muted: #aaa; --danger: #f2b8b5; } }
+`;
+
+/** A complete, small HTML document. */
+export function page(options: PageOptions, body: RawHtml): string {
+  const refresh =
+    options.refreshSeconds === undefined
+      ? ''
+      : html`<meta http-equiv="refresh" content="${options.refreshSeconds}">`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+${refresh}
+<title>${options.title}</title>
+<style>${new RawHtml(BASE_CSS + (options.css ?? ''))}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`.value;
+}
