@@ -286,6 +286,14 @@ describe('payment status callbacks', () => {
     expect(received.filter((r) => (r.body as { referenceId: string }).referenceId === referenceId)).toHaveLength(1);
   });
 
+  it('POSTs at once when the phone page declines a payment', async () => {
+    const { referenceId, referenceNo } = await initiate(withCallbacks, '233260000004', { callbackId: 'cb-decline' });
+    const declined = await send(withCallbacks, 'POST', `/__sandbox/phone/payments/${referenceId}/decline`);
+    expect(declined.status).toBe(303);
+    const hit = await eventually(async () => received.find((r) => (r.body as { referenceId: string }).referenceId === referenceId));
+    expect(hit.body).toEqual({ callbackId: 'cb-decline', referenceId, referenceNo, status: 'CANCELLED' });
+  });
+
   it('sends nothing for a payment that stays PENDING', async () => {
     const { referenceId } = await initiate(withCallbacks, '233260000004');
     await sleep(150);
