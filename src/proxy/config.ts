@@ -1,0 +1,262 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { ProviderClientConfig } from '../provider/client.js';
+import type { ProxyHooks } from './context.js';
+import type { ProxyStore } from './store/types.js';
+
+/** Raised at start-up when the configuration is wrong; `problems` holds one sentence per problem. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid merchant proxy configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** A string that must be present: the message says so plainly when it is missing. */
+const required = (min = 1) =>
+  z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+    .min(min, 'is required');
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, ''));
+
+const origin = z.string().refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+    } catch {
+      return false;
+    }
+  },
+  { error: (iss) => `${JSON.stringify(iss.input)} is not an origin (scheme://host[:port], no path or trailing slash)` },
+);
+
+/** One rate-limit policy: `points` allowed per `durationSec`, optionally blocking for `blockDurationSec` after. */
+export const limitPolicy = z.strictObject({
+  points: z.number().int().positive(),
+  durationSec: z.number().int().positive(),
+  blockDurationSec: z.number().int().nonnegative().optional(),
+});
+export type LimitPolicy = z.infer<typeof limitPolicy>;
+
+/** DESIGN's default policies; each may be overridden by `config.limits`. */
+export const DEFAULT_LIMITS = {
+  /** OTP sends allowed on one token (over the longest token lifetime). */
+  otpSendPerToken: { points: 5, durationSec: 86_400 },
+  otpSendPerIp: { points: 10, durationSec: 3_600 },
+  otpSendPerNumberShort: { points: 3, durationSec: 600 },
+  otpSendPerNumberDay: { points: 5, durationSec: 86_400 },
+  /** One send per number per window: the cooldown between sends. */
+  otpSendCooldown: { points: 1, durationSec: 60 },
+  /** Sends per number prefix (the number less its last 4 digits): the SMS-pumping velocity cap. */
+  otpSendPerPrefix: { points: 10, durationSec: 3_600 },
+  /** Failed code checks per number; the number is locked for the rest of the window after. */
+  otpVerifyFailuresPerNumber: { points: 10, durationSec: 3_600 },
+  accountLookupPerToken: { points: 10, durationSec: 86_400 },
+  accountLookupPerIp: { points: 30, durationSec: 600 },
+  /** Open status streams per client (payments engineer's relay). */
+  streamsPerClient: { points: 3, durationSec: 3_600 },
+} satisfies Record<string, LimitPolicy>;
+export type LimitName = keyof typeof DEFAULT_LIMITS;
+
+const limitsSchema = z
+  .strictObject(Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((k) => [k, limitPolicy.optional()])) as {
+    [K in LimitName]: z.ZodOptional<typeof limitPolicy>;
+  })
+  .default({})
+  .transform((given) => ({ ...DEFAULT_LIMITS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v)) }) as Record<LimitName, LimitPolicy>);
+
+const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', { error: `must be a function (${what})` });
+
+const hooksSchema = z
+  .strictObject({
+    onPaymentUpdate: fn<NonNullable<ProxyHooks['onPaymentUpdate']>>('update handler').optional(),
+    onCheckoutUpdate: fn<NonNullable<ProxyHooks['onCheckoutUpdate']>>('update handler').optional(),
+    beforeOtpSend: fn<NonNullable<ProxyHooks['beforeOtpSend']>>('human check').optional(),
+  })
+  .default({});
+
+const storeSchema = z.custom<ProxyStore>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as ProxyStore).setIfAbsent === 'function',
+  { error: 'must implement the ProxyStore interface' },
+);
+
+const loggerSchema = z.custom<Logger>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as Logger).child === 'function',
+  { error: 'must be a pino logger' },
+);
+
+/** The configuration schema of `createMerchantProxy`; strict, so an unknown option is an error. */
+export const proxyConfigSchema = z.strictObject({
+  provider: z.strictObject({
+    env: z.enum(['sandbox', 'staging', 'production']).default('sandbox'),
+    messagingBaseUrl: httpUrl,
+    paymentBaseUrl: httpUrl,
+    /** Defaults to `messagingBaseUrl` (the specification serves both on `{base_url}`). */
+    checkoutBaseUrl: httpUrl.optional(),
+    messaging: z.strictObject({ apiKey: required(), apiSecret: required() }),
+    payment: z.strictObject({ username: required(), password: required() }),
+    checkout: z.strictObject({ apiKey: required() }),
+  }),
+  tokenSecret: required().refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long'),
+  audience: z.string().min(1).default('merchant-elements'),
+  allowedOrigins: z.array(origin).default([]),
+  redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  store: storeSchema.optional(),
+  otp: z
+    .strictObject({
+      sender: z.string().min(1).max(11, 'must be at most 11 characters (an SMS sender ID)').default('Verify'),
+      template: z
+        .string()
+        .min(1)
+        .refine((t) => t.includes('{code}'), 'must contain the {code} placeholder')
+        .default('Your verification code is {code}. It expires in {amount} {duration}.'),
+      pinLength: z.number().int().min(4).max(10).default(6),
+      pinType: z.enum(['NUMERIC', 'ALPHANUMERIC', 'ALPHABETIC']).default('NUMERIC'),
+      expiryMinutes: z.number().int().min(1).max(10, 'must be at most 10 (minutes)').default(5),
+      maxRetries: z.number().int().min(1).max(10).default(5),
+    })
+    .default({
+      sender: 'Verify',
+      template: 'Your verification code is {code}. It expires in {amount} {duration}.',
+      pinLength: 6,
+      pinType: 'NUMERIC',
+      expiryMinutes: 5,
+      maxRetries: 5,
+    }),
+  defaultCountry: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'must be an ISO 3166 alpha-2 country code such as GH')
+    .default('GH'),
+  payeeName: required(),
+  accountNameDisplay: z.enum(['masked', 'full']).default('masked'),
+  limits: limitsSchema,
+  relay: z
+    .strictObject({
+      minIntervalMs: z.number().int().positive().default(1_000),
+      maxIntervalMs: z.number().int().positive().default(10_000),
+      deadlineMs: z.number().int().positive().default(15 * 60_000),
+    })
+    .default({ minIntervalMs: 1_000, maxIntervalMs: 10_000, deadlineMs: 15 * 60_000 }),
+  hooks: hooksSchema,
+  receipts: z
+    .strictObject({
+      sms: z.boolean().optional(),
+      email: z.strictObject({ from: z.string().min(1), to: z.string().min(1) }).optional(),
+    })
+    .optional(),
+  logger: loggerSchema.optional(),
+  fetch: fn<typeof fetch>('fetch').optional(),
+  timeouts: z
+    .strictObject({ connectMs: z.number().int().positive(), totalMs: z.number().int().positive() })
+    .optional(),
+  /** The provider client's circuit breaker (`false` disables it); its defaults follow DESIGN. */
+  circuitBreaker: z
+    .custom<ProviderClientConfig['circuitBreaker']>((v) => v === false || (typeof v === 'object' && v !== null), {
+      error: 'must be false or the circuit breaker options',
+    })
+    .optional(),
+});
+
+/** What `createMerchantProxy` takes. */
+export type ProxyConfig = z.input<typeof proxyConfigSchema>;
+/** The configuration after validation, every default filled in. */
+export type ResolvedProxyConfig = z.output<typeof proxyConfigSchema> & {
+  provider: { checkoutBaseUrl: string };
+};
+
+/** Validates the configuration, fills in defaults, or throws a `ConfigError` naming each problem. */
+export function resolveConfig(config: ProxyConfig): ResolvedProxyConfig {
+  const parsed = proxyConfigSchema.safeParse(config);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map(describeIssue));
+  const out = parsed.data;
+  if (out.relay.minIntervalMs > out.relay.maxIntervalMs) {
+    throw new ConfigError(['relay.minIntervalMs: must not exceed relay.maxIntervalMs']);
+  }
+  return { ...out, provider: { ...out.provider, checkoutBaseUrl: out.provider.checkoutBaseUrl ?? out.provider.messagingBaseUrl } };
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const where = path ? ` in ${path}` : '';
+    return issue.keys.map((k) => `unknown option '${k}'${where}`).join('; ');
+  }
+  // Never quote a secret back: messages are our own sentences about the field, not its value.
+  return `${path || '(config)'}: ${issue.message}`;
+}
+
+/** Default base URL of a locally running sandbox. */
+export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
+
+/** The sandbox's fixed credentials (DESIGN: sandbox). */
+const SANDBOX_CREDENTIALS = {
+  apiKey: 'test-api-key',
+  apiSecret: 'test-api-secret',
+  username: 'test-user',
+  password: 'test-password',
+  checkoutKey: 'test-checkout-key',
+};
+
+/**
+ * Builds a configuration from DESIGN's environment variables. In the `sandbox` environment base URLs
+ * default to `SANDBOX_URL` (or http://127.0.0.1:4010) and credentials to the sandbox's; elsewhere every
+ * base URL and credential is required and a missing one is reported by its variable name. In the sandbox
+ * only, a missing PROXY_TOKEN_SECRET is replaced by a random one (tokens then die with the process).
+ */
+export function configFromEnv(env: NodeJS.ProcessEnv): ProxyConfig {
+  const providerEnv = (env.PROVIDER_ENV ?? 'sandbox').trim() || 'sandbox';
+  if (!['sandbox', 'staging', 'production'].includes(providerEnv)) {
+    throw new ConfigError([`PROVIDER_ENV: must be sandbox, staging or production`]);
+  }
+  const sandbox = providerEnv === 'sandbox';
+  const problems: string[] = [];
+  const read = (name: string, sandboxDefault?: string): string | undefined => {
+    const value = env[name]?.trim();
+    if (value) return value;
+    if (sandbox && sandboxDefault !== undefined) return sandboxDefault;
+    problems.push(`${name}: is required when PROVIDER_ENV is ${providerEnv}`);
+    return undefined;
+  };
+  const base = (env.SANDBOX_URL?.trim() || DEFAULT_SANDBOX_URL).replace(/\/+$/, '');
+  const messagingBaseUrl = read('MESSAGING_BASE_URL', base);
+  const paymentBaseUrl = read('PAYMENT_BASE_URL', `${base}/gateway`);
+  const apiKey = read('MESSAGING_API_KEY', SANDBOX_CREDENTIALS.apiKey);
+  const apiSecret = read('MESSAGING_API_SECRET', SANDBOX_CREDENTIALS.apiSecret);
+  const username = read('PAYMENT_USERNAME', SANDBOX_CREDENTIALS.username);
+  const password = read('PAYMENT_PASSWORD', SANDBOX_CREDENTIALS.password);
+  const checkoutKey = read('CHECKOUT_API_KEY', SANDBOX_CREDENTIALS.checkoutKey);
+  const tokenSecret = read('PROXY_TOKEN_SECRET', randomBytes(32).toString('base64url'));
+  const payeeName = read('PAYEE_NAME', 'Sandbox Merchant');
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const config: ProxyConfig = {
+    provider: {
+      env: providerEnv as 'sandbox' | 'staging' | 'production',
+      messagingBaseUrl: messagingBaseUrl as string,
+      paymentBaseUrl: paymentBaseUrl as string,
+      messaging: { apiKey: apiKey as string, apiSecret: apiSecret as string },
+      payment: { username: username as string, password: password as string },
+      checkout: { apiKey: checkoutKey as string },
+    },
+    tokenSecret: tokenSecret as string,
+    payeeName: payeeName as string,
+    allowedOrigins: (env.PROXY_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  };
+  if (env.REDIS_URL?.trim()) config.redisUrl = env.REDIS_URL.trim();
+  if (env.DEFAULT_COUNTRY?.trim()) config.defaultCountry = env.DEFAULT_COUNTRY.trim().toUpperCase();
+  const sender = env.OTP_SENDER?.trim();
+  const template = env.OTP_TEMPLATE?.trim();
+  if (sender || template) {
+    config.otp = {
+      ...(sender ? { sender } : {}),
+      ...(template ? { template } : {}),
+    };
+  }
+  return config;
+}

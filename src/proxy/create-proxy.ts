@@ -1,0 +1,129 @@
+import { Router } from 'express';
+import type { Logger } from 'pino';
+import type { CheckoutSnapshot, PaymentSnapshot } from '../protocol/index.js';
+import { createProviderClient } from '../provider/client.js';
+import { type ProxyConfig, type ResolvedProxyConfig, resolveConfig } from './config.js';
+import type { ProxyContext } from './context.js';
+import { errorHandler, notFoundHandler } from './errors.js';
+import { createLimiterFactory } from './limits.js';
+import { createProxyLogger, requestLogger } from './logger.js';
+import { anyBody, jsonBodies } from './middleware/body.js';
+import { originPolicy } from './middleware/origins.js';
+import { createRelay } from './relay/relay.js';
+import { accountsRouter } from './routes/accounts.js';
+import { callbacksRouter } from './routes/callbacks.js';
+import { checkoutsRouter } from './routes/checkouts.js';
+import { healthRouter } from './routes/health.js';
+import { otpRouter } from './routes/otp.js';
+import { paymentsRouter } from './routes/payments.js';
+import { createStore } from './store/index.js';
+import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
+import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
+
+/** What `createMerchantProxy` returns: the router to mount, and the merchant's server-side calls. */
+export interface MerchantProxy {
+  /** Mount it on the merchant's app: `app.use('/merchant-elements', proxy.router)`. */
+  router: Router;
+  /** Mint element tokens when rendering a page; each resolves to the token string. */
+  tokens: {
+    otp(input: OtpTokenInput): Promise<string>;
+    payment(input: PaymentTokenInput): Promise<string>;
+    checkout(input: CheckoutTokenInput): Promise<string>;
+  };
+  /**
+   * Verifies the proof an `<otp-verify>` element got, for a purpose, once: resolves the verified
+   * number, and throws a ProxyError TOKEN_INVALID when the proof is bad, of another purpose or replayed.
+   */
+  verifyOtpProof(proof: string, expected: { purpose: string }): Promise<VerifiedOtpProof>;
+  /** The latest known status of a payment, read through the relay (never the browser's word). */
+  payments: { get(referenceNo: string): Promise<PaymentSnapshot | null> };
+  /** The latest known status of a checkout session, by checkoutId or reference. */
+  checkouts: { get(idOrReference: string): Promise<CheckoutSnapshot | null> };
+  /** The validated configuration (secrets included: keep it on the server). */
+  config: ResolvedProxyConfig;
+  /** The proxy's logger (redacting). */
+  logger: Logger;
+  /** Stops the relay and closes the store (when the proxy opened it) and the provider client. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the merchant proxy. Validates `config` (throws a ConfigError naming each problem), builds the
+ * provider client, store, limiters, token service and relay, and an Express router with the hardening
+ * middleware (logs, origins and CORS, JSON-only bodies), every protocol route, a JSON 404 and one error
+ * handler.
+ */
+export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
+  const config = resolveConfig(input);
+  const logger = createProxyLogger(config.logger);
+  const now = () => Date.now();
+  const client = createProviderClient({
+    messaging: { baseUrl: config.provider.messagingBaseUrl, ...config.provider.messaging },
+    payment: { baseUrl: config.provider.paymentBaseUrl, ...config.provider.payment },
+    checkout: { baseUrl: config.provider.checkoutBaseUrl, ...config.provider.checkout },
+    logger: logger.child({ part: 'provider-client' }),
+    ...(config.fetch ? { fetch: config.fetch } : {}),
+    ...(config.timeouts ? { timeouts: config.timeouts } : {}),
+    ...(config.circuitBreaker !== undefined ? { circuitBreaker: config.circuitBreaker } : {}),
+  });
+  const { store, owned } = createStore({ store: config.store, redisUrl: config.redisUrl, logger, now });
+  const tokens = createTokenService({
+    secret: config.tokenSecret,
+    audience: config.audience,
+    payeeName: config.payeeName,
+    defaultCountry: config.defaultCountry,
+    store,
+    now,
+  });
+  const ctx: ProxyContext = {
+    config,
+    client,
+    store,
+    tokens,
+    logger,
+    limiter: createLimiterFactory(store),
+    hooks: config.hooks,
+    now,
+  };
+  const relay = createRelay(ctx);
+
+  const router = Router();
+  router.use(requestLogger(logger));
+  // Provider callbacks are server-to-server: no origin rule, any body (never trusted), still 10 kB at most.
+  router.use('/callbacks', anyBody());
+  const origins = originPolicy(config.allowedOrigins);
+  const bodies = jsonBodies();
+  router.use((req, res, next) => {
+    if (req.path.startsWith('/callbacks/')) return next();
+    origins(req, res, (err?: unknown) => (err ? next(err) : bodies(req, res, next)));
+  });
+  router.use(healthRouter(ctx));
+  router.use(otpRouter(ctx));
+  router.use(accountsRouter(ctx));
+  router.use(paymentsRouter(ctx, relay));
+  router.use(checkoutsRouter(ctx, relay));
+  router.use(callbacksRouter(ctx, relay));
+  router.use(notFoundHandler);
+  router.use(errorHandler(logger));
+
+  let closed: Promise<void> | undefined;
+  return {
+    router,
+    tokens: {
+      otp: (i) => tokens.otp(i),
+      payment: (i) => tokens.payment(i),
+      checkout: (i) => tokens.checkout(i),
+    },
+    verifyOtpProof: (proof, expected) => tokens.verifyOtpProof(proof, expected),
+    payments: { get: (referenceNo) => relay.payments.get(referenceNo) },
+    checkouts: { get: (idOrReference) => relay.checkouts.get(idOrReference) },
+    config,
+    logger,
+    close: () =>
+      (closed ??= (async () => {
+        await relay.close();
+        if (owned) await store.close();
+        await client.close();
+      })()),
+  };
+}

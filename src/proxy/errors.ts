@@ -1,0 +1,176 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { ProxyErrorCode } from '../protocol/index.js';
+import {
+  ProviderAuthenticationError,
+  type ProviderError,
+  ProviderMalformedResponseError,
+  ProviderRateLimitedError,
+  ProviderUnavailableError,
+  isProviderError,
+} from '../provider/errors.js';
+
+const STATUS: Record<ProxyErrorCode, number> = {
+  INVALID_INPUT: 400,
+  TOKEN_INVALID: 401,
+  TOKEN_EXPIRED: 401,
+  ORIGIN_NOT_ALLOWED: 403,
+  RATE_LIMITED: 429,
+  OTP_INVALID: 400,
+  OTP_EXPIRED: 410,
+  OTP_LOCKED: 423,
+  INVALID_PHONE_NUMBER: 400,
+  ACCOUNT_NOT_FOUND: 404,
+  INSUFFICIENT_FUNDS: 402,
+  PAYMENT_FAILED: 402,
+  ATTEMPTS_EXHAUSTED: 409,
+  HUMAN_CHECK_FAILED: 403,
+  NOT_FOUND: 404,
+  UPSTREAM_UNAVAILABLE: 503,
+  UPSTREAM_ERROR: 502,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  PAYLOAD_TOO_LARGE: 413,
+  INTERNAL: 500,
+};
+
+/** The HTTP status the proxy answers with each error code. */
+export function statusFor(code: ProxyErrorCode): number {
+  return STATUS[code];
+}
+
+/**
+ * An error the proxy answers to the browser: a stable code, a human sentence of our own (never upstream
+ * text), details for the element (`fields`, `retryAfter`, `attemptsLeft`, `retryable`) and the status.
+ */
+export class ProxyError extends Error {
+  override readonly name = 'ProxyError';
+  constructor(
+    readonly code: ProxyErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    readonly status: number = statusFor(code),
+  ) {
+    super(message);
+  }
+}
+
+/** A RATE_LIMITED error with `retryAfter` in whole seconds (at least 1). */
+export function rateLimited(retryAfterMs: number, message = 'Too many requests. Try again later.'): ProxyError {
+  return new ProxyError('RATE_LIMITED', message, { retryAfter: Math.max(1, Math.ceil(retryAfterMs / 1000)) });
+}
+
+/** Validates a value with a zod schema, or throws INVALID_INPUT naming each bad field. */
+export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const fields = result.error.issues.flatMap((issue) => {
+    const path = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: path ? `${path}.${key}` : key, message: 'is not allowed' }));
+    }
+    return [{ path: path || '(body)', message: issue.message }];
+  });
+  return raise('INVALID_INPUT', 'Some fields are not valid.', { fields });
+}
+
+function raise(code: ProxyErrorCode, message: string, details: Record<string, unknown> = {}): never {
+  throw new ProxyError(code, message, details);
+}
+
+/** body-parser's errors carry a `type`. */
+function bodyParserError(err: unknown): ProxyError | null {
+  const type = (err as { type?: unknown } | null)?.type;
+  if (type === 'entity.too.large') return new ProxyError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
+  if (type === 'entity.parse.failed') {
+    return new ProxyError('INVALID_INPUT', 'The request body is not valid JSON.', {
+      fields: [{ path: '(body)', message: 'is not valid JSON' }],
+    });
+  }
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new ProxyError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON.');
+  }
+  if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') {
+    return new ProxyError('INVALID_INPUT', 'The request body could not be read.');
+  }
+  return null;
+}
+
+/**
+ * Maps anything thrown to a ProxyError. Provider errors: credentials refused upstream → UPSTREAM_ERROR
+ * with no detail (logged in full at error level); 5xx, timeouts, network failures, an open circuit or a
+ * malformed answer → UPSTREAM_UNAVAILABLE (retryable); upstream 429 → RATE_LIMITED; an upstream
+ * INVALID_PHONE_NUMBER → INVALID_PHONE_NUMBER; anything else → INTERNAL (logged).
+ */
+export function toProxyError(err: unknown, logger: Logger): ProxyError {
+  if (err instanceof ProxyError) return err;
+  const parsed = bodyParserError(err);
+  if (parsed) return parsed;
+  if (isProviderError(err)) return fromProviderError(err, logger);
+  logger.error({ err: describeUnknown(err) }, 'unexpected error in the merchant proxy');
+  return new ProxyError('INTERNAL', 'Something went wrong. Try again in a moment.');
+}
+
+function fromProviderError(err: ProviderError, logger: Logger): ProxyError {
+  const where = { operation: err.operation, status: err.status, code: err.code };
+  if (err instanceof ProviderAuthenticationError) {
+    logger.error(
+      { upstream: { ...where, message: err.message, body: err.raw } },
+      'the provider refused our credentials: check the proxy configuration',
+    );
+    return new ProxyError('UPSTREAM_ERROR', 'The service could not complete this request.');
+  }
+  if (err instanceof ProviderUnavailableError || err instanceof ProviderMalformedResponseError) {
+    const reason = err instanceof ProviderUnavailableError ? err.reason : 'malformed';
+    logger.warn({ upstream: { ...where, reason } }, 'the provider is unavailable');
+    return new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is unavailable. Try again in a moment.', {
+      retryable: true,
+    });
+  }
+  if (err instanceof ProviderRateLimitedError) {
+    logger.warn({ upstream: where }, 'the provider is rate limiting us');
+    const retryAfter = Math.max(1, Math.ceil(err.retryAfter ?? 60));
+    return new ProxyError('RATE_LIMITED', 'Too many requests. Try again later.', { retryAfter });
+  }
+  if (err.code === 'INVALID_PHONE_NUMBER') {
+    return new ProxyError('INVALID_PHONE_NUMBER', 'This phone number is not valid.');
+  }
+  if (err.status >= 500) {
+    logger.warn({ upstream: where }, 'the provider failed');
+    return new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is unavailable. Try again in a moment.', {
+      retryable: true,
+    });
+  }
+  logger.error({ upstream: where }, 'the provider refused a request the proxy built');
+  return new ProxyError('UPSTREAM_ERROR', 'The service could not complete this request.');
+}
+
+/** The parts of an unknown error worth logging (not every enumerable property: they may hold secrets). */
+function describeUnknown(err: unknown): Record<string, unknown> {
+  if (err instanceof Error) return { type: err.name, message: err.message, stack: err.stack };
+  return { type: typeof err };
+}
+
+/** Writes a ProxyError as `{ error, message, details }`, with `Retry-After` when details.retryAfter is set. */
+export function sendError(res: Response, error: ProxyError): void {
+  const retryAfter = error.details.retryAfter;
+  if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+  res.status(error.status).json({ error: error.code, message: error.message, details: error.details });
+}
+
+/** The one error handler of the proxy router: every error becomes the protocol's error shape. */
+export function errorHandler(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const log = (req as Request & { log?: Logger }).log ?? logger;
+    sendError(res, toProxyError(err, log));
+  };
+}
+
+/** The JSON 404 of the proxy router, last before the error handler. */
+export function notFoundHandler(req: Request, res: Response): void {
+  sendError(res, new ProxyError('NOT_FOUND', 'There is nothing at this address.'));
+}

@@ -1,0 +1,90 @@
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
+import type { LimitName } from './config.js';
+import type { LimiterOptions, ProxyContext } from './context.js';
+import { ProxyError, rateLimited } from './errors.js';
+import { RedisStore } from './store/redis.js';
+import type { ProxyStore } from './store/types.js';
+
+/**
+ * Builds `ctx.limiter`: named limiters on the store's backend (Redis when the store is our RedisStore,
+ * memory otherwise), memoised by name. No insurance limiter: on Redis failure `consume` rejects with an
+ * Error, which `consume()` below turns into a refusal (fail closed).
+ */
+export function createLimiterFactory(store: ProxyStore): (name: string, opts: LimiterOptions) => RateLimiterAbstract {
+  const limiters = new Map<string, RateLimiterAbstract>();
+  return (name, opts) => {
+    const existing = limiters.get(name);
+    if (existing) return existing;
+    const common = {
+      keyPrefix: `me:rl:${name}`,
+      points: opts.points,
+      duration: opts.durationSec,
+      ...(opts.blockDurationSec ? { blockDuration: opts.blockDurationSec } : {}),
+    };
+    const limiter =
+      store instanceof RedisStore
+        ? new RateLimiterRedis({ ...common, storeClient: store.client, rejectIfRedisNotReady: true })
+        : new RateLimiterMemory(common);
+    limiters.set(name, limiter);
+    return limiter;
+  };
+}
+
+/**
+ * Takes `points` from the named policy for `key`, or throws RATE_LIMITED with `retryAfter`. When the
+ * backend fails the request is refused too (UPSTREAM_UNAVAILABLE, retryable): a limit that cannot be
+ * checked is treated as reached, never as passed.
+ */
+export async function consume(ctx: ProxyContext, policy: LimitName, key: string, points = 1): Promise<RateLimiterRes> {
+  const limiter = ctx.limiter(policy, ctx.config.limits[policy]);
+  try {
+    return await limiter.consume(key, points);
+  } catch (rejection) {
+    throw limitRefusal(ctx, policy, rejection);
+  }
+}
+
+/** Reads a policy's state for `key` without taking a point (null when nothing was consumed yet). */
+export async function peek(ctx: ProxyContext, policy: LimitName, key: string): Promise<RateLimiterRes | null> {
+  const limiter = ctx.limiter(policy, ctx.config.limits[policy]);
+  try {
+    return await limiter.get(key);
+  } catch (rejection) {
+    throw limitRefusal(ctx, policy, rejection);
+  }
+}
+
+/** Gives points back (a send that surely did not happen). Best effort. */
+export async function refund(ctx: ProxyContext, policy: LimitName, key: string, points = 1): Promise<void> {
+  const limiter = ctx.limiter(policy, ctx.config.limits[policy]);
+  await limiter.reward(key, points).catch(() => undefined);
+}
+
+function limitRefusal(ctx: ProxyContext, policy: LimitName, rejection: unknown): ProxyError {
+  if (rejection instanceof RateLimiterRes) return rateLimited(rejection.msBeforeNext);
+  ctx.logger.error(
+    { policy, reason: rejection instanceof Error ? rejection.message : String(rejection) },
+    'rate limit store failed: refusing the request',
+  );
+  return new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is unavailable. Try again in a moment.', { retryable: true });
+}
+
+/**
+ * Enforces several policies at once: every one is read first and the request refused, without taking
+ * a point anywhere, when any is already spent (so a refused send does not eat the other quotas); then a
+ * point is taken from each, in order. Throws RATE_LIMITED with the longest wait of the spent policies.
+ */
+export async function enforce(ctx: ProxyContext, checks: ReadonlyArray<readonly [LimitName, string]>): Promise<void> {
+  let waitMs = -1;
+  for (const [policy, key] of checks) {
+    const state = await peek(ctx, policy, key);
+    if (state && state.consumedPoints >= ctx.config.limits[policy].points) waitMs = Math.max(waitMs, state.msBeforeNext);
+  }
+  if (waitMs >= 0) throw rateLimited(waitMs);
+  for (const [policy, key] of checks) await consume(ctx, policy, key);
+}

@@ -1,0 +1,19 @@
+import { type Request, type Response, Router } from 'express';
+import { PROXY_PATHS, type HealthResponse } from '../../protocol/index.js';
+import type { ProxyContext } from '../context.js';
+
+/**
+ * GET /health: the circuit breaker's state and whether the store answers. 200 when both are fine, 503
+ * (same body) when the store fails or the circuit is open, so a load balancer can act on the status.
+ */
+export function healthRouter(ctx: ProxyContext): Router {
+  const router = Router();
+  router.get(PROXY_PATHS.health, async (_req: Request, res: Response) => {
+    const storeOk = await ctx.store.ping().catch(() => false);
+    const circuit = ctx.client.circuitState();
+    const ok = storeOk && circuit !== 'open';
+    const answer: HealthResponse = { ok, upstream: { circuit, store: ctx.store.kind, storeOk } };
+    res.status(ok ? 200 : 503).json(answer);
+  });
+  return router;
+}

@@ -1,0 +1,216 @@
+import { randomBytes } from 'node:crypto';
+import { type Request, type Response, Router } from 'express';
+import {
+  PROXY_PATHS,
+  type OtpDeliveryResponse,
+  type OtpSendResponse,
+  type OtpVerifyResponse,
+  otpSendRequest,
+  otpVerifyRequest,
+} from '../../protocol/index.js';
+import { isProviderError, ProviderNotFoundError, ProviderValidationError } from '../../provider/errors.js';
+import type { ProxyContext } from '../context.js';
+import { ProxyError, parseInput } from '../errors.js';
+import { consume, enforce, peek } from '../limits.js';
+import { claimsOf, requireToken } from '../middleware/require-token.js';
+import { maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../phone.js';
+
+/** What the proxy keeps of an OTP it sent, under `otp:<otpId>`. */
+interface OtpRecord {
+  /** The provider's uuid of the generation. */
+  providerId: string;
+  /** The OTP SMS's sequenceNo, for the delivery receipt. */
+  sequenceNo: string;
+  recipient: string;
+  purpose: string;
+  /** The jti of the token that asked for it (delivery status is read with the same token). */
+  jti: string;
+  expiresAt: number;
+  maxRetries: number;
+}
+
+/** How long the record of a sent OTP is kept for delivery reads, beyond the code's own life. */
+const RECORD_TTL_MS = 60 * 60_000;
+
+const keys = {
+  record: (otpId: string) => `otp:${otpId}`,
+  latest: (digits: string) => `otp-latest:${digits}`,
+  failures: (otpId: string) => `otp-fails:${otpId}`,
+};
+
+/** The client's address as Express sees it (the merchant's `trust proxy` setting applies). */
+export function clientIp(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/** Refuses a number other than the one the token is bound to. */
+function checkBound(bound: string | undefined, digits: string, field: string): void {
+  if (bound !== undefined && bound !== digits) {
+    throw new ProxyError('INVALID_INPUT', 'Some fields are not valid.', {
+      fields: [{ path: field, message: 'must be the number this page was opened for' }],
+    });
+  }
+}
+
+/** Runs the merchant's human check; fails closed (false, anything but true, or a throw refuses). */
+async function humanCheck(ctx: ProxyContext, req: Request, recipient: string, purpose: string): Promise<void> {
+  const hook = ctx.hooks.beforeOtpSend;
+  if (!hook) return;
+  let passed = false;
+  try {
+    passed = (await hook({ recipient, ip: clientIp(req), purpose, headers: { ...req.headers } })) === true;
+  } catch (err) {
+    ctx.logger.warn({ reason: err instanceof Error ? err.message : 'non-error thrown' }, 'human check threw: refusing');
+  }
+  if (!passed) throw new ProxyError('HUMAN_CHECK_FAILED', 'We could not confirm this request came from a person.');
+}
+
+const codeDead = () =>
+  new ProxyError('OTP_EXPIRED', 'This code has expired or was already used. Request a new code.');
+
+/** The OTP routes: send, verify, delivery status (DESIGN: protocol table and OTP policies). */
+export function otpRouter(ctx: ProxyContext): Router {
+  const router = Router();
+  const { otp, defaultCountry, limits } = ctx.config;
+
+  router.post(PROXY_PATHS.otpSend, requireToken(ctx, 'otp'), async (req: Request, res: Response) => {
+    const claims = claimsOf(res, 'otp');
+    const body = parseInput(otpSendRequest, req.body);
+    const typed = normalisePhone(body.recipient, defaultCountry);
+    checkBound(claims.recipient, typed.digits, 'recipient');
+    await humanCheck(ctx, req, typed.digits, claims.purpose);
+    const { digits } = normaliseLocalPhone(body.recipient, defaultCountry);
+    await enforce(ctx, [
+      ['otpSendPerToken', claims.jti],
+      ['otpSendPerIp', clientIp(req)],
+      ['otpSendPerNumberShort', digits],
+      ['otpSendPerNumberDay', digits],
+      ['otpSendCooldown', digits],
+      ['otpSendPerPrefix', phonePrefix(digits)],
+    ]);
+
+    const generated = await ctx.client.otp.generate({
+      recipient: digits,
+      from: otp.sender,
+      message: otp.template,
+      pinLength: otp.pinLength,
+      pinType: otp.pinType,
+      expiry: { amount: otp.expiryMinutes, duration: 'minutes' },
+      maxAmountOfValidationRetries: otp.maxRetries,
+    });
+
+    const now = ctx.now();
+    const otpId = randomBytes(16).toString('base64url');
+    const expiresAt = now + otp.expiryMinutes * 60_000;
+    const record: OtpRecord = {
+      providerId: generated.data.uuid,
+      sequenceNo: generated.sequenceNo,
+      recipient: digits,
+      purpose: claims.purpose,
+      jti: claims.jti,
+      expiresAt,
+      maxRetries: otp.maxRetries,
+    };
+    await ctx.store.set(keys.record(otpId), JSON.stringify(record), Math.max(RECORD_TTL_MS, expiresAt - now));
+    await ctx.store.set(keys.latest(digits), otpId, expiresAt - now);
+    (req.log ?? ctx.logger).info({ otpId, recipient: maskForLog(digits) }, 'otp sent');
+
+    const answer: OtpSendResponse = {
+      otpId,
+      recipient: maskPhone(digits),
+      expiresAt: new Date(expiresAt).toISOString(),
+      resendAt: new Date(now + limits.otpSendCooldown.durationSec * 1000).toISOString(),
+      attemptsLeft: otp.maxRetries,
+      pinLength: otp.pinLength,
+      pinType: otp.pinType,
+    };
+    res.status(200).json(answer);
+  });
+
+  router.post(PROXY_PATHS.otpVerify, requireToken(ctx, 'otp'), async (req: Request, res: Response) => {
+    const claims = claimsOf(res, 'otp');
+    const body = parseInput(otpVerifyRequest, req.body);
+    const { digits } = normaliseLocalPhone(body.recipient, defaultCountry);
+    checkBound(claims.recipient, digits, 'recipient');
+    const log = req.log ?? ctx.logger;
+
+    const lock = await peek(ctx, 'otpVerifyFailuresPerNumber', digits);
+    if (lock && lock.consumedPoints >= limits.otpVerifyFailuresPerNumber.points) throw numberLocked(lock.msBeforeNext);
+
+    const otpId = await ctx.store.get(keys.latest(digits));
+    const raw = otpId ? await ctx.store.get(keys.record(otpId)) : null;
+    const record = raw ? (JSON.parse(raw) as OtpRecord) : null;
+    if (!otpId || !record || record.purpose !== claims.purpose) {
+      throw new ProxyError('OTP_EXPIRED', 'No code is waiting for this number. Request a new code.');
+    }
+    if (ctx.now() >= record.expiresAt) throw codeDead();
+    const failures = Number((await ctx.store.get(keys.failures(otpId))) ?? 0);
+    if (failures >= record.maxRetries) throw codeLocked();
+
+    try {
+      await ctx.client.otp.validate({ code: body.code, recipient: digits });
+    } catch (err) {
+      if (!(err instanceof ProviderValidationError) || !err.sent || err.code === 'INVALID_PHONE_NUMBER') throw err;
+      const reason = err.details?.['reason'];
+      if (reason === 'RETRIES_EXHAUSTED') throw codeLocked();
+      if (reason === 'EXPIRED' || reason === 'USED' || reason === 'NOT_FOUND') throw codeDead();
+      // A wrong code: count it against this code and against the number.
+      const spent = await ctx.store.incr(keys.failures(otpId), Math.max(record.expiresAt - ctx.now(), 1_000));
+      const numberState = await consume(ctx, 'otpVerifyFailuresPerNumber', digits).catch((refusal: unknown) => {
+        if (refusal instanceof ProxyError && refusal.code === 'RATE_LIMITED') return null;
+        throw refusal;
+      });
+      log.info({ otpId, recipient: maskForLog(digits) }, 'otp wrong code');
+      if (!numberState || numberState.remainingPoints <= 0) {
+        throw numberLocked(numberState?.msBeforeNext ?? limits.otpVerifyFailuresPerNumber.durationSec * 1000);
+      }
+      const upstreamLeft = err.details?.['attemptsLeft'];
+      const attemptsLeft = Math.max(
+        0,
+        Math.min(record.maxRetries - spent, typeof upstreamLeft === 'number' ? upstreamLeft : Infinity),
+      );
+      throw new ProxyError('OTP_INVALID', attemptsLeft > 0 ? 'The code is not correct.' : 'The code is not correct. Request a new code.', {
+        attemptsLeft,
+      });
+    }
+
+    await ctx.store.del(keys.latest(digits));
+    const proof = await ctx.tokens.proof({ recipient: digits, purpose: claims.purpose });
+    log.info({ otpId, recipient: maskForLog(digits) }, 'otp verified');
+    const answer: OtpVerifyResponse = { verified: true, proof };
+    res.status(200).json(answer);
+  });
+
+  router.get('/otp/:otpId/delivery', requireToken(ctx, 'otp'), async (req: Request, res: Response) => {
+    const claims = claimsOf(res, 'otp');
+    const otpId = String(req.params.otpId ?? '');
+    const raw = await ctx.store.get(keys.record(otpId));
+    const record = raw ? (JSON.parse(raw) as OtpRecord) : null;
+    if (!record || record.jti !== claims.jti) throw new ProxyError('NOT_FOUND', 'There is no such code.');
+    let deliveryStatus: OtpDeliveryResponse['deliveryStatus'];
+    try {
+      deliveryStatus = (await ctx.client.sms.receipt(record.sequenceNo)).data.deliveryStatus;
+    } catch (err) {
+      // No receipt yet: the message was accepted and has no final status.
+      if (!(isProviderError(err) && err instanceof ProviderNotFoundError)) throw err;
+      deliveryStatus = 'ACCEPTED';
+    }
+    const answer: OtpDeliveryResponse = { deliveryStatus };
+    res.status(200).json(answer);
+  });
+
+  return router;
+}
+
+function codeLocked(): ProxyError {
+  return new ProxyError('OTP_LOCKED', 'Too many wrong codes: this code can no longer be used. Request a new code.', {
+    reason: 'code',
+  });
+}
+
+function numberLocked(msBeforeNext: number): ProxyError {
+  return new ProxyError('OTP_LOCKED', 'Too many wrong codes for this number. Try again later.', {
+    reason: 'number',
+    retryAfter: Math.max(1, Math.ceil(msBeforeNext / 1000)),
+  });
+}

@@ -1,0 +1,25 @@
+import type { Logger } from 'pino';
+import { MemoryStore } from './memory.js';
+import { RedisStore } from './redis.js';
+import type { ProxyStore } from './types.js';
+
+export { MemoryStore } from './memory.js';
+export { RedisStore, type RedisStoreOptions } from './redis.js';
+export type { ProxyStore } from './types.js';
+
+/**
+ * Picks the store: the one injected by the merchant, else Redis when `redisUrl` is set, else memory.
+ * `owned` is false for an injected store (the proxy does not close what it did not open).
+ */
+export function createStore(options: {
+  store?: ProxyStore | undefined;
+  redisUrl?: string | undefined;
+  logger?: Logger;
+  now?: () => number;
+}): { store: ProxyStore; owned: boolean } {
+  if (options.store) return { store: options.store, owned: false };
+  if (options.redisUrl) {
+    return { store: new RedisStore({ url: options.redisUrl, ...(options.logger ? { logger: options.logger } : {}) }), owned: true };
+  }
+  return { store: new MemoryStore(options.now), owned: true };
+}

@@ -1,0 +1,120 @@
+import { EventEmitter } from 'node:events';
+import type { ProxyStore } from './types.js';
+
+interface Entry {
+  value: string;
+  /** Epoch milliseconds; Infinity when the key has no TTL. */
+  expiresAt: number;
+}
+
+/**
+ * The in-memory store: one process, the default. Keys expire lazily on read and by a periodic sweep;
+ * publish/subscribe reaches subscribers of this process only.
+ */
+export class MemoryStore implements ProxyStore {
+  readonly kind = 'memory' as const;
+  private readonly entries = new Map<string, Entry>();
+  private readonly sets = new Map<string, Set<string>>();
+  private readonly channels = new EventEmitter();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.channels.setMaxListeners(0);
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  private live(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private expiry(ttlMs?: number): number {
+    return ttlMs !== undefined && ttlMs > 0 ? this.now() + ttlMs : Infinity;
+  }
+
+  private sweep(): void {
+    for (const key of this.entries.keys()) this.live(key);
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.live(key)?.value ?? null;
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    this.entries.set(key, { value, expiresAt: this.expiry(ttlMs) });
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
+    if (this.live(key)) return false;
+    this.entries.set(key, { value, expiresAt: this.expiry(ttlMs) });
+    return true;
+  }
+
+  async compareAndSet(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean> {
+    const entry = this.live(key);
+    if (!entry || entry.value !== expected) return false;
+    this.entries.set(key, { value, expiresAt: ttlMs !== undefined ? this.expiry(ttlMs) : entry.expiresAt });
+    return true;
+  }
+
+  async del(key: string): Promise<void> {
+    this.entries.delete(key);
+    this.sets.delete(key);
+  }
+
+  async incr(key: string, ttlMs?: number): Promise<number> {
+    const entry = this.live(key);
+    if (!entry) {
+      this.entries.set(key, { value: '1', expiresAt: this.expiry(ttlMs) });
+      return 1;
+    }
+    const next = Number(entry.value) + 1;
+    if (!Number.isFinite(next)) throw new Error('incr on a value that is not a number');
+    entry.value = String(next);
+    return next;
+  }
+
+  async addToSet(key: string, member: string): Promise<void> {
+    let set = this.sets.get(key);
+    if (!set) this.sets.set(key, (set = new Set()));
+    set.add(member);
+  }
+
+  async removeFromSet(key: string, member: string): Promise<void> {
+    const set = this.sets.get(key);
+    if (!set) return;
+    set.delete(member);
+    if (set.size === 0) this.sets.delete(key);
+  }
+
+  async members(key: string): Promise<string[]> {
+    return [...(this.sets.get(key) ?? [])];
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    // Delivered asynchronously, as Redis would.
+    queueMicrotask(() => this.channels.emit(channel, message));
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    const listener = (message: string) => handler(message);
+    this.channels.on(channel, listener);
+    return async () => {
+      this.channels.off(channel, listener);
+    };
+  }
+
+  async ping(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.channels.removeAllListeners();
+  }
+}

@@ -1,0 +1,158 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { ProxyStore } from './types.js';
+
+/** Replaces the value only when it still equals ARGV[1]; keeps the TTL unless a new one is given. */
+const COMPARE_AND_SET = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  if ARGV[3] ~= '' then
+    redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  else
+    redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  end
+  return 1
+end
+return 0`;
+
+/** INCR, and PEXPIRE when this call created the key: atomic, so a counter never lives forever. */
+const INCR_WITH_TTL = `
+local n = redis.call('INCR', KEYS[1])
+if n == 1 and ARGV[1] ~= '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return n`;
+
+export interface RedisStoreOptions {
+  /** A `redis://` URL; or `client` to share a connection the caller owns. */
+  url?: string;
+  client?: Redis;
+  /** Prefix of every key and channel (default `me:`). */
+  prefix?: string;
+  logger?: Logger;
+}
+
+/**
+ * The Redis store, for several proxy instances behind a load balancer. Commands fail fast while Redis is
+ * down (one retry, a 2 s command timeout) so callers can fail closed rather than hang.
+ */
+export class RedisStore implements ProxyStore {
+  readonly kind = 'redis' as const;
+  /** The command connection; rate limiters share it. */
+  readonly client: Redis;
+  private subscriber: Redis | undefined;
+  private readonly handlers = new Map<string, Set<(message: string) => void>>();
+  private readonly prefix: string;
+  private readonly ownsClient: boolean;
+
+  constructor(options: RedisStoreOptions) {
+    if (!options.client && !options.url) throw new Error('RedisStore needs a url or a client');
+    this.prefix = options.prefix ?? 'me:';
+    this.ownsClient = !options.client;
+    this.client =
+      options.client ??
+      new Redis(options.url as string, {
+        maxRetriesPerRequest: 1,
+        commandTimeout: 2_000,
+        connectTimeout: 3_000,
+      });
+    const logger = options.logger;
+    // Without a listener ioredis prints connection errors itself; we log them (the URL may hold a password: not logged).
+    this.client.on('error', (err: Error) => logger?.warn({ store: 'redis', reason: err.message }, 'redis error'));
+  }
+
+  private k(key: string): string {
+    return this.prefix + key;
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.client.get(this.k(key));
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    if (ttlMs !== undefined && ttlMs > 0) await this.client.set(this.k(key), value, 'PX', Math.ceil(ttlMs));
+    else await this.client.set(this.k(key), value);
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
+    const reply =
+      ttlMs !== undefined && ttlMs > 0
+        ? await this.client.set(this.k(key), value, 'PX', Math.ceil(ttlMs), 'NX')
+        : await this.client.set(this.k(key), value, 'NX');
+    return reply === 'OK';
+  }
+
+  async compareAndSet(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean> {
+    const ttl = ttlMs !== undefined && ttlMs > 0 ? String(Math.ceil(ttlMs)) : '';
+    const reply = await this.client.eval(COMPARE_AND_SET, 1, this.k(key), expected, value, ttl);
+    return reply === 1;
+  }
+
+  async del(key: string): Promise<void> {
+    await this.client.del(this.k(key));
+  }
+
+  async incr(key: string, ttlMs?: number): Promise<number> {
+    const ttl = ttlMs !== undefined && ttlMs > 0 ? String(Math.ceil(ttlMs)) : '';
+    return Number(await this.client.eval(INCR_WITH_TTL, 1, this.k(key), ttl));
+  }
+
+  async addToSet(key: string, member: string): Promise<void> {
+    await this.client.sadd(this.k(key), member);
+  }
+
+  async removeFromSet(key: string, member: string): Promise<void> {
+    await this.client.srem(this.k(key), member);
+  }
+
+  async members(key: string): Promise<string[]> {
+    return this.client.smembers(this.k(key));
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.client.publish(this.k(channel), message);
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    const name = this.k(channel);
+    const subscriber = this.subscriberConnection();
+    let set = this.handlers.get(name);
+    if (!set) {
+      this.handlers.set(name, (set = new Set()));
+      await subscriber.subscribe(name);
+    }
+    const own = (message: string) => handler(message);
+    set.add(own);
+    return async () => {
+      const current = this.handlers.get(name);
+      if (!current?.delete(own) || current.size > 0) return;
+      this.handlers.delete(name);
+      await subscriber.unsubscribe(name).catch(() => undefined);
+    };
+  }
+
+  /** Pub/sub needs a connection of its own: a subscribed connection runs no other command. */
+  private subscriberConnection(): Redis {
+    if (this.subscriber) return this.subscriber;
+    const subscriber = this.client.duplicate();
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (channel: string, message: string) => {
+      for (const handler of this.handlers.get(channel) ?? []) handler(message);
+    });
+    this.subscriber = subscriber;
+    return subscriber;
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.client.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.handlers.clear();
+    if (this.subscriber) await this.subscriber.quit().catch(() => this.subscriber?.disconnect());
+    if (this.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
+  }
+}
