@@ -20,7 +20,6 @@ export const LIMITED_AUTH: Readonly<Record<string, string>> = {
 export interface Answer {
   status: number;
   headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
 
