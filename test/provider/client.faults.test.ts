@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createProviderClient,
+  ProviderMalformedResponseError,
+  ProviderUnavailableError,
+  sandboxEndpoints,
+  type ClosableProviderClient,
+  type ProviderClientConfig,
+} from '../../src/provider/index.js';
+import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
+
+let sandbox: StartedSandbox;
+const opened: ClosableProviderClient[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ timeScale: 0.01 });
+});
+
+afterAll(async () => {
+  await Promise.all(opened.map((client) => client.close()));
+  await sandbox.close();
+});
+
+/** A fetch around the global one that asks the sandbox for `fault` on the first `times` attempts, counting attempts. */
+function faulty(fault: string, times = 1) {
+  let attempts = 0;
+  const fetch: typeof globalThis.fetch = (input, init) => {
+    attempts += 1;
+    const headers = new Headers(init?.headers);
+    if (attempts <= times) headers.set('x-sandbox-fault', fault);
+    return globalThis.fetch(input, { ...init, headers });
+  };
+  return { fetch, attempts: () => attempts };
+}
+
+function clientWith(fetch: typeof globalThis.fetch, overrides: Partial<ProviderClientConfig> = {}): ClosableProviderClient {
+  const urls = sandboxEndpoints(sandbox.url);
+  const client = createProviderClient({
+    messaging: { baseUrl: urls.messaging, apiKey: 'test-api-key', apiSecret: 'test-api-secret' },
+    payment: { baseUrl: urls.payment, username: 'test-user', password: 'test-password' },
+    checkout: { baseUrl: urls.checkout, apiKey: 'test-checkout-key' },
+    fetch,
+    retry: { baseDelayMs: 5, maxDelayMs: 20 },
+    ...overrides,
+  });
+  opened.push(client);
+  return client;
+}
+
+const KWAME = '233240000001';
+const sms = (message: string) => ({ to: KWAME, from: 'Shop', type: 'Quick', message, isGlobal: false });
+const smsCount = (message: string) =>
+  sandbox.app.sandbox.outbox.filter((e) => e.kind === 'sms' && e.message === message).length;
+
+describe('provider client against sandbox faults', () => {
+  it('retries a GET through a 503 and succeeds on the second attempt', async () => {
+    const wrapper = faulty('503');
+    const balance = await clientWith(wrapper.fetch).account.balance();
+    expect(balance.statusCode).toBe('200');
+    expect(wrapper.attempts()).toBe(2);
+  });
+
+  it('does not retry a POST through a 503, and knows it was not processed', async () => {
+    const wrapper = faulty('503');
+    const error = await clientWith(wrapper.fetch).sms.send(sms('refused by 503')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error).toMatchObject({ reason: 'http', status: 503, outcomeUnknown: false, code: 'SERVICE_UNAVAILABLE' });
+    expect(wrapper.attempts()).toBe(1);
+    expect(smsCount('refused by 503')).toBe(0);
+  });
+
+  it('reports a 500 after processing as an unknown outcome, and the SMS was indeed sent', async () => {
+    const wrapper = faulty('500;after');
+    const error = await clientWith(wrapper.fetch).sms.send(sms('lost answer')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'http', status: 500, outcomeUnknown: true });
+    expect(wrapper.attempts()).toBe(1);
+    expect(smsCount('lost answer')).toBe(1);
+  });
+
+  it('maps the gateway envelope of an injected 503', async () => {
+    const wrapper = faulty('503');
+    const error = await clientWith(wrapper.fetch)
+      .payments.initiate({ amount: 5, referenceNo: `F-${process.pid}-1`, payee: 'Shop', narration: 'n', msisdn: KWAME, callbackId: 'cb', payer: 'Kwame' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error).toMatchObject({ status: 503, code: '0503', outcomeUnknown: false });
+  });
+
+  it('reports a malformed body with its raw text', async () => {
+    const wrapper = faulty('malformed');
+    const error = await clientWith(wrapper.fetch).account.balance().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderMalformedResponseError);
+    const { raw, status } = error as ProviderMalformedResponseError;
+    expect(status).toBe(200);
+    expect(typeof raw).toBe('string');
+    expect(raw as string).toMatch(/^\{/);
+    expect(() => JSON.parse(raw as string)).toThrow();
+    expect(wrapper.attempts()).toBe(1);
+  });
+
+  it('ends a hanging call at the total timeout', async () => {
+    const wrapper = faulty('hang');
+    const client = clientWith(wrapper.fetch, { timeouts: { totalMs: 300 } });
+    const started = Date.now();
+    const error = await client.sms.send(sms('hung')).catch((e: unknown) => e);
+    const elapsed = Date.now() - started;
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error).toMatchObject({ reason: 'timeout', outcomeUnknown: true, status: 0 });
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(elapsed).toBeLessThan(5_000);
+  });
+
+  it('reports a reset connection as a network failure with an unknown outcome on a POST', async () => {
+    const wrapper = faulty('reset');
+    const error = await clientWith(wrapper.fetch).sms.send(sms('reset')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error).toMatchObject({ reason: 'network', outcomeUnknown: true, status: 0 });
+    expect(wrapper.attempts()).toBe(1);
+  });
+
+  it('retries a GET through a reset connection', async () => {
+    const wrapper = faulty('reset');
+    await expect(clientWith(wrapper.fetch).payments.accountHolder(KWAME)).resolves.toMatchObject({ statusCode: '0000' });
+    expect(wrapper.attempts()).toBe(2);
+  });
+
+  it('opens the circuit after enough failures and then fails fast without calling the sandbox', async () => {
+    const wrapper = faulty('502', Infinity);
+    const client = clientWith(wrapper.fetch, {
+      retry: { maxRetries: 0 },
+      circuitBreaker: { threshold: 0.5, minimumCalls: 3, windowMs: 10_000, halfOpenAfterMs: 60_000 },
+    });
+    for (let i = 0; i < 3; i++) await expect(client.account.balance()).rejects.toMatchObject({ reason: 'http', status: 502 });
+    expect(client.circuitState()).toBe('open');
+    const error = await client.account.balance().catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'circuit-open', outcomeUnknown: false });
+    expect(wrapper.attempts()).toBe(3);
+  });
+});
