@@ -28,7 +28,7 @@ export function createLimiterFactory(store: ProxyStore): (name: string, opts: Li
     };
     const limiter =
       store instanceof RedisStore
-        ? new RateLimiterRedis({ ...common, storeClient: store.client, rejectIfRedisNotReady: true })
+        ? new RateLimiterRedis({ ...common, storeClient: store.client })
         : new RateLimiterMemory(common);
     limiters.set(name, limiter);
     return limiter;

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, configFromEnv, resolveConfig, type ProxyConfig } from '../../src/proxy/config.js';
+import { createMerchantProxy } from '../../src/proxy/create-proxy.js';
+import { MemoryStore } from '../../src/proxy/store/memory.js';
+import { TEST_SECRET } from './helpers.js';
+
+const valid = (): ProxyConfig => ({
+  provider: {
+    env: 'staging',
+    messagingBaseUrl: 'https://api.example.test/',
+    paymentBaseUrl: 'https://pay.example.test/gateway',
+    messaging: { apiKey: 'k', apiSecret: 's' },
+    payment: { username: 'u', password: 'p' },
+    checkout: { apiKey: 'c' },
+  },
+  tokenSecret: TEST_SECRET,
+  payeeName: 'Shop',
+});
+
+function problemsOf(run: () => unknown): string[] {
+  try {
+    run();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('resolveConfig', () => {
+  it('fills DESIGN defaults and trims trailing slashes', () => {
+    const config = resolveConfig(valid());
+    expect(config.provider.messagingBaseUrl).toBe('https://api.example.test');
+    expect(config.provider.checkoutBaseUrl).toBe('https://api.example.test');
+    expect(config.audience).toBe('merchant-elements');
+    expect(config.defaultCountry).toBe('GH');
+    expect(config.accountNameDisplay).toBe('masked');
+    expect(config.otp).toMatchObject({ pinLength: 6, pinType: 'NUMERIC', expiryMinutes: 5, maxRetries: 5 });
+    expect(config.limits.otpSendPerNumberShort).toEqual({ points: 3, durationSec: 600 });
+    expect(config.limits.otpSendCooldown).toEqual({ points: 1, durationSec: 60 });
+    expect(config.relay).toEqual({ minIntervalMs: 1_000, maxIntervalMs: 10_000, deadlineMs: 900_000 });
+  });
+
+  it('lets one limit be overridden and keeps the others', () => {
+    const config = resolveConfig({ ...valid(), limits: { otpSendPerIp: { points: 2, durationSec: 60 } } });
+    expect(config.limits.otpSendPerIp).toEqual({ points: 2, durationSec: 60 });
+    expect(config.limits.otpSendPerToken).toEqual({ points: 5, durationSec: 86_400 });
+  });
+
+  it('names each missing credential', () => {
+    const config = valid();
+    const provider = { ...config.provider, messaging: { apiKey: 'k' }, payment: {} } as unknown as ProxyConfig['provider'];
+    const problems = problemsOf(() => resolveConfig({ ...config, provider }));
+    expect(problems).toContain('provider.messaging.apiSecret: is required');
+    expect(problems).toContain('provider.payment.username: is required');
+    expect(problems).toContain('provider.payment.password: is required');
+  });
+
+  it('refuses a token secret shorter than 32 bytes, without quoting it', () => {
+    const problems = problemsOf(() => resolveConfig({ ...valid(), tokenSecret: 'short-secret-value' }));
+    expect(problems).toEqual(['tokenSecret: must be at least 32 bytes long']);
+    expect(problems.join()).not.toContain('short-secret-value');
+  });
+
+  it('refuses a bad origin, naming it', () => {
+    const problems = problemsOf(() =>
+      resolveConfig({ ...valid(), allowedOrigins: ['https://shop.example', 'https://shop.example/path', 'nope'] }),
+    );
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^allowedOrigins\.1: "https:\/\/shop\.example\/path" is not an origin/);
+    expect(problems[1]).toMatch(/^allowedOrigins\.2: "nope" is not an origin/);
+  });
+
+  it('refuses an unknown option, top level and nested', () => {
+    const problems = problemsOf(() =>
+      resolveConfig({ ...valid(), tokenSecrett: 'x', otp: { sender: 'Shop', pinLenght: 6 } } as unknown as ProxyConfig),
+    );
+    expect(problems).toContain("unknown option 'tokenSecrett'");
+    expect(problems).toContain("unknown option 'pinLenght' in otp");
+  });
+
+  it('caps the OTP expiry at 10 minutes and requires {code} in the template', () => {
+    const problems = problemsOf(() => resolveConfig({ ...valid(), otp: { expiryMinutes: 15, template: 'Hello' } }));
+    expect(problems).toContain('otp.expiryMinutes: must be at most 10 (minutes)');
+    expect(problems).toContain('otp.template: must contain the {code} placeholder');
+  });
+
+  it('refuses a bad redis URL, a store that is not one and a logger that is not pino', () => {
+    const problems = problemsOf(() =>
+      resolveConfig({ ...valid(), redisUrl: 'http://x', store: {} as never, logger: {} as never }),
+    );
+    expect(problems).toEqual([
+      'redisUrl: must be a redis:// or rediss:// URL',
+      'store: must implement the ProxyStore interface',
+      'logger: must be a pino logger',
+    ]);
+  });
+
+  it('accepts an injected store', () => {
+    const store = new MemoryStore();
+    expect(resolveConfig({ ...valid(), store }).store).toBe(store);
+  });
+
+  it('is what createMerchantProxy checks first', () => {
+    expect(() => createMerchantProxy({ ...valid(), tokenSecret: 'x' })).toThrow(ConfigError);
+  });
+});
+
+describe('configFromEnv', () => {
+  it('defaults everything to the local sandbox', () => {
+    const config = configFromEnv({ PROXY_TOKEN_SECRET: TEST_SECRET });
+    expect(config.provider).toEqual({
+      env: 'sandbox',
+      messagingBaseUrl: 'http://127.0.0.1:4010',
+      paymentBaseUrl: 'http://127.0.0.1:4010/gateway',
+      messaging: { apiKey: 'test-api-key', apiSecret: 'test-api-secret' },
+      payment: { username: 'test-user', password: 'test-password' },
+      checkout: { apiKey: 'test-checkout-key' },
+    });
+    expect(resolveConfig(config).tokenSecret).toBe(TEST_SECRET);
+  });
+
+  it('uses SANDBOX_URL in the sandbox and makes up a token secret when none is given', () => {
+    const config = configFromEnv({ SANDBOX_URL: 'http://127.0.0.1:5000/' });
+    expect(config.provider.messagingBaseUrl).toBe('http://127.0.0.1:5000');
+    expect(config.provider.paymentBaseUrl).toBe('http://127.0.0.1:5000/gateway');
+    expect(Buffer.byteLength(config.tokenSecret as string)).toBeGreaterThanOrEqual(32);
+  });
+
+  it('reads every variable', () => {
+    const config = configFromEnv({
+      PROVIDER_ENV: 'production',
+      MESSAGING_BASE_URL: 'https://m.example',
+      PAYMENT_BASE_URL: 'https://p.example/gw',
+      MESSAGING_API_KEY: 'mk',
+      MESSAGING_API_SECRET: 'ms',
+      PAYMENT_USERNAME: 'pu',
+      PAYMENT_PASSWORD: 'pp',
+      CHECKOUT_API_KEY: 'ck',
+      PROXY_TOKEN_SECRET: TEST_SECRET,
+      PROXY_ALLOWED_ORIGINS: 'https://a.example, https://b.example,',
+      REDIS_URL: 'redis://127.0.0.1:6390',
+      OTP_SENDER: 'Shop',
+      OTP_TEMPLATE: 'Code {code}',
+      DEFAULT_COUNTRY: 'gh',
+      PAYEE_NAME: 'The Shop',
+    });
+    const resolved = resolveConfig(config);
+    expect(resolved.provider).toMatchObject({
+      env: 'production',
+      messagingBaseUrl: 'https://m.example',
+      paymentBaseUrl: 'https://p.example/gw',
+      checkoutBaseUrl: 'https://m.example',
+      messaging: { apiKey: 'mk', apiSecret: 'ms' },
+      payment: { username: 'pu', password: 'pp' },
+      checkout: { apiKey: 'ck' },
+    });
+    expect(resolved.allowedOrigins).toEqual(['https://a.example', 'https://b.example']);
+    expect(resolved.redisUrl).toBe('redis://127.0.0.1:6390');
+    expect(resolved.otp.sender).toBe('Shop');
+    expect(resolved.otp.template).toBe('Code {code}');
+    expect(resolved.defaultCountry).toBe('GH');
+    expect(resolved.payeeName).toBe('The Shop');
+  });
+
+  it('names each missing variable outside the sandbox', () => {
+    const problems = problemsOf(() => configFromEnv({ PROVIDER_ENV: 'production', MESSAGING_API_KEY: 'mk' }));
+    expect(problems).toEqual([
+      'MESSAGING_BASE_URL: is required when PROVIDER_ENV is production',
+      'PAYMENT_BASE_URL: is required when PROVIDER_ENV is production',
+      'MESSAGING_API_SECRET: is required when PROVIDER_ENV is production',
+      'PAYMENT_USERNAME: is required when PROVIDER_ENV is production',
+      'PAYMENT_PASSWORD: is required when PROVIDER_ENV is production',
+      'CHECKOUT_API_KEY: is required when PROVIDER_ENV is production',
+      'PROXY_TOKEN_SECRET: is required when PROVIDER_ENV is production',
+      'PAYEE_NAME: is required when PROVIDER_ENV is production',
+    ]);
+  });
+
+  it('refuses an unknown PROVIDER_ENV', () => {
+    expect(problemsOf(() => configFromEnv({ PROVIDER_ENV: 'live' }))).toEqual([
+      'PROVIDER_ENV: must be sandbox, staging or production',
+    ]);
+  });
+});
