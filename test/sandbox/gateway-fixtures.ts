@@ -36,7 +36,16 @@ export async function send(
   const res = await fetch(`${sandbox.url}${path}`, init);
   const text = await res.text();
   const isJson = (res.headers.get('content-type') ?? '').includes('json');
-  return { status: res.status, headers: res.headers, text, body: isJson && text ? JSON.parse(text) : undefined };
+  return { status: res.status, headers: res.headers, text, body: isJson ? parseOrUndefined(text) : undefined };
+}
+
+/** JSON.parse, or undefined when the text is not JSON (an injected malformed answer). */
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Calls the payment gateway (under `/gateway`) with the default Basic credentials. */
