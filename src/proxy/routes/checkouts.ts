@@ -1,9 +1,61 @@
-import { Router } from 'express';
+import { type Request, type Response, Router } from 'express';
+import { PROXY_PATHS, checkoutCreateRequest } from '../../protocol/index.js';
+import type { ProxyContext } from '../context.js';
+import { ProxyError, parseInput } from '../errors.js';
+import { claimsOf, requireToken } from '../middleware/require-token.js';
+import { isFinalCheckoutStatus, toCheckoutSnapshot, type CheckoutRecord } from '../payments/checkout-record.js';
+import { createCheckout } from '../payments/create-checkout.js';
+import { subject } from '../payments/keys.js';
 import type { Relay } from '../relay/relay.js';
+import { serveEvents } from '../relay/serve-events.js';
+import type { CheckoutClaims } from '../tokens/claims.js';
+import { clientIp } from './otp.js';
 
-/** Routes of the checkouts part of the protocol. (Stub: filled in shortly.) */
-export function checkoutsRouter(ctx: unknown, relay: Relay): Router {
-  void ctx;
-  void relay;
-  return Router();
+/**
+ * POST /checkouts (the token's hosted session, created once), GET /checkouts/:checkoutId (snapshot) and
+ * GET /checkouts/:checkoutId/events (SSE), all with a checkout-scope token.
+ */
+export function checkoutsRouter(ctx: ProxyContext, relay: Relay): Router {
+  const router = Router();
+  const auth = requireToken(ctx, 'checkout');
+
+  router.post(PROXY_PATHS.checkouts, auth, async (req: Request, res: Response) => {
+    const claims = claimsOf(res, 'checkout');
+    parseInput(checkoutCreateRequest, req.body);
+    res.status(201).json(await createCheckout(ctx, relay, claims));
+  });
+
+  router.get('/checkouts/:checkoutId', auth, async (req: Request, res: Response) => {
+    const record = await ownedCheckout(relay, claimsOf(res, 'checkout'), req);
+    if (!isFinalCheckoutStatus(record.status)) relay.checkouts.tracker.track(record.checkoutId);
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(200).json(toCheckoutSnapshot(record));
+  });
+
+  router.get('/checkouts/:checkoutId/events', auth, async (req: Request, res: Response) => {
+    const claims = claimsOf(res, 'checkout');
+    const record = await ownedCheckout(relay, claims, req);
+    const tracker = relay.checkouts.tracker;
+    serveEvents(ctx, relay, req, res, {
+      subject: subject.checkout(record.checkoutId),
+      client: `${claims.jti}|${clientIp(req)}`,
+      read: async () => {
+        const current = await tracker.read(record.checkoutId);
+        if (!current) return null;
+        const final = isFinalCheckoutStatus(current.status);
+        if (!final) tracker.track(current.checkoutId);
+        return { seq: current.seq, snapshot: toCheckoutSnapshot(current), final };
+      },
+    });
+  });
+
+  return router;
+}
+
+/** The session named in the path, when it was made for the token's reference; NOT_FOUND otherwise. */
+async function ownedCheckout(relay: Relay, claims: CheckoutClaims, req: Request): Promise<CheckoutRecord> {
+  const checkoutId = String(req.params.checkoutId ?? '');
+  const record = checkoutId ? await relay.checkouts.tracker.read(checkoutId) : null;
+  if (!record || record.reference !== claims.reference) throw new ProxyError('NOT_FOUND', 'No such checkout session.');
+  return record;
 }

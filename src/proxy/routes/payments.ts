@@ -1,9 +1,72 @@
-import { Router } from 'express';
+import { type Request, type Response, Router } from 'express';
+import { PROXY_PATHS, paymentCreateRequest } from '../../protocol/index.js';
+import type { ProxyContext } from '../context.js';
+import { ProxyError, parseInput } from '../errors.js';
+import { claimsOf, requireToken } from '../middleware/require-token.js';
+import { createPayment } from '../payments/create-payment.js';
+import { subject } from '../payments/keys.js';
+import { isFinalPaymentStatus, toPaymentSnapshot, type PaymentRecord } from '../payments/payment-record.js';
+import { normaliseLocalPhone } from '../phone.js';
 import type { Relay } from '../relay/relay.js';
+import { serveEvents } from '../relay/serve-events.js';
+import type { PaymentClaims } from '../tokens/claims.js';
+import { clientIp } from './otp.js';
 
-/** Routes of the payments part of the protocol. (Stub: filled in shortly.) */
-export function paymentsRouter(ctx: unknown, relay: Relay): Router {
-  void ctx;
-  void relay;
-  return Router();
+/**
+ * POST /payments (start or rejoin the order's payment), GET /payments/:reference (snapshot) and
+ * GET /payments/:reference/events (SSE), all with a payment-scope token. Amount, reference, payee and
+ * narration come from the token, never from the browser; the browser gives only the paying number.
+ */
+export function paymentsRouter(ctx: ProxyContext, relay: Relay): Router {
+  const router = Router();
+  const auth = requireToken(ctx, 'payment');
+
+  router.post(PROXY_PATHS.payments, auth, async (req: Request, res: Response) => {
+    const claims = claimsOf(res, 'payment');
+    const body = parseInput(paymentCreateRequest, req.body);
+    const { digits } = normaliseLocalPhone(body.msisdn, ctx.config.defaultCountry);
+    if (claims.msisdn !== undefined && claims.msisdn !== digits) {
+      throw new ProxyError('INVALID_INPUT', 'Some fields are not valid.', {
+        fields: [{ path: 'msisdn', message: 'must be the number this payment is for' }],
+      });
+    }
+    const snapshot = await createPayment(ctx, relay, claims, digits);
+    res.status(202).json(snapshot);
+  });
+
+  router.get('/payments/:reference', auth, async (req: Request, res: Response) => {
+    const record = await ownedPayment(relay, claimsOf(res, 'payment'), req);
+    if (!isFinalPaymentStatus(record.status)) relay.payments.tracker.track(record.reference);
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(200).json(toPaymentSnapshot(record));
+  });
+
+  router.get('/payments/:reference/events', auth, async (req: Request, res: Response) => {
+    const claims = claimsOf(res, 'payment');
+    const record = await ownedPayment(relay, claims, req);
+    const tracker = relay.payments.tracker;
+    serveEvents(ctx, relay, req, res, {
+      subject: subject.payment(record.reference),
+      client: `${claims.jti}|${clientIp(req)}`,
+      read: async () => {
+        const current = await tracker.read(record.reference);
+        if (!current) return null;
+        const final = isFinalPaymentStatus(current.status);
+        if (!final) tracker.track(current.reference);
+        return { seq: current.seq, snapshot: toPaymentSnapshot(current), final };
+      },
+    });
+  });
+
+  return router;
+}
+
+/** The attempt named in the path, when it belongs to the token's order; NOT_FOUND otherwise (either way). */
+async function ownedPayment(relay: Relay, claims: PaymentClaims, req: Request): Promise<PaymentRecord> {
+  const reference = String(req.params.reference ?? '');
+  const record = reference ? await relay.payments.tracker.read(reference) : null;
+  if (!record || record.orderReference !== claims.referenceNo) {
+    throw new ProxyError('NOT_FOUND', 'No such payment.');
+  }
+  return record;
 }

@@ -1,0 +1,47 @@
+import { SSE_HEARTBEAT_MS } from '../../protocol/index.js';
+import type { ProxyContext } from '../context.js';
+
+/** The relay's knobs, resolved from the proxy configuration with DESIGN's defaults. */
+export interface RelayOptions {
+  /** First polling interval (about 1 s). */
+  minIntervalMs: number;
+  /** Polling interval ceiling (10 s). */
+  maxIntervalMs: number;
+  /** A payment still pending this long after it started is reported TIMED_OUT (15 min). */
+  deadlineMs: number;
+  /** SSE heartbeat interval (20 s). */
+  heartbeatMs: number;
+  /** Concurrent event streams per client (token jti + IP). */
+  maxStreamsPerClient: number;
+  /** Least time between two polls of one reference, even when woken by hints. */
+  minWakeGapMs: number;
+  /** How long a `POST /payments` waits for a concurrent initiation of the same order to finish. */
+  initiationWaitMs: number;
+  /** After this, an initiation still marked in flight is presumed dead (its process gone): outcome unknown. */
+  initiationLeaseMs: number;
+}
+
+/**
+ * Reads `config.relay` defensively: the foundation's schema has min/max/deadline; `heartbeatMs` and
+ * `minWakeGapMs` are read when present (tests set them small), and the stream limit comes from
+ * `config.limits.streamsPerClient.points`.
+ */
+export function relayOptions(ctx: ProxyContext): RelayOptions {
+  const relay = (ctx.config.relay ?? {}) as Partial<Record<string, unknown>>;
+  const num = (key: string, fallback: number) => {
+    const value = relay[key];
+    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+  };
+  const limits = ctx.config.limits as Partial<Record<string, { points?: number }>> | undefined;
+  const totalMs = ctx.config.timeouts?.totalMs ?? 10_000;
+  return {
+    minIntervalMs: num('minIntervalMs', 1_000),
+    maxIntervalMs: num('maxIntervalMs', 10_000),
+    deadlineMs: num('deadlineMs', 15 * 60_000),
+    heartbeatMs: num('heartbeatMs', SSE_HEARTBEAT_MS),
+    maxStreamsPerClient: limits?.streamsPerClient?.points ?? 3,
+    minWakeGapMs: num('minWakeGapMs', 250),
+    initiationWaitMs: totalMs + 5_000,
+    initiationLeaseMs: totalMs * 3 + 10_000,
+  };
+}

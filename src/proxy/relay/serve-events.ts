@@ -1,0 +1,67 @@
+import type { Request, Response } from 'express';
+import { STATUS_EVENT } from '../../protocol/index.js';
+import type { ProxyContext } from '../context.js';
+import { rateLimited } from '../errors.js';
+import type { Subject } from '../payments/keys.js';
+import type { Relay } from './relay.js';
+import { describeError } from './relay-core.js';
+import { parseLastEventId, SseStream } from './sse.js';
+
+/** The current state of a watched subject, as the stream sends it. */
+export interface StreamView {
+  /** Sequence of this state (the event `id`). */
+  seq: number;
+  snapshot: unknown;
+  final: boolean;
+}
+
+export interface ServeEventsOptions {
+  subject: Subject;
+  /** The client whose streams are counted (token jti + IP). */
+  client: string;
+  /** Reads the subject's current state from the store; null when it vanished. */
+  read(): Promise<StreamView | null>;
+}
+
+/**
+ * Serves `status` events of one subject over SSE: the current state at once (or, with `Last-Event-ID`,
+ * only states newer than it), then each change, until a final state; heartbeats between. At most
+ * `maxStreamsPerClient` streams per client (then RATE_LIMITED, before any byte of the stream). The stream
+ * only listens: the subject's poller runs (and keeps running) whether or not anyone watches.
+ */
+export function serveEvents(ctx: ProxyContext, relay: Relay, req: Request, res: Response, options: ServeEventsOptions): void {
+  const release = relay.streams.tryAcquire(options.client);
+  if (!release) throw rateLimited(1_000, 'Too many open status streams. Close one and try again.');
+  const stream = new SseStream(res, { heartbeatMs: relay.options.heartbeatMs });
+  let lastSent = parseLastEventId(req.get('last-event-id')) ?? 0;
+  let running: Promise<void> = Promise.resolve();
+
+  const push = () => {
+    running = running.then(async () => {
+      if (stream.closed) return;
+      try {
+        const view = await options.read();
+        if (stream.closed) return;
+        if (!view) {
+          stream.close();
+          return;
+        }
+        if (view.seq > lastSent) {
+          stream.send({ event: STATUS_EVENT, id: view.seq, data: view.snapshot });
+          lastSent = view.seq;
+        }
+        // Ends at a final state, also when the client's Last-Event-ID says it already has it.
+        if (view.final) stream.close();
+      } catch (err) {
+        ctx.logger.warn({ subject: options.subject, err: describeError(err) }, 'status stream read failed');
+      }
+    });
+  };
+
+  const unwatch = relay.watch(options.subject, push);
+  stream.onClose(() => {
+    unwatch();
+    release();
+  });
+  push();
+}
