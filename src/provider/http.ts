@@ -1,15 +1,3 @@
-import {
-  BrokenCircuitError,
-  circuitBreaker,
-  CircuitState,
-  decorrelatedJitterGenerator,
-  ExponentialBackoff,
-  handleWhen,
-  retry,
-  SamplingBreaker,
-  type CircuitBreakerPolicy,
-  type RetryPolicy,
-} from 'cockatiel';
 import { Agent } from 'undici';
 import type { z } from 'zod';
 import {
@@ -23,6 +11,7 @@ import {
   type ProviderError,
   type ProviderFieldError,
 } from './errors.js';
+import { createResilience, type BreakerSettings, type CircuitStateName, type RetrySettings } from './resilience.js';
 import { gatewayErrorEnvelope } from './schemas/index.js';
 
 /** A pino-compatible logger; only these three levels are used. */
@@ -61,15 +50,15 @@ export interface HttpSettings {
   /** An injected fetch; undefined means the global one, used with a connect-timeout dispatcher. */
   fetch: typeof fetch | undefined;
   timeouts: { connectMs: number; totalMs: number };
-  retry: { maxRetries: number; baseDelayMs: number; maxDelayMs: number };
-  circuitBreaker: { threshold: number; minimumCalls: number; windowMs: number; halfOpenAfterMs: number } | false;
+  retry: RetrySettings;
+  circuitBreaker: BreakerSettings | false;
   logger?: ProviderLogger | undefined;
 }
 
 /** The one request function with the state it keeps (breaker, connection pool). */
 export interface Http {
   request<T>(spec: RequestSpec<T>): Promise<T>;
-  circuitState(): 'closed' | 'open' | 'half-open';
+  circuitState(): CircuitStateName;
   /** Closes the connection pool, if the client made one. */
   close(): Promise<void>;
 }
@@ -92,66 +81,18 @@ export function createHttp(settings: HttpSettings): Http {
   const agent = settings.fetch ? undefined : new Agent({ connect: { timeout: timeouts.connectMs } });
   const fetchImpl = settings.fetch ?? globalThis.fetch;
 
-  const retryPolicy: RetryPolicy | undefined =
-    settings.retry.maxRetries > 0
-      ? retry(
-          handleWhen((error) => error instanceof ProviderUnavailableError && error.reason !== 'circuit-open'),
-          {
-            maxAttempts: settings.retry.maxRetries,
-            backoff: new ExponentialBackoff({
-              generator: decorrelatedJitterGenerator,
-              initialDelay: settings.retry.baseDelayMs,
-              maxDelay: settings.retry.maxDelayMs,
-            }),
-          },
-        )
-      : undefined;
-
-  const breakerSettings = settings.circuitBreaker;
-  let breaker: CircuitBreakerPolicy | undefined;
-  let openedAt = 0;
-  if (breakerSettings) {
-    breaker = circuitBreaker(handleWhen((error) => error instanceof ProviderUnavailableError), {
-      halfOpenAfter: breakerSettings.halfOpenAfterMs,
-      breaker: new SamplingBreaker({
-        // SamplingBreaker opens above the threshold; the policy is "opens at" it, hence the nudge.
-        threshold: Math.min(breakerSettings.threshold, 1) - 1e-9,
-        duration: breakerSettings.windowMs,
-        // Expressed as calls per second over the window; half a call less keeps float rounding on our side.
-        minimumRps: ((breakerSettings.minimumCalls - 0.5) * 1000) / breakerSettings.windowMs,
-      }),
-    });
-    breaker.onBreak(() => {
-      openedAt = Date.now();
-    });
-  }
-
-  async function guarded<T>(operation: string, fn: () => Promise<T>): Promise<T> {
-    if (!breaker) return fn();
-    try {
-      return await breaker.execute(fn);
-    } catch (error) {
-      if (!(error instanceof BrokenCircuitError)) throw error;
-      logger?.warn({ operation, reason: 'circuit-open' }, 'provider call refused: circuit open');
-      throw new ProviderUnavailableError({
-        operation,
-        reason: 'circuit-open',
-        outcomeUnknown: false,
-        message: `The provider is unavailable (circuit open); ${operation} was not sent`,
-      });
-    }
-  }
+  const resilience = createResilience(settings.retry, settings.circuitBreaker);
 
   async function attempt<T>(spec: RequestSpec<T>, init: RequestInit, url: string, deadline: AbortSignal, n: number): Promise<T> {
     const started = performance.now();
     const signal = init.signal!;
-    let status = 0;
     try {
+      // A retry whose backoff outlived the deadline must not send anything.
+      signal.throwIfAborted();
       const response = await raced(fetchImpl(url, agent ? ({ ...init, dispatcher: agent } as RequestInit) : init), signal);
-      status = response.status;
       const text = await raced(response.text(), signal);
       const result = parseAnswer(spec, response, text);
-      logger?.debug({ operation: spec.operation, method: spec.method, status, durationMs: elapsed(started), attempt: n }, 'provider call');
+      logger?.debug({ operation: spec.operation, method: spec.method, status: response.status, durationMs: elapsed(started), attempt: n }, 'provider call');
       return result;
     } catch (caught) {
       const error = isProviderError(caught) ? caught : transportError(spec, caught, deadline, settings.timeouts.totalMs);
@@ -187,27 +128,12 @@ export function createHttp(settings: HttpSettings): Http {
       if (body !== undefined) headers['content-type'] = 'application/json';
       const init: RequestInit = { method: spec.method, headers, body, redirect: 'manual', signal };
 
-      const once = (n: number) => guarded(spec.operation, () => attempt(spec, init, url, deadline, n));
-      if (spec.method === 'GET' && retryPolicy) {
-        return retryPolicy.execute(({ attempt: retries }) => once(retries + 1), signal);
-      }
-      return once(1);
+      const refused = () => logger?.warn({ operation: spec.operation, reason: 'circuit-open' }, 'provider call refused: circuit open');
+      const once = (n: number) => resilience.guard(spec.operation, () => attempt(spec, init, url, deadline, n), refused);
+      return spec.method === 'GET' ? resilience.retried(once, signal) : once(1);
     },
 
-    circuitState() {
-      if (!breaker) return 'closed';
-      switch (breaker.state) {
-        case CircuitState.Closed:
-          return 'closed';
-        case CircuitState.HalfOpen:
-          return 'half-open';
-        case CircuitState.Open:
-          // cockatiel moves to half-open only on the next call; report what that call will find.
-          return breakerSettings && Date.now() - openedAt >= breakerSettings.halfOpenAfterMs ? 'half-open' : 'open';
-        default:
-          return 'open';
-      }
-    },
+    circuitState: () => resilience.circuitState(),
 
     async close() {
       await agent?.close();
