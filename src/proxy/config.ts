@@ -138,6 +138,8 @@ export const proxyConfigSchema = z.strictObject({
       minIntervalMs: z.number().int().positive().default(1_000),
       maxIntervalMs: z.number().int().positive().default(10_000),
       deadlineMs: z.number().int().positive().default(15 * 60_000),
+      /** SSE heartbeat interval; SSE_HEARTBEAT_MS (20 s) when absent. */
+      heartbeatMs: z.number().int().positive().optional(),
     })
     .default({ minIntervalMs: 1_000, maxIntervalMs: 10_000, deadlineMs: 15 * 60_000 }),
   hooks: hooksSchema,
