@@ -8,10 +8,15 @@ import {
   otpSendRequest,
   otpVerifyRequest,
 } from '../../protocol/index.js';
-import { isProviderError, ProviderNotFoundError, ProviderValidationError } from '../../provider/errors.js';
+import {
+  isProviderError,
+  ProviderNotFoundError,
+  ProviderUnavailableError,
+  ProviderValidationError,
+} from '../../provider/errors.js';
 import type { ProxyContext } from '../context.js';
 import { ProxyError, parseInput } from '../errors.js';
-import { consume, enforce, peek } from '../limits.js';
+import { consume, enforce, peek, refund } from '../limits.js';
 import { claimsOf, requireToken } from '../middleware/require-token.js';
 import { maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../phone.js';
 
@@ -89,15 +94,22 @@ export function otpRouter(ctx: ProxyContext): Router {
       ['otpSendPerPrefix', phonePrefix(digits)],
     ]);
 
-    const generated = await ctx.client.otp.generate({
-      recipient: digits,
-      from: otp.sender,
-      message: otp.template,
-      pinLength: otp.pinLength,
-      pinType: otp.pinType,
-      expiry: { amount: otp.expiryMinutes, duration: 'minutes' },
-      maxAmountOfValidationRetries: otp.maxRetries,
-    });
+    let generated;
+    try {
+      generated = await ctx.client.otp.generate({
+        recipient: digits,
+        from: otp.sender,
+        message: otp.template,
+        pinLength: otp.pinLength,
+        pinType: otp.pinType,
+        expiry: { amount: otp.expiryMinutes, duration: 'minutes' },
+        maxAmountOfValidationRetries: otp.maxRetries,
+      });
+    } catch (err) {
+      // No SMS went out for sure: let the person try again at once rather than after the cooldown.
+      if (!(err instanceof ProviderUnavailableError && err.outcomeUnknown)) await refund(ctx, 'otpSendCooldown', digits);
+      throw err;
+    }
 
     const now = ctx.now();
     const otpId = randomBytes(16).toString('base64url');
