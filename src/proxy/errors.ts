@@ -112,7 +112,7 @@ export function toProxyError(err: unknown, logger: Logger): ProxyError {
 }
 
 function fromProviderError(err: ProviderError, logger: Logger): ProxyError {
-  const where = { operation: err.operation, status: err.status, code: err.code };
+  const where = { operation: err.operation, status: err.status, errorCode: err.code };
   if (err instanceof ProviderAuthenticationError) {
     logger.error(
       { upstream: { ...where, message: err.message, body: err.raw } },

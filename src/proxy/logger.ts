@@ -70,14 +70,16 @@ export function requestLogger(logger: Logger): HttpLogger<IncomingMessage, Serve
     logger,
     quietReqLogger: true,
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    // Our serializers read the raw objects: nothing of the headers or the body is ever written.
+    wrapSerializers: false,
     serializers: {
-      req: (req: { id?: unknown; method?: string; url?: string; remoteAddress?: string }) => ({
+      req: (req: IncomingMessage & { id?: unknown; originalUrl?: string }) => ({
         id: req.id,
         method: req.method,
-        path: (req.url ?? '').split('?')[0],
+        path: (req.originalUrl ?? req.url ?? '').split('?')[0],
       }),
-      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-      err: (err: { type?: string; message?: string }) => ({ type: err.type, message: err.message }),
+      res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+      err: (err: Error) => ({ type: err.name, message: err.message }),
     },
   });
 }
