@@ -1,0 +1,213 @@
+/**
+ * Money safety of POST /payments (DESIGN: payment attempts and money safety). Exactly-once is counted
+ * where the money moves: the sandbox's own record of every payment request it received
+ * (`GET /__sandbox/payments`) and its count of `POST /v1/payment` requests (`requestCounts
+ * 'payment.initiate'`), neither of which the proxy can influence.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { paymentSnapshot } from '../../src/protocol/index.js';
+import { attemptReference, decideAttempt, type OrderRecord } from '../../src/proxy/payments/attempts.js';
+import { startHarness, type Harness } from './helpers.js';
+import { eventually, openStream } from './sse-client.js';
+
+interface UpstreamPayment {
+  referenceNo: string;
+  referenceId: string;
+  amount: number;
+  payer: string;
+  payee: string;
+  narration: string;
+  msisdn: string;
+  callbackId: string;
+}
+
+describe('attempt state machine', () => {
+  const base = { jti: 't1', maxAttempts: 2, now: 1_000, leaseMs: 100 };
+  const order = (attempts: OrderRecord['attempts']): OrderRecord => ({ orderReference: 'O', attempts });
+  const entry = (n: number, phase: 'initiating' | 'sent' | 'void', jti = 't1', startedAt = 990) => ({ n, reference: attemptReference('O', n), jti, phase, startedAt });
+
+  it('starts attempt 1, rejoins a pending or completed one, waits on one in flight', () => {
+    expect(decideAttempt(order([]), { ...base, currentStatus: null })).toEqual({ kind: 'new', n: 1, reference: 'O-1' });
+    expect(decideAttempt(order([entry(1, 'sent')]), { ...base, currentStatus: 'PENDING' }).kind).toBe('existing');
+    expect(decideAttempt(order([entry(1, 'sent')]), { ...base, currentStatus: 'COMPLETED' }).kind).toBe('existing');
+    expect(decideAttempt(order([entry(1, 'initiating')]), { ...base, currentStatus: 'PENDING' }).kind).toBe('wait');
+    expect(decideAttempt(order([entry(1, 'initiating', 't1', 0)]), { ...base, currentStatus: 'PENDING' }).kind).toBe('stale');
+  });
+
+  it('moves on after a final failure, skips void attempts, and counts attempts per token', () => {
+    for (const status of ['FAILED', 'CANCELLED', 'TIMED_OUT'] as const) {
+      expect(decideAttempt(order([entry(1, 'sent')]), { ...base, currentStatus: status })).toEqual({ kind: 'new', n: 2, reference: 'O-2' });
+    }
+    // A void attempt neither decides nor counts, but its number is never reused.
+    expect(decideAttempt(order([entry(1, 'sent'), entry(2, 'void')]), { ...base, currentStatus: 'FAILED' })).toEqual({ kind: 'new', n: 3, reference: 'O-3' });
+    expect(decideAttempt(order([entry(1, 'sent'), entry(2, 'sent')]), { ...base, currentStatus: 'FAILED' }).kind).toBe('exhausted');
+    // Another token of the same order has its own allowance.
+    expect(decideAttempt(order([entry(1, 'sent', 'x'), entry(2, 'sent', 'x')]), { ...base, currentStatus: 'FAILED' }).kind).toBe('new');
+  });
+});
+
+describe('money safety of POST /payments', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { timeScale: 0.02 },
+      config: {
+        relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 },
+        // A hung initiation times out quickly.
+        timeouts: { connectMs: 1_000, totalMs: 400 },
+      },
+    });
+  });
+  afterAll(() => h.close());
+
+  const initiations = () => h.sandbox.app.sandbox.requestCounts.get('payment.initiate') ?? 0;
+  const upstream = async (orderReference: string): Promise<UpstreamPayment[]> => {
+    const res = await fetch(`${h.sandbox.url}/__sandbox/payments`);
+    const { payments } = (await res.json()) as { payments: UpstreamPayment[] };
+    return payments.filter((p) => p.referenceNo.startsWith(`${orderReference}-`));
+  };
+  const fault = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${h.sandbox.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ count: 1, method: 'POST', path: '/gateway/v1/payment', ...body }),
+    });
+    expect(res.status).toBe(201);
+  };
+  const finalOf = async (token: string, reference: string) => {
+    const stream = await openStream(`${h.baseUrl}/payments/${reference}/events`, token);
+    await stream.ended;
+    return stream.events.at(-1)!.data;
+  };
+
+  it('makes exactly one upstream payment for 50 concurrent POSTs on one token, and all answer the same', async () => {
+    const referenceNo = `ORDER-conc-${Date.now()}`;
+    const token = await h.mintPayment({ referenceNo });
+    const before = initiations();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => h.post('/payments', { msisdn: '233260000004' }, { token })));
+    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(202));
+    expect(new Set(answers.map((a) => a.body.reference))).toEqual(new Set([`${referenceNo}-1`]));
+    for (const a of answers) paymentSnapshot.parse(a.body);
+    expect(initiations() - before).toBe(1);
+    expect(await upstream(referenceNo)).toHaveLength(1);
+  });
+
+  it('sends amount, payee and narration from the token, payer as the number, and a fresh callbackId', async () => {
+    const referenceNo = `ORDER-fields-${Date.now()}`;
+    const token = await h.mintPayment({ referenceNo, amount: 42.1, narration: 'Two shirts' });
+    const res = await h.post('/payments', { msisdn: '024 000 0001' }, { token });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ reference: `${referenceNo}-1`, orderReference: referenceNo, status: 'PENDING', amount: 42.1, currency: 'GHS', attempt: 1, attemptsLeft: 2 });
+    expect(res.body.totalAmount).toBeCloseTo(42.1 + res.body.charge, 2);
+    const [sent] = await upstream(referenceNo);
+    expect(sent).toMatchObject({ referenceNo: `${referenceNo}-1`, amount: 42.1, payee: 'Test Shop', narration: 'Two shirts', msisdn: '233240000001', payer: '233240000001' });
+    expect(sent!.callbackId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
+  it('uses the payer bound in the token when there is one', async () => {
+    const referenceNo = `ORDER-payer-${Date.now()}`;
+    const token = await h.mintPayment({ referenceNo, payer: 'Customer 77' });
+    expect((await h.post('/payments', { msisdn: '233240000001' }, { token })).status).toBe(202);
+    expect((await upstream(referenceNo))[0]!.payer).toBe('Customer 77');
+  });
+
+  it('returns the completed payment to a POST after completion, without a new upstream payment', async () => {
+    const referenceNo = `ORDER-done-${Date.now()}`;
+    const token = await h.mintPayment({ referenceNo });
+    const first = await h.post('/payments', { msisdn: '233240000001' }, { token });
+    expect((await finalOf(token, first.body.reference)).status).toBe('COMPLETED');
+    const again = await h.post('/payments', { msisdn: '233240000001' }, { token });
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ reference: `${referenceNo}-1`, status: 'COMPLETED' });
+    expect(await upstream(referenceNo)).toHaveLength(1);
+  });
+
+  it('makes attempt 2 with referenceNo …-2 after a FAILED payment, and refuses past maxAttempts', async () => {
+    const referenceNo = `ORDER-fail-${Date.now()}`;
+    const token = await h.mintPayment({ referenceNo, maxAttempts: 2 });
+    const first = await h.post('/payments', { msisdn: '233240000002' }, { token });
+    expect(first.body).toMatchObject({ reference: `${referenceNo}-1`, attempt: 1, attemptsLeft: 1 });
+    expect(await finalOf(token, first.body.reference)).toMatchObject({ status: 'FAILED', failureCode: 'PAYMENT_FAILED' });
+
+    const second = await h.post('/payments', { msisdn: '233240000002' }, { token });
+    expect(second.status).toBe(202);
+    expect(second.body).toMatchObject({ reference: `${referenceNo}-2`, attempt: 2, attemptsLeft: 0 });
+    expect(await finalOf(token, second.body.reference)).toMatchObject({ status: 'FAILED' });
+
+    const third = await h.post('/payments', { msisdn: '233240000001' }, { token });
+    expect(third.status).toBe(409);
+    expect(third.body).toMatchObject({ error: 'ATTEMPTS_EXHAUSTED', details: { attemptsLeft: 0 } });
+    expect((await upstream(referenceNo)).map((p) => p.referenceNo).sort()).toEqual([`${referenceNo}-1`, `${referenceNo}-2`]);
+  });
+
+  it.each([
+    ['a hung initiation', 'hang'],
+    ['an HTTP 500', '500'],
+    ['a dropped connection', 'reset'],
+  ])('adopts the payment after %s the provider did process: one upstream payment, right final state', async (_what, kind) => {
+    const referenceNo = `ORDER-unknown-${kind}-${Date.now()}`;
+    const token = await h.mintPayment({ referenceNo });
+    await fault({ kind, after: true });
+    const before = initiations();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => h.post('/payments', { msisdn: '233240000001' }, { token })));
+    // Outcome unknown: answered as pending (the relay settles it), never re-sent.
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
+    expect(new Set(answers.map((a) => a.body.reference))).toEqual(new Set([`${referenceNo}-1`]));
+    expect(answers[0]!.body.status).toBe('PENDING');
+    expect(await finalOf(token, `${referenceNo}-1`)).toMatchObject({ status: 'COMPLETED' });
+    expect(initiations() - before).toBe(1);
+    expect(await upstream(referenceNo)).toHaveLength(1);
+  });
+
+  it('settles a hung initiation the provider never processed as not found, then attempt 2 goes ahead', async () => {
+    const referenceNo = `ORDER-lost-${Date.now()}`;
+    const token = await h.mintPayment({ referenceNo });
+    await fault({ kind: 'hang', after: false });
+    const first = await h.post('/payments', { msisdn: '233240000001' }, { token });
+    expect(first.body).toMatchObject({ reference: `${referenceNo}-1`, status: 'PENDING' });
+    const settled = await finalOf(token, first.body.reference);
+    expect(settled).toMatchObject({ status: 'FAILED', failureCode: 'UPSTREAM_UNAVAILABLE', attemptsLeft: 3 });
+
+    const second = await h.post('/payments', { msisdn: '233240000001' }, { token });
+    expect(second.body).toMatchObject({ reference: `${referenceNo}-2`, attempt: 2, attemptsLeft: 2 });
+    expect(await finalOf(token, second.body.reference)).toMatchObject({ status: 'COMPLETED' });
+    expect((await upstream(referenceNo)).map((p) => p.referenceNo)).toEqual([`${referenceNo}-2`]);
+  });
+
+  it('answers UPSTREAM_UNAVAILABLE when the provider certainly did not process it (503), without using an attempt', async () => {
+    const referenceNo = `ORDER-503-${Date.now()}`;
+    const token = await h.mintPayment({ referenceNo });
+    await fault({ kind: '503', after: false });
+    const first = await h.post('/payments', { msisdn: '233240000001' }, { token });
+    expect(first.status).toBe(503);
+    expect(first.body).toMatchObject({ error: 'UPSTREAM_UNAVAILABLE', details: { retryable: true } });
+    expect(first.text).not.toMatch(/sandbox|gateway/i);
+    expect(await upstream(referenceNo)).toHaveLength(0);
+
+    const second = await h.post('/payments', { msisdn: '233240000001' }, { token });
+    expect(second.status).toBe(202);
+    expect(second.body.attemptsLeft).toBe(2);
+    expect(await upstream(referenceNo)).toHaveLength(1);
+  });
+
+  it('answers PAYMENT_FAILED when the provider refuses the initiation (0400), and the next POST makes a new attempt', async () => {
+    // A second proxy with its own (empty) store on the same provider collides on ORDER-…-1 upstream:
+    // what a wiped store would do. The provider's 0400 is the refusal.
+    const other = await startHarness({ provider: () => h.proxy.config.provider as never, config: { relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 } } });
+    try {
+      const referenceNo = `ORDER-dup-${Date.now()}`;
+      expect((await h.post('/payments', { msisdn: '233260000004' }, { token: await h.mintPayment({ referenceNo }) })).status).toBe(202);
+      const token = await other.mintPayment({ referenceNo });
+      const refused = await other.post('/payments', { msisdn: '233240000001' }, { token });
+      expect(refused.status).toBe(402);
+      expect(refused.body).toMatchObject({ error: 'PAYMENT_FAILED', details: { reference: `${referenceNo}-1`, attemptsLeft: 2 } });
+      const snapshot = await other.get(`/payments/${referenceNo}-1`, { token });
+      expect(snapshot.body).toMatchObject({ status: 'FAILED', failureCode: 'PAYMENT_FAILED' });
+      const next = await other.post('/payments', { msisdn: '233240000001' }, { token });
+      expect(next.body).toMatchObject({ reference: `${referenceNo}-2`, attempt: 2 });
+      await eventually(async () => ((await upstream(referenceNo)).length === 2 ? true : undefined));
+    } finally {
+      await other.close();
+    }
+  });
+});
