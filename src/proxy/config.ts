@@ -262,3 +262,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ProxyConfig {
   }
   return config;
 }
+
+/**
+ * The provider part of {@link configFromEnv} alone (PROVIDER_ENV, SANDBOX_URL, base URLs, credentials),
+ * for tools that call the provider without running a proxy (the CLI).
+ * @throws ConfigError naming each missing or wrong variable.
+ */
+export function providerSettingsFromEnv(env: NodeJS.ProcessEnv): ProxyConfig['provider'] {
+  // Stand-ins for the proxy-only variables, so that only provider variables can be reported missing.
+  return configFromEnv({ ...env, PROXY_TOKEN_SECRET: 'unused', PAYEE_NAME: 'unused' }).provider;
+}
