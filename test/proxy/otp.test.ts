@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { otpSendResponse } from '../../src/protocol/index.js';
 import type { OtpSendCheck } from '../../src/proxy/context.js';
-import { startHarness, type Harness, type HarnessOptions } from './helpers.js';
+import { startHarness, startRedis, type Harness, type HarnessOptions } from './helpers.js';
 
 const KWAME = '233240000001'; // SMS delivered
 const AMA = '233240000002'; // SMS undelivered
@@ -357,5 +357,30 @@ describe('GET /otp/:otpId/delivery', () => {
     const otpId = (await h.post('/otp/send', { recipient: '0240000001' }, { token })).body.otpId;
     const other = await h.get(`/otp/${otpId}/delivery`, { token: await h.mintOtp() });
     expect(other.body.error).toBe('NOT_FOUND');
+  });
+});
+
+describe('OTP on the Redis store', () => {
+  it('sends and verifies with Redis, and fails closed (no SMS) once Redis is down', async () => {
+    const redis = await startRedis();
+    try {
+      await start({ config: { redisUrl: redis.url } });
+      const token = await h.mintOtp();
+      expect((await h.post('/otp/send', { recipient: '0240000001' }, { token })).status).toBe(200);
+      const again = await h.post('/otp/send', { recipient: '0240000001' }, { token });
+      expect(again.body.error).toBe('RATE_LIMITED');
+      const ok = await h.post('/otp/verify', { recipient: '0240000001', code: h.lastCode(KWAME) }, { token });
+      expect(ok.status).toBe(200);
+      expect(await h.proxy.verifyOtpProof(ok.body.proof, { purpose: 'sign-in' })).toMatchObject({ recipient: KWAME });
+
+      await redis.stop();
+      const down = await h.post('/otp/send', { recipient: '0200000003' }, { token: await h.mintOtp() });
+      expect(down.status).toBe(503);
+      expect(down.body).toMatchObject({ error: 'UPSTREAM_UNAVAILABLE', details: { retryable: true } });
+      expect(h.smsTo('233200000003')).toHaveLength(0);
+      expect(h.logs.entries().some((e) => e.msg === 'rate limit store failed: refusing the request')).toBe(true);
+    } finally {
+      await redis.stop();
+    }
   });
 });
