@@ -51,7 +51,8 @@ export interface MerchantProxy {
  * Builds the merchant proxy. Validates `config` (throws a ConfigError naming each problem), builds the
  * provider client, store, limiters, token service and relay, and an Express router with the hardening
  * middleware (logs, origins and CORS, JSON-only bodies), every protocol route, a JSON 404 and one error
- * handler.
+ * handler. Behind a load balancer, set the merchant app's `trust proxy` so the per-IP limits and the
+ * same-origin check see the client's address and scheme.
  */
 export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   const config = resolveConfig(input);
