@@ -211,3 +211,20 @@ describe('token tampering on the proxy routes', () => {
     await expect(h.proxy.verifyOtpProof(res.body.proof, { purpose: 'sign-in' })).rejects.toMatchObject({ code: 'TOKEN_INVALID' });
   });
 });
+
+describe('verifyOtpProof without its store', () => {
+  it('refuses (retryable) rather than accept a proof it cannot mark as used', async () => {
+    const broken = new MemoryStore();
+    broken.setIfAbsent = async () => {
+      throw new Error('store down');
+    };
+    const tokens = createTokenService({
+      secret: TEST_SECRET, audience: 'merchant-elements', payeeName: 'Shop', defaultCountry: 'GH', store: broken, now: Date.now,
+    });
+    const proof = await tokens.proof({ recipient: '233240000001', purpose: 'sign-in' });
+    await expect(tokens.verifyOtpProof(proof, { purpose: 'sign-in' })).rejects.toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      details: { retryable: true },
+    });
+  });
+});

@@ -164,7 +164,12 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
       }
       if (claims.purpose !== expected.purpose) throw refused();
       const ttlMs = Math.max(claims.exp * 1000 - options.now(), 0) + 60_000;
-      const first = await options.store.setIfAbsent(`proof:${claims.jti}`, '1', ttlMs);
+      const first = await options.store.setIfAbsent(`proof:${claims.jti}`, '1', ttlMs).catch(() => {
+        // Single use cannot be checked: refuse rather than risk accepting a replay.
+        throw new ProxyError('UPSTREAM_UNAVAILABLE', 'Proofs cannot be checked right now. Try again in a moment.', {
+          retryable: true,
+        });
+      });
       if (!first) throw refused();
       return { recipient: claims.sub, purpose: claims.purpose };
     },
