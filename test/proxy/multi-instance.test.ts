@@ -1,0 +1,142 @@
+/**
+ * Two proxy instances on one real Redis (a redis-server this file starts) and one sandbox. Exactly-once
+ * is counted in the sandbox: `requestCounts 'payment.initiate'` and its list of payments received.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentUpdate } from '../../src/proxy/context.js';
+import type { RelayOptions } from '../../src/proxy/relay/relay-options.js';
+import { startHarness, startRedis, type Harness, type TestRedis } from './helpers.js';
+import { eventually, openStream } from './sse-client.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(() => redis?.stop());
+
+type Update = PaymentUpdate & { instance: string };
+
+async function pair(relay: Partial<RelayOptions>, updates: Update[]): Promise<[Harness, Harness]> {
+  const config = (instance: string) => ({
+    redisUrl: redis.url,
+    relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000, ...relay },
+    hooks: { onPaymentUpdate: (u: PaymentUpdate) => void updates.push({ ...u, instance }) },
+  });
+  const a = await startHarness({ sandbox: { timeScale: 0.02 }, config: config('a') });
+  const b = await startHarness({ provider: () => a.proxy.config.provider as never, config: config('b') });
+  return [a, b];
+}
+
+describe('two instances on one Redis', () => {
+  let a: Harness;
+  let b: Harness;
+  const updates: Update[] = [];
+  beforeAll(async () => {
+    [a, b] = await pair({}, updates);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  const initiations = () => a.sandbox.app.sandbox.requestCounts.get('payment.initiate') ?? 0;
+
+  it('makes one upstream payment for 50 concurrent POSTs spread over both instances', async () => {
+    const referenceNo = `ORDER-redis-${Date.now()}`;
+    const token = await a.mintPayment({ referenceNo });
+    const before = initiations();
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => (i % 2 ? b : a).post('/payments', { msisdn: '233260000004' }, { token })),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(50).fill(202));
+    expect(new Set(answers.map((r) => r.body.reference))).toEqual(new Set([`${referenceNo}-1`]));
+    expect(initiations() - before).toBe(1);
+    expect([...a.sandbox.app.sandbox.payments.values()].filter((p) => p.referenceNo.startsWith(referenceNo))).toHaveLength(1);
+  });
+
+  it('fires each hook once when both instances watch the same payment to its end', async () => {
+    const token = await a.mintPayment();
+    const { reference } = (await a.post('/payments', { msisdn: '233240000001' }, { token })).body;
+    const streams = await Promise.all([
+      openStream(`${a.baseUrl}/payments/${reference}/events`, token),
+      openStream(`${b.baseUrl}/payments/${reference}/events`, token),
+    ]);
+    await Promise.all(streams.map((s) => s.ended));
+    for (const s of streams) expect(s.events.at(-1)!.data.status).toBe('COMPLETED');
+    // Both instances kept the same sequence: the same final id on both streams.
+    expect(streams[0]!.events.at(-1)!.id).toBe(streams[1]!.events.at(-1)!.id);
+    await eventually(() => (updates.some((u) => u.snapshot.reference === reference && u.final) ? true : undefined));
+    await sleep(300);
+    const mine = updates.filter((u) => u.snapshot.reference === reference);
+    expect(mine.map((u) => u.snapshot.status)).toEqual(['PENDING', 'COMPLETED']);
+  });
+
+  it('relays a change made by one instance to a stream held by the other', async () => {
+    const token = await a.mintPayment();
+    const { reference } = (await a.post('/payments', { msisdn: '233200000003' }, { token })).body;
+    const stream = await openStream(`${b.baseUrl}/payments/${reference}/events`, token);
+    await stream.ended;
+    expect(stream.events.at(-1)!.data.status).toBe('CANCELLED');
+    expect(await a.proxy.payments.get(reference)).toMatchObject({ status: 'CANCELLED' });
+    expect(await b.proxy.payments.get(reference)).toMatchObject({ status: 'CANCELLED' });
+  });
+});
+
+describe('callback hints across instances', () => {
+  let a: Harness;
+  let b: Harness;
+  const updates: Update[] = [];
+  beforeAll(async () => {
+    // One poll at the start, the next a minute later: only the hint explains a fast final state.
+    [a, b] = await pair({ minIntervalMs: 60_000, maxIntervalMs: 60_000 }, updates);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('a hint received by one instance brings the final state to a stream on the other', async () => {
+    const token = await a.mintPayment();
+    const { reference } = (await a.post('/payments', { msisdn: '233260000004' }, { token })).body;
+    const stream = await openStream(`${a.baseUrl}/payments/${reference}/events`, token);
+    await stream.waitFor((e) => e.data.status === 'PENDING');
+    await eventually(() => ((a.sandbox.app.sandbox.requestCounts.get('payment.status') ?? 0) > 0 ? true : undefined));
+    const upstream = [...a.sandbox.app.sandbox.payments.values()].find((p) => p.referenceNo === reference)!;
+    await fetch(`${a.sandbox.url}/__sandbox/phone/payments/${upstream.referenceId}/approve`, { method: 'POST', redirect: 'manual' });
+    const hint = await b.post(`/callbacks/payments/${upstream.callbackId}`, {});
+    expect(hint.status).toBe(204);
+    await stream.ended;
+    expect(stream.events.at(-1)!.data.status).toBe('COMPLETED');
+    await eventually(() => (updates.some((u) => u.snapshot.reference === reference && u.final) ? true : undefined));
+    await sleep(200);
+    expect(updates.filter((u) => u.snapshot.reference === reference && u.snapshot.status === 'COMPLETED')).toHaveLength(1);
+  });
+
+  it('a restarted instance resumes the pending payments it finds in Redis', async () => {
+    const token = await a.mintPayment();
+    const { reference } = (await a.post('/payments', { msisdn: '233260000004' }, { token })).body;
+    await b.proxy.close();
+    await a.proxy.close();
+    const upstream = [...a.sandbox.app.sandbox.payments.values()].find((p) => p.referenceNo === reference)!;
+    await fetch(`${a.sandbox.url}/__sandbox/phone/payments/${upstream.referenceId}/approve`, { method: 'POST', redirect: 'manual' });
+    const restarted = await startHarness({
+      provider: () => a.proxy.config.provider as never,
+      config: {
+        redisUrl: redis.url,
+        relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 },
+        hooks: { onPaymentUpdate: (u: PaymentUpdate) => void updates.push({ ...u, instance: 'c' }) },
+      },
+    });
+    try {
+      await eventually(() => (updates.some((u) => u.snapshot.reference === reference && u.final) ? true : undefined));
+      expect(updates.filter((u) => u.snapshot.reference === reference).map((u) => [u.instance, u.snapshot.status])).toEqual([
+        ['a', 'PENDING'],
+        ['c', 'COMPLETED'],
+      ]);
+    } finally {
+      await restarted.close();
+    }
+  });
+});
