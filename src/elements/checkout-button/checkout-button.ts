@@ -1,0 +1,156 @@
+import { html, type PropertyDeclarations, type PropertyValues } from 'lit';
+import { PROXY_PATHS } from '../../protocol/paths.js';
+import type { CheckoutCreateResponse, CheckoutSnapshot } from '../../protocol/schemas.js';
+import { LocalizeController } from '../shared/localize.js';
+import { MerchantElement } from '../shared/merchant-element.js';
+import { ProxyClientError } from '../shared/proxy-client.js';
+import { StatusStreamController } from '../shared/status-stream.js';
+import type { CheckoutMode } from './checkout-button.events.js';
+import { checkoutButtonEn, type CheckoutButtonStrings } from './checkout-button.strings.js';
+import { checkoutButtonStyles } from './checkout-button.styles.js';
+
+export type CheckoutButtonState = 'idle' | 'creating' | 'open' | 'completed' | 'failed' | 'cancelled' | 'expired' | 'error';
+
+/**
+ * @summary Opens the provider's hosted checkout page and follows the payment while the page stays open.
+ * @tagname checkout-button
+ *
+ *
+ * @slot - The button's label (default "Pay now").
+ *
+ * @event {MerchantEvent<CheckoutOpenedDetail>} checkout-opened - The page was opened: `detail` `{ checkoutId, checkoutUrl, mode }`.
+ * @event {MerchantEvent<CheckoutDetail>} checkout-completed - Paid: `detail` `{ checkoutId }`.
+ * @event {MerchantEvent<CheckoutDetail>} checkout-failed - The payment failed: `detail` `{ checkoutId }`.
+ * @event {MerchantEvent<CheckoutDetail>} checkout-cancelled - The customer cancelled: `detail` `{ checkoutId }`.
+ * @event {MerchantEvent<CheckoutDetail>} checkout-expired - The session expired unpaid: `detail` `{ checkoutId }`.
+ *
+ * @csspart button - The button.
+ * @csspart status - The polite live region (what is happening).
+ * @csspart error-message - The assertive live region (what went wrong).
+ *
+ * @cssproperty --checkout-button-accent - Button colour, focus ring (default `--me-accent`).
+ * @cssproperty --checkout-button-radius - Corner radius (default `--me-radius`).
+ * @cssproperty --checkout-button-font - Font family (default `--me-font`, else inherited).
+ * @cssproperty --checkout-button-surface - Button text colour (default `--me-surface`).
+ * @cssproperty --checkout-button-text - Status text colour (default `--me-text`).
+ * @cssproperty --checkout-button-danger - Error colour (default `--me-danger`).
+ * @cssproperty --checkout-button-success - Success colour (default `--me-success`).
+ *
+ * @cssstate idle - Ready.
+ * @cssstate creating - Creating the checkout session.
+ * @cssstate open - The checkout page is open; its status is watched. A click opens the same page again.
+ * @cssstate completed - Paid.
+ * @cssstate failed - The payment failed; a click starts a new checkout.
+ * @cssstate cancelled - Cancelled; a click starts a new checkout.
+ * @cssstate expired - Expired; a click starts a new checkout.
+ * @cssstate error - Creating the session failed.
+ */
+export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
+  static override styles = checkoutButtonStyles;
+  static override properties: PropertyDeclarations = {
+    mode: {},
+    strings: { attribute: false },
+    failure: { state: true },
+  };
+
+  /** How the checkout page opens: `redirect` (this tab), `popup`, or `tab`; a blocked window falls back to redirect. */
+  mode: CheckoutMode = 'redirect';
+
+  /** Overrides of some of the element's words. */
+  strings?: Partial<CheckoutButtonStrings>;
+
+  /** Sends this tab to a URL (the redirect mode and the fallback); replaceable for tests and single-page apps. */
+  navigate = (url: string) => location.assign(url);
+
+  private failure?: ProxyClientError;
+  private checkout?: CheckoutCreateResponse;
+
+  private readonly t = new LocalizeController(this, checkoutButtonEn);
+  private readonly stream = new StatusStreamController<CheckoutSnapshot>(this, this.client);
+
+  override connectedCallback() {
+    super.connectedCallback();
+    // Moved in the page: the disconnect stopped the calls and the watch.
+    if (this.state == 'open') this.watch(this.checkout!.checkoutId);
+    else if (this.state == 'creating') this.setState('idle');
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>) {
+    if (this.hasUpdated && changed.has('token') && this.state != 'completed') {
+      this.stream.stop();
+      this.client.abort();
+      this.checkout = this.failure = undefined;
+      this.setState('idle');
+    }
+  }
+
+  private async handleClick() {
+    const { state, checkout } = this;
+    if (state == 'creating' || state == 'completed') return;
+    // Open already: show the same page again rather than start a second session.
+    if (state == 'open' && checkout) return this.open(checkout);
+    this.failure = undefined;
+    this.setState('creating');
+    try {
+      const created = await this.client.post<CheckoutCreateResponse>(PROXY_PATHS.checkouts, {});
+      this.checkout = created;
+      this.setState('open');
+      this.open(created);
+      this.watch(created.checkoutId);
+    } catch (e) {
+      if ((e as Error).name == 'AbortError') return;
+      this.failure = e instanceof ProxyClientError ? e : new ProxyClientError('NETWORK', String(e));
+      this.setState('error');
+    }
+  }
+
+  private open({ checkoutId, checkoutUrl }: CheckoutCreateResponse) {
+    let mode = this.mode;
+    const win =
+      mode == 'popup'
+        ? window.open(checkoutUrl, 'merchant-elements-checkout', 'popup,width=480,height=720')
+        : mode == 'tab' && window.open(checkoutUrl, '_blank');
+    if (win) win.focus();
+    else this.navigate(checkoutUrl), (mode = 'redirect');
+    this.emit('checkout-opened', { checkoutId, checkoutUrl, mode });
+  }
+
+  private watch(checkoutId: string) {
+    this.stream.start({
+      events: PROXY_PATHS.checkoutEvents(checkoutId),
+      snapshot: PROXY_PATHS.checkout(checkoutId),
+      isFinal: (c) => c.status != 'pending' && c.status != 'processing',
+      onStatus: ({ status }) => {
+        if (status == 'pending' || status == 'processing') return;
+        this.setState(status);
+        this.emit(`checkout-${status}`, { checkoutId });
+      },
+      onError: (e) => {
+        this.failure = e;
+        this.setState('error');
+      },
+    });
+  }
+
+  override render() {
+    const s = this.t.strings;
+    const { state } = this;
+    const busy = state == 'creating';
+    const failed = state == 'failed' || state == 'error';
+    const status = state == 'failed' || state == 'idle' || state == 'error' ? '' : s[state];
+    return html`
+      <button part="button" ?disabled=${busy || state == 'completed'} aria-busy=${busy} aria-describedby="error"
+        @click=${this.handleClick}><slot>${s.label}</slot></button>
+      <p part="status" aria-live="polite" class=${state == 'completed' ? 'ok' : ''}>${status}</p>
+      <p id="error" part="error-message" aria-live="assertive">
+        ${failed ? (state == 'failed' ? s.failed : this.t.error(this.failure!.code)) : ''}
+      </p>
+    `;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'checkout-button': CheckoutButton;
+  }
+}

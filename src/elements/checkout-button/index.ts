@@ -1,0 +1,9 @@
+import { CheckoutButton } from './checkout-button.js';
+
+export * from './checkout-button.js';
+export * from './checkout-button.events.js';
+export { MerchantEvent } from '../shared/events.js';
+export { ProxyClientError, type ClientErrorCode } from '../shared/proxy-client.js';
+export type { CheckoutButtonStrings } from './checkout-button.strings.js';
+
+if (!customElements.get('checkout-button')) customElements.define('checkout-button', CheckoutButton);

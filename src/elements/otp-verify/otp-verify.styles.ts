@@ -1,0 +1,19 @@
+import { css } from 'lit';
+import { baseStyles, themeStyles } from '../shared/styles.js';
+
+export const otpVerifyStyles = [
+  themeStyles('otp-verify'),
+  baseStyles,
+  css`
+    :host {
+      background: var(--surface);
+    }
+    [part~='code-input'] {
+      letter-spacing: 0.3em;
+      font-variant-numeric: tabular-nums;
+    }
+    .row {
+      margin-block-start: 0.25rem;
+    }
+  `,
+];

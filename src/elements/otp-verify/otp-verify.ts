@@ -1,0 +1,391 @@
+import { html, nothing, type PropertyDeclarations, type PropertyValues } from 'lit';
+import type { OtpDeliveryStatus } from '../../protocol/codes.js';
+import { PROXY_PATHS } from '../../protocol/paths.js';
+import type { OtpDeliveryResponse, OtpSendResponse, OtpVerifyResponse } from '../../protocol/schemas.js';
+import { CountdownController } from '../shared/countdown.js';
+import { FormValueController } from '../shared/form-value.js';
+import { LocalizeController, clock } from '../shared/localize.js';
+import { MerchantElement } from '../shared/merchant-element.js';
+import { ProxyClientError, type ClientErrorCode } from '../shared/proxy-client.js';
+import { sleep } from '../shared/status-stream.js';
+import { tokenClaims } from '../shared/token.js';
+import { otpVerifyEn, type OtpVerifyStrings } from './otp-verify.strings.js';
+import { otpVerifyStyles } from './otp-verify.styles.js';
+
+export type OtpVerifyState =
+  | 'idle'
+  | 'sending'
+  | 'sent'
+  | 'verifying'
+  | 'verified'
+  | 'wrong-code'
+  | 'expired'
+  | 'locked'
+  | 'rate-limited'
+  | 'network-error'
+  | 'error';
+
+const FAILURE_STATES: Partial<Record<ClientErrorCode, OtpVerifyState>> = {
+  OTP_INVALID: 'wrong-code',
+  OTP_EXPIRED: 'expired',
+  OTP_LOCKED: 'locked',
+  RATE_LIMITED: 'rate-limited',
+  NETWORK: 'network-error',
+};
+
+/**
+ * @summary Verifies a phone number with a one-time code sent by SMS, and gives the merchant's form a proof.
+ * @tagname otp-verify
+ *
+ *
+ * @event {MerchantEvent<OtpSentDetail>} otp-sent - A code was sent: `detail` `{ otpId, recipient (masked), expiresAt }`.
+ * @event {MerchantEvent<OtpVerifiedDetail>} otp-verified - The number is verified: `detail` `{ proof, recipient }`.
+ * @event {MerchantEvent<OtpFailedDetail>} otp-failed - Sending or checking failed: `detail` `{ code, message }`.
+ *
+ * @csspart phone-input - The phone number input.
+ * @csspart send-button - The button that sends the code.
+ * @csspart code-input - The code input (one input; the whole code may be pasted).
+ * @csspart verify-button - The button that checks the code.
+ * @csspart resend-button - Sends a new code; disabled with a countdown until the cooldown ends.
+ * @csspart change-button - Goes back to the phone number.
+ * @csspart retry-button - Repeats the last call after a network error.
+ * @csspart status - The polite live region (what is happening).
+ * @csspart error-message - The assertive live region (what went wrong).
+ *
+ * @cssproperty --otp-verify-accent - Buttons, focus ring (default `--me-accent`).
+ * @cssproperty --otp-verify-radius - Corner radius (default `--me-radius`).
+ * @cssproperty --otp-verify-font - Font family (default `--me-font`, else inherited).
+ * @cssproperty --otp-verify-surface - Background (default `--me-surface`).
+ * @cssproperty --otp-verify-text - Text colour (default `--me-text`).
+ * @cssproperty --otp-verify-danger - Error colour (default `--me-danger`).
+ * @cssproperty --otp-verify-success - Success colour (default `--me-success`).
+ *
+ * @cssstate idle - Waiting for a phone number.
+ * @cssstate sending - Sending the code.
+ * @cssstate sent - Waiting for the code.
+ * @cssstate verifying - Checking the code.
+ * @cssstate verified - The number is verified; the proof is the form value.
+ * @cssstate wrong-code - The code was wrong; attempts left are shown.
+ * @cssstate expired - The code expired; a new one is needed.
+ * @cssstate locked - Too many wrong codes for this number.
+ * @cssstate rate-limited - Too many requests; a countdown runs.
+ * @cssstate network-error - The proxy could not be reached; a retry button is shown.
+ * @cssstate error - Another failure (invalid number, expired token…).
+ */
+export class OtpVerify extends MerchantElement<OtpVerifyState> {
+  static override styles = otpVerifyStyles;
+  static formAssociated = true;
+  static override properties: PropertyDeclarations = {
+    name: { reflect: true },
+    required: { type: Boolean, reflect: true },
+    value: {},
+    strings: { attribute: false },
+    deliveryPoll: { attribute: false },
+    sent: { state: true },
+    delivery: { state: true },
+    proof: { state: true },
+    failure: { state: true },
+    disabled: { state: true },
+  };
+
+  /** Name of the form field that receives the proof once the number is verified. */
+  name?: string;
+
+  /** When set, the form is invalid (`valueMissing`) until the number is verified. */
+  required = false;
+
+  /** The phone number, prefilled by the page (or by the token's locked recipient). */
+  value = '';
+
+  /** Overrides of some of the element's words. */
+  strings?: Partial<OtpVerifyStrings>;
+
+  /** Milliseconds between the first reads of the SMS delivery receipt (growing: 1×, 2×, 3×…). */
+  deliveryPoll = 3_000;
+
+  private sent?: OtpSendResponse;
+  private delivery?: OtpDeliveryStatus;
+  private proof: string | null = null;
+  private failure?: ProxyClientError;
+  private disabled = false;
+
+  private step: 'phone' | 'code' = 'phone';
+  private recipient = '';
+  private code = '';
+  private retry?: () => void;
+  private otpAbort?: AbortController;
+  private refocus = false;
+
+  private readonly t = new LocalizeController(this, otpVerifyEn);
+  private readonly resendCountdown = new CountdownController(this);
+  private readonly waitCountdown = new CountdownController(this);
+
+  constructor() {
+    super();
+    new FormValueController(this, this.internals, () => ({
+      value: this.proof,
+      required: this.required,
+      missing: this.t.strings.required,
+      anchor: this.renderRoot.querySelector('input'),
+    }));
+  }
+
+  /** The form the element belongs to. */
+  get form() {
+    return this.internals.form;
+  }
+  get validity() {
+    return this.internals.validity;
+  }
+  checkValidity() {
+    return this.internals.checkValidity();
+  }
+  reportValidity() {
+    return this.internals.reportValidity();
+  }
+
+  override connectedCallback() {
+    super.connectedCallback();
+    // Moved in the page: calls in flight were aborted with the disconnect.
+    if (this.busy()) this.setState(this.step == 'code' ? 'sent' : 'idle');
+  }
+
+  override disconnectedCallback() {
+    super.disconnectedCallback();
+    this.otpAbort?.abort();
+  }
+
+  formResetCallback() {
+    this.reset();
+    this.value = this.getAttribute('value') ?? '';
+  }
+
+  formStateRestoreCallback(restored: unknown) {
+    // A proof still alive is restored (back/forward navigation); a dead one would only fail on the server.
+    if (typeof restored == 'string' && Number(tokenClaims(restored)['exp']) * 1000 > Date.now()) {
+      this.proof = restored;
+      this.setState('verified');
+    }
+  }
+
+  formDisabledCallback(disabled: boolean) {
+    this.disabled = disabled;
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>) {
+    if (changed.has('token')) {
+      if (this.hasUpdated && this.state != 'verified') this.reset();
+      this.value ||= String(tokenClaims(this.token)['recipient'] ?? '');
+    }
+  }
+
+  protected override updated() {
+    if (this.refocus && !this.busy()) {
+      this.refocus = false;
+      const input = this.renderRoot.querySelector('input');
+      input?.focus();
+      input?.select();
+    }
+  }
+
+  /** Back to the phone number, dropping any code and proof. */
+  private reset() {
+    this.otpAbort?.abort();
+    this.resendCountdown.stop();
+    this.waitCountdown.stop();
+    this.client.abort();
+    this.step = 'phone';
+    this.proof = null;
+    this.failure = undefined;
+    this.setState('idle');
+  }
+
+  private busy() {
+    return this.state == 'sending' || this.state == 'verifying';
+  }
+
+  private async send(recipient = this.value.trim()) {
+    if (this.busy() || this.waitCountdown.left) return;
+    this.begin('sending', () => this.send(recipient));
+    this.otpAbort?.abort();
+    try {
+      const sent = await this.client.post<OtpSendResponse>(PROXY_PATHS.otpSend, { recipient });
+      this.sent = sent;
+      this.recipient = recipient;
+      this.step = 'code';
+      this.code = '';
+      this.delivery = undefined;
+      this.resendCountdown.start(Date.parse(sent.resendAt) - this.client.skew);
+      this.setState('sent');
+      this.emit('otp-sent', { otpId: sent.otpId, recipient: sent.recipient, expiresAt: sent.expiresAt });
+      const abort = (this.otpAbort = new AbortController());
+      this.watchDelivery(sent.otpId, abort.signal);
+      this.listenForSms(abort.signal);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  private async verify() {
+    const { state, sent } = this;
+    if (this.busy() || !sent || !this.code || state == 'verified' || state == 'expired' || state == 'locked' || this.waitCountdown.left) return;
+    this.begin('verifying', () => this.verify());
+    try {
+      const { proof } = await this.client.post<OtpVerifyResponse>(PROXY_PATHS.otpVerify, { recipient: this.recipient, code: this.code });
+      this.otpAbort?.abort();
+      this.resendCountdown.stop();
+      this.proof = proof;
+      this.setState('verified');
+      this.emit('otp-verified', { proof, recipient: sent.recipient });
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  private begin(next: OtpVerifyState, retry: () => void) {
+    this.retry = retry;
+    this.refocus = this.matches(':focus-within');
+    this.failure = undefined;
+    this.setState(next);
+  }
+
+  private fail(e: unknown) {
+    if ((e as Error).name == 'AbortError') return;
+    const failure = (this.failure = e instanceof ProxyClientError ? e : new ProxyClientError('NETWORK', String(e)));
+    const next = FAILURE_STATES[failure.code] ?? 'error';
+    if (next == 'rate-limited') {
+      const resume = this.step == 'code' ? 'sent' : 'idle';
+      this.waitCountdown.start(Date.now() + (Number(failure.details.retryAfter) || 30) * 1000, () => {
+        if (this.state == 'rate-limited') (this.failure = undefined), this.setState(resume);
+      });
+    }
+    if (next == 'expired' || next == 'locked') this.otpAbort?.abort();
+    this.setState(next);
+    this.emit('otp-failed', { code: failure.code, message: this.errorText() });
+  }
+
+  private errorText() {
+    const f = this.failure;
+    if (!f) return '';
+    const left = f.details.attemptsLeft;
+    return this.t.error(f.code) + (f.code == 'OTP_INVALID' && typeof left == 'number' ? ' ' + this.t.strings.attemptsLeft(left) : '');
+  }
+
+  /** Reads the SMS delivery receipt a few times, until it is final. */
+  private async watchDelivery(otpId: string, signal: AbortSignal) {
+    for (let i = 1; i < 6 && !signal.aborted; i++) {
+      await sleep(this.deliveryPoll * i, signal);
+      try {
+        const { deliveryStatus } = await this.client.get<OtpDeliveryResponse>(PROXY_PATHS.otpDelivery(otpId), signal);
+        this.delivery = deliveryStatus;
+        if (deliveryStatus != 'ACCEPTED') return;
+      } catch {
+        // No receipt yet, or none to be had: not worth a word to the customer.
+      }
+    }
+  }
+
+  /** WebOTP: where the browser offers it, fills the code from the SMS and checks it. */
+  private async listenForSms(signal: AbortSignal) {
+    if (!('OTPCredential' in window)) return;
+    try {
+      const otp = (await navigator.credentials.get({ otp: { transport: ['sms'] }, signal } as CredentialRequestOptions)) as { code?: string } | null;
+      if (otp?.code && !signal.aborted) {
+        this.code = otp.code;
+        this.verify();
+      }
+    } catch {
+      // Aborted, refused or unsupported: the customer types the code.
+    }
+  }
+
+  private handleSubmit(e: SubmitEvent) {
+    e.preventDefault();
+    if (this.step == 'phone') this.send();
+    else this.verify();
+  }
+
+  private handlePhoneInput(e: InputEvent) {
+    this.value = (e.target as HTMLInputElement).value;
+  }
+
+  /** Keeps the characters a code can have (a pasted `123 456` or `Code: 123456` works) and checks it once complete. */
+  private handleCodeInput(e: Event) {
+    const input = e.target as HTMLInputElement;
+    const { pinType, pinLength } = this.sent!;
+    const raw = e.type == 'paste' ? ((e.preventDefault(), (e as ClipboardEvent).clipboardData?.getData('text')) ?? '') : input.value;
+    // A run of exactly the code's length wins (`Your code is 123456`), else every code character (`123 456`).
+    const runs = raw.match(pinType == 'NUMERIC' ? /\d+/g : /[0-9a-z]+/gi) ?? [];
+    input.value = this.code = (runs.find((r) => r.length == pinLength) ?? runs.join('')).slice(0, pinLength);
+    if (this.code.length == pinLength) this.verify();
+  }
+
+  private handleChangeNumber() {
+    this.reset();
+    this.refocus = true;
+  }
+
+  private statusText() {
+    const s = this.t.strings;
+    const { state, sent, delivery } = this;
+    if (state == 'sending') return s.sending;
+    if (state == 'verifying') return s.verifying;
+    if (state == 'verified') return s.verified;
+    if (!sent || this.step == 'phone') return '';
+    return `${s.sent(sent.recipient)} ${delivery == 'DELIVERED' ? s.delivered : delivery && delivery != 'ACCEPTED' ? s.notDelivered : ''}`;
+  }
+
+  override render() {
+    const s = this.t.strings;
+    const { state, sent } = this;
+    const busy = this.busy() || this.disabled;
+    const waiting = this.waitCountdown.left;
+    const resendLeft = this.resendCountdown.left;
+    const invalid = state == 'wrong-code' || state == 'error' ? 'true' : 'false';
+    return html`
+      <form @submit=${this.handleSubmit}>
+        ${state == 'verified'
+          ? nothing
+          : this.step == 'phone' || !sent
+            ? html`<div class="field">
+                  <label for="input">${s.phone}</label>
+                  <input id="input" part="phone-input" type="tel" autocomplete="tel" inputmode="tel" required
+                    .value=${this.value} ?readonly=${busy} aria-invalid=${invalid} aria-describedby="error"
+                    @input=${this.handlePhoneInput} />
+                </div>
+                <button part="send-button" ?disabled=${busy || !!waiting}>${s.send}</button>`
+            : html`<div class="field">
+                  <label for="input">${s.code}</label>
+                  <input id="input" part="code-input" autocomplete="one-time-code" required
+                    inputmode=${sent.pinType == 'NUMERIC' ? 'numeric' : 'text'} maxlength=${sent.pinLength}
+                    .value=${this.code} ?readonly=${busy} aria-invalid=${invalid} aria-describedby="error"
+                    @input=${this.handleCodeInput} @paste=${this.handleCodeInput} />
+                </div>
+                <button part="verify-button" ?disabled=${busy || !!waiting || state == 'expired' || state == 'locked'}>
+                  ${s.verify}
+                </button>
+                <div class="row">
+                  <button type="button" class="link" part="resend-button" @click=${() => this.send(this.recipient)}
+                    ?disabled=${busy || !!waiting || !!resendLeft || state == 'locked'}>
+                    ${resendLeft ? s.resendIn(clock(resendLeft)) : s.resend}
+                  </button>
+                  <button type="button" class="link" part="change-button" ?disabled=${busy} @click=${this.handleChangeNumber}>
+                    ${s.changeNumber}
+                  </button>
+                </div>`}
+      </form>
+      <p part="status" aria-live="polite" class=${state == 'verified' ? 'ok' : ''}>${this.statusText()}</p>
+      <p id="error" part="error-message" aria-live="assertive">${this.errorText()}</p>
+      ${waiting ? html`<p>${s.waitFor(clock(waiting))}</p>` : nothing}
+      ${state == 'network-error'
+        ? html`<button type="button" part="retry-button" @click=${() => this.retry?.()}>${s.tryAgain}</button>`
+        : nothing}
+    `;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'otp-verify': OtpVerify;
+  }
+}

@@ -1,0 +1,12 @@
+import { css } from 'lit';
+import { baseStyles, themeStyles } from '../shared/styles.js';
+
+export const payByMobileStyles = [
+  themeStyles('pay-by-mobile'),
+  baseStyles,
+  css`
+:host{background:var(--surface)}
+[part~=amount]{font-size:1.5em;font-weight:700}
+[part~=account],progress{flex-basis:100%;accent-color:var(--accent)}
+`,
+];

@@ -1,0 +1,67 @@
+import type { ReactiveControllerHost } from 'lit';
+import type { ClientErrorCode } from './proxy-client.js';
+
+/** A strings table: each entry a sentence, or a function of the values it shows. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type StringsTable = { error: string } & Record<string, string | ((...args: any[]) => string)>;
+
+/** What the controller needs from its element. */
+export interface LocalizedHost extends ReactiveControllerHost, HTMLElement {
+  /** Per-instance overrides of some entries of the element's table. */
+  strings?: Partial<StringsTable> | undefined;
+}
+
+const translations: Record<string, Partial<StringsTable>> = {};
+
+/**
+ * Adds (or extends) the words of a language for every element, e.g. `registerTranslation('fr', fr)`, before
+ * the elements render. The main entry registers French; a page importing one element alone imports
+ * `translations/fr.js` for it.
+ */
+export function registerTranslation(lang: string, table: Partial<StringsTable>) {
+  lang = lang.toLowerCase();
+  translations[lang] = { ...translations[lang], ...table };
+}
+
+/**
+ * Picks an element's words by the language of the element (`lang` on it or an ancestor, else `<html lang>`):
+ * its English table, overlaid with the registered translation of that language, then with the instance's
+ * `strings` property. The language is read at each render; the element's own `lang` is a reactive property
+ * (a change re-renders), a later change of an ancestor's shows at the next render.
+ */
+export class LocalizeController<T extends StringsTable> {
+  constructor(
+    private readonly host: LocalizedHost,
+    private readonly en: T,
+  ) {}
+
+  /** The BCP 47 language in effect, for `Intl`. */
+  get lang(): string {
+    // The element's own first: its attribute reflects a property set in this update only after rendering.
+    return this.host.lang || this.host.closest<HTMLElement>('[lang]')?.lang || document.documentElement.lang || 'en';
+  }
+
+  /** The table in effect. */
+  get strings(): T {
+    const lang = this.lang.toLowerCase();
+    return { ...this.en, ...(translations[lang] ?? translations[lang.split('-')[0]!]), ...this.host.strings } as T;
+  }
+
+  /** A human sentence for an error code; never the server's text. */
+  error(code: ClientErrorCode | string): string {
+    const s = this.strings;
+    return (s[code] as string | undefined) ?? s.error;
+  }
+}
+
+/** `m:ss` of a whole number of seconds, for countdowns. */
+export const clock = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+
+/** An amount of money in `lang`, the currency shown by its ISO code as the design writes it (`GHS 12.50`). */
+export function money(lang: string, amount: number, currency: string) {
+  try {
+    return new Intl.NumberFormat(lang, { style: 'currency', currency, currencyDisplay: 'code' }).format(amount);
+  } catch {
+    return `${currency} ${amount}`; // not an ISO currency code
+  }
+}

@@ -1,0 +1,112 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { RETRYABLE_CODES, type ProxyErrorCode } from '../../protocol/codes.js';
+import type { ProxyErrorBody } from '../../protocol/errors.js';
+
+/** Error codes an element can meet: the protocol's, plus `NETWORK` when the proxy could not be reached. */
+export type ClientErrorCode = ProxyErrorCode | 'NETWORK';
+
+/** What an element needs from its host to reach the proxy. */
+export interface ProxyHost extends ReactiveControllerHost {
+  /** Mount URL of the merchant's proxy (`/merchant-elements`). */
+  proxy: string;
+  /** Element token minted by the merchant's server. */
+  token: string;
+}
+
+/**
+ * A failed proxy call, in the protocol's error shape. `message` is the server's sentence, for developers;
+ * the elements show their own sentence for `code` instead.
+ */
+export class ProxyClientError extends Error {
+  constructor(
+    readonly code: ClientErrorCode,
+    message: string,
+    readonly details: ProxyErrorBody['details'] = {},
+    /** HTTP status; 0 when the network failed. */
+    readonly status = 0,
+    /** True when the same call may succeed if made again later. */
+    readonly retryable = code === 'NETWORK' || RETRYABLE_CODES.includes(code as ProxyErrorCode),
+  ) {
+    super(message);
+  }
+}
+
+/** Joins the mount URL and a protocol path. */
+export const proxyUrl = (host: ProxyHost, path: string) => host.proxy.replace(/\/+$/, '') + path;
+
+/** Request headers of every call: the element token as a Bearer credential. */
+export const authHeaders = (host: ProxyHost): Record<string, string> => ({
+  authorization: `Bearer ${host.token}`,
+});
+
+/** Turns a non-2xx response into a {@link ProxyClientError}, whatever its body. */
+export async function responseError(res: Response): Promise<ProxyClientError> {
+  // A body not in the protocol's shape (a load balancer's HTML page) is classified by status.
+  const body: Partial<ProxyErrorBody> = await res.json().catch(() => ({}));
+  const details = body.details ?? {};
+  return new ProxyClientError(
+    body.error ?? (res.status >= 500 ? 'UPSTREAM_UNAVAILABLE' : 'UPSTREAM_ERROR'),
+    body.message ?? res.statusText,
+    details,
+    res.status,
+    details.retryable,
+  );
+}
+
+/**
+ * Calls the merchant's proxy with the element token: JSON in and out, typed results, protocol errors as
+ * {@link ProxyClientError}. Every call takes its own `AbortSignal` and is aborted when the host disconnects.
+ */
+export class ProxyClient implements ReactiveController {
+  private calls = new AbortController();
+
+  /**
+   * The proxy's clock less this device's, in milliseconds, from the last response's `Date` header: cheap
+   * phones often have the wrong time, and the protocol's instants (`resendAt`) are the server's.
+   */
+  skew = 0;
+
+  constructor(private readonly host: ProxyHost) {
+    host.addController(this);
+  }
+
+  hostDisconnected() {
+    this.abort();
+  }
+
+  /** Aborts every call in flight. */
+  abort() {
+    this.calls.abort();
+    this.calls = new AbortController();
+  }
+
+  /** POSTs `body` as JSON to `path` (relative to the mount URL). */
+  post<T>(path: string, body: object, signal?: AbortSignal): Promise<T> {
+    return this.request<T>(path, signal, body);
+  }
+
+  /** GETs `path` (relative to the mount URL). */
+  get<T>(path: string, signal?: AbortSignal): Promise<T> {
+    return this.request<T>(path, signal);
+  }
+
+  private async request<T>(path: string, signal?: AbortSignal, body?: object): Promise<T> {
+    const headers = authHeaders(this.host);
+    if (body) headers['content-type'] = 'application/json';
+    try {
+      const res = await fetch(proxyUrl(this.host, path), {
+        method: body ? 'POST' : 'GET',
+        headers,
+        body: body && JSON.stringify(body),
+        signal: AbortSignal.any([this.calls.signal, ...(signal ? [signal] : [])]),
+      });
+      this.skew = Date.parse(res.headers.get('date')!) - Date.now() || 0;
+      if (!res.ok) throw await responseError(res);
+      return (await res.json()) as T;
+    } catch (e) {
+      // Aborts propagate as they are (the caller stopped caring); anything else the transport threw is NETWORK.
+      if (e instanceof ProxyClientError || (e as Error).name == 'AbortError') throw e;
+      throw new ProxyClientError('NETWORK', String(e));
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import type { ReactiveController } from 'lit';
+import { STATUS_EVENT } from '../../protocol/paths.js';
+import { ProxyClient, ProxyClientError, authHeaders, proxyUrl, responseError, type ProxyHost } from './proxy-client.js';
+
+/** What to watch and what to do with each status. */
+export interface StatusWatch<T> {
+  /** Protocol path of the `text/event-stream` of `status` events. */
+  events: string;
+  /** Protocol path of the status snapshot, polled when the stream keeps failing. */
+  snapshot: string;
+  /** True for a final status: watching stops after it is delivered. */
+  isFinal(status: T): boolean;
+  onStatus(status: T): void;
+  /** A refusal that retrying cannot fix (expired token, unknown reference); watching has stopped. */
+  onError(error: ProxyClientError): void;
+}
+
+/** Timings of the watch, in milliseconds; tests shorten them. */
+export interface StreamTimings {
+  /** First reconnect delay; doubles after each failure up to `maxDelay`. */
+  baseDelay: number;
+  maxDelay: number;
+  /** Stream failures in a row after which the snapshot route is polled instead (for good). */
+  maxFailures: number;
+  /** Interval of snapshot polling. */
+  pollInterval: number;
+  /** Silence (no byte, not even the 20 s heartbeat) after which a connection is taken for dead. */
+  idleTimeout: number;
+}
+
+/** One server-sent event. */
+export interface SseMessage {
+  event: string;
+  data: string;
+  id?: string;
+}
+
+/** Parses server-sent-event text into messages; returns the unfinished tail to prepend to the next chunk. */
+export function parseSse(text: string, emit: (m: SseMessage) => void): string {
+  const blocks = text.split(/\r?\n\r?\n/);
+  const tail = blocks.pop()!;
+  for (const block of blocks) {
+    const m: SseMessage = { event: 'message', data: '' };
+    let data: string | undefined;
+    for (const line of block.split(/\r?\n/)) {
+      // `field: value`; a line starting with `:` (empty field) is a comment: the heartbeat.
+      const [, field, value] = /^([^:]*):? ?(.*)/.exec(line)!;
+      if (field == 'data') data = data == null ? value! : data + '\n' + value;
+      else if (field == 'event' || field == 'id') m[field] = value!;
+    }
+    if (data != null) emit({ ...m, data });
+  }
+  return tail;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+
+/**
+ * Watches a payment's or checkout's status: server-sent events read over `fetch` (so the token travels in
+ * the Authorization header), resumed with `Last-Event-ID` after a drop with a growing delay, and replaced
+ * by polling the snapshot route once the stream has failed `maxFailures` times in a row. Stops at a final
+ * status, on `stop()`, and when the host disconnects.
+ */
+export class StatusStreamController<T> implements ReactiveController {
+  timings: StreamTimings = { baseDelay: 1_000, maxDelay: 10_000, maxFailures: 3, pollInterval: 3_000, idleTimeout: 45_000 };
+  private abort?: AbortController | undefined;
+
+  constructor(
+    private readonly host: ProxyHost,
+    private readonly client: ProxyClient,
+  ) {
+    host.addController(this);
+  }
+
+  hostDisconnected() {
+    this.stop();
+  }
+
+  /** Starts watching, replacing any watch in progress. */
+  start(watch: StatusWatch<T>) {
+    this.stop();
+    this.run(watch, (this.abort = new AbortController()).signal);
+  }
+
+  stop() {
+    this.abort?.abort();
+    this.abort = undefined;
+  }
+
+  private async run(watch: StatusWatch<T>, signal: AbortSignal) {
+    const { host } = this;
+    const { baseDelay, maxDelay, maxFailures, pollInterval, idleTimeout } = this.timings;
+    let failures = 0;
+    let lastId = '';
+    let done = false;
+    const deliver = (status: T) => (done = !signal.aborted && (watch.onStatus(status), watch.isFinal(status)));
+    while (!signal.aborted) {
+      const conn = new AbortController();
+      let idle: ReturnType<typeof setTimeout> | undefined;
+      const arm = () => (clearTimeout(idle), (idle = setTimeout(() => conn.abort(), idleTimeout)));
+      try {
+        if (failures >= maxFailures) {
+          deliver(await this.client.get<T>(watch.snapshot, signal));
+        } else {
+          const headers = authHeaders(host);
+          headers['accept'] = 'text/event-stream';
+          if (lastId) headers['last-event-id'] = lastId;
+          arm();
+          const res = await fetch(proxyUrl(host, watch.events), { headers, signal: AbortSignal.any([signal, conn.signal]) });
+          if (!res.ok) throw await responseError(res);
+          const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+          let buffer = '';
+          for (let chunk; !done && !(chunk = await reader.read()).done; ) {
+            arm();
+            buffer = parseSse(buffer + chunk.value, (m) => {
+              lastId = m.id ?? lastId;
+              failures = 0;
+              if (m.event == STATUS_EVENT && !done) deliver(JSON.parse(m.data) as T);
+            });
+          }
+          failures++; // the stream ended before a final status
+        }
+      } catch (e) {
+        if (e instanceof ProxyClientError && !e.retryable && e.status >= 400 && e.status < 500) {
+          return signal.aborted || watch.onError(e);
+        }
+        failures++;
+      } finally {
+        clearTimeout(idle);
+        conn.abort();
+      }
+      if (done) return;
+      await sleep(failures < maxFailures ? Math.min(baseDelay * 2 ** (failures - 1), maxDelay) : pollInterval, signal);
+    }
+  }
+}
