@@ -120,10 +120,12 @@ export class PaymentTracker {
   }
 
   private async settleNotFound(record: PaymentRecord): Promise<PaymentRecord> {
+    const { ctx, options } = this.core;
+    const graceOver = ctx.now() - record.createdAt >= options.unknownGraceMs;
     const result = await this.update(record.reference, (c) => {
       if (c.phase !== 'unknown') return null;
       const reads = c.notFoundReads + 1;
-      if (reads < NOT_FOUND_READS_TO_SETTLE) return { ...c, notFoundReads: reads };
+      if (reads < NOT_FOUND_READS_TO_SETTLE || !graceOver) return { ...c, notFoundReads: reads };
       // Never created upstream: the attempt is void (it does not count against maxAttempts).
       return { ...c, notFoundReads: reads, phase: 'void', status: 'FAILED', failureCode: 'UPSTREAM_UNAVAILABLE', attemptsLeft: c.attemptsLeft + 1 };
     });

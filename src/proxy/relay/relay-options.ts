@@ -19,6 +19,11 @@ export interface RelayOptions {
   initiationWaitMs: number;
   /** After this, an initiation still marked in flight is presumed dead (its process gone): outcome unknown. */
   initiationLeaseMs: number;
+  /**
+   * An initiation of unknown outcome is settled as "never created" only after two `0404` reads in a row
+   * and at least this long after it started (a request delivered late may still be processed meanwhile).
+   */
+  unknownGraceMs: number;
 }
 
 /**
@@ -43,5 +48,6 @@ export function relayOptions(ctx: ProxyContext): RelayOptions {
     minWakeGapMs: num('minWakeGapMs', 250),
     initiationWaitMs: totalMs + 5_000,
     initiationLeaseMs: totalMs * 3 + 10_000,
+    unknownGraceMs: totalMs * 2,
   };
 }
