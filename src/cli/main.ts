@@ -1,68 +1,56 @@
-import { parseArgs } from 'node:util';
-import { runSandboxCommand, UsageError } from './sandbox-command.js';
+import { commandsOfGroup, findCommand, overviewOf } from './command.js';
+import { COMMANDS } from './commands.js';
+import { EXIT, UsageError } from './errors.js';
+import { processIo, redactingIo, type CliIo } from './io.js';
+import { reportError } from './report-error.js';
 
-const USAGE = `Usage: merchant-elements <command> [options]
+/** The overview printed by `merchant-elements help` and with an unknown command. */
+export const USAGE = `Usage: merchant-elements <command> [options]
 
 Commands:
-  sandbox   Run the provider sandbox (messaging, payment gateway, checkout) locally
-            --port N          port to listen on (default 4010; 0 picks a free one)
-            --host H          address to bind (default 127.0.0.1)
-            --time-scale N    multiply every delay and expiry by N (default 1; 0.01 is 100x faster)
-            --faults SPEC     inject faults: RATE[:KIND,...], e.g. 0.2 or 0.1:503,hang
-                              kinds: latency, 500, 502, 503, hang, reset, malformed
-  help      Show this text
+${overviewOf(COMMANDS)}
+  help [command]
+      Show this text, or a command's (as does <command> --help)
+
+Provider commands call the configured environment (PROVIDER_ENV: sandbox, staging or production; the
+sandbox at SANDBOX_URL or http://127.0.0.1:4010 with its default credentials by default) and read
+MESSAGING_BASE_URL, PAYMENT_BASE_URL, MESSAGING_API_KEY, MESSAGING_API_SECRET, PAYMENT_USERNAME,
+PAYMENT_PASSWORD and CHECKOUT_API_KEY like the proxy. Each takes --json (the parsed provider response
+on stdout), --sandbox-url URL and --help.
+
+Exit codes: 0 ok; 1 the operation failed (provider error); 2 usage error or invalid input (nothing was
+sent); 3 configuration error.
 `;
 
-/** Runs the CLI with `argv` (without node and script); resolves to the exit code, or never for servers. */
-export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  try {
-    switch (command) {
-      case 'sandbox': {
-        const { values } = parseArgs({
-          args: rest,
-          options: {
-            port: { type: 'string', default: process.env.PORT ?? '4010' },
-            host: { type: 'string', default: '127.0.0.1' },
-            'time-scale': { type: 'string', default: '1' },
-            faults: { type: 'string' },
-          },
-          strict: true,
-        });
-        const { sandbox, banner } = await runSandboxCommand({
-          port: Number(values.port),
-          host: values.host,
-          timeScale: Number(values['time-scale']),
-          ...(values.faults === undefined ? {} : { faults: values.faults }),
-        });
-        process.stdout.write(`${banner}\n`);
-        const stop = () => void sandbox.close().then(() => process.exit(0));
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-        return new Promise<number>(() => {});
-      }
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        process.stdout.write(USAGE);
-        return command === undefined ? 2 : 0;
-      default:
-        throw new UsageError(`unknown command "${command}"`);
-    }
-  } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`merchant-elements: ${(err as Error).message}\n\n${USAGE}`);
-      return 2;
-    }
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') {
-      process.stderr.write(`merchant-elements: the port is already in use (${e.message}); pick another with --port\n`);
-      return 1;
-    }
-    process.stderr.write(`merchant-elements: ${e.message}\n`);
-    return 1;
+/**
+ * Runs the CLI with `argv` (without node and script); resolves to the exit code, or never for servers.
+ * `io` is the process's environment and streams unless a test gives its own.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const out = redactingIo(io);
+  const [first, ...rest] = argv;
+  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
+    const match = first === 'help' ? findCommand(COMMANDS, rest) : undefined;
+    out.stdout(match ? match.command.help : USAGE);
+    return first === undefined ? EXIT.usage : EXIT.ok;
   }
+  const match = findCommand(COMMANDS, argv);
+  try {
+    if (!match) throw unknownCommand(argv);
+    return await match.command.run(match.args, out);
+  } catch (err) {
+    return reportError(match?.command, err, out, USAGE);
+  }
+}
+
+/** The usage error for arguments that name no command, listing a group's commands when one was named. */
+function unknownCommand(argv: readonly string[]): UsageError {
+  const group = commandsOfGroup(COMMANDS, argv[0]);
+  if (group.length === 0) return new UsageError(`unknown command "${argv[0]}"`);
+  const names = group.map((command) => command.name).join(', ');
+  return new UsageError(
+    argv[1] === undefined ? `${argv[0]}: which one? ${names}` : `unknown command "${argv[0]} ${argv[1]}"; known: ${names}`,
+  );
 }
 
 // `tsx src/cli/main.ts …` (npm start) runs this file directly; the bin script imports it and calls main.

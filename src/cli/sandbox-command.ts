@@ -1,5 +1,8 @@
+import { parseArgs } from 'node:util';
 import { FAULT_KINDS, type FaultKind, type SandboxOptions } from '../sandbox/index.js';
 import { startSandbox, type StartedSandbox } from '../sandbox/index.js';
+import type { CliCommand } from './command.js';
+import { EXIT, UsageError } from './errors.js';
 
 /** Options of `merchant-elements sandbox`, as parsed from the command line. */
 export interface SandboxCommandOptions {
@@ -8,9 +11,6 @@ export interface SandboxCommandOptions {
   timeScale: number;
   faults?: string;
 }
-
-/** A command-line mistake: printed with the usage, exit code 2. */
-export class UsageError extends Error {}
 
 /**
  * Parses `--faults RATE[:KIND,KIND…]`, e.g. `0.2` (20 % of requests, any kind) or `0.1:503,hang`.
@@ -62,3 +62,62 @@ export async function runSandboxCommand(
     .join('\n');
   return { sandbox, banner };
 }
+
+const SANDBOX_SYNOPSIS = '[--port N] [--host H] [--time-scale N] [--faults SPEC]';
+
+const SANDBOX_HELP = `Usage: merchant-elements sandbox ${SANDBOX_SYNOPSIS}
+
+Run the provider sandbox (messaging, payment gateway, checkout) locally.
+
+Options:
+  --port N          port to listen on (default PORT or 4010; 0 picks a free one)
+  --host H          address to bind (default 127.0.0.1)
+  --time-scale N    multiply every delay and expiry by N (default 1; 0.01 is 100x faster)
+  --faults SPEC     inject faults: RATE[:KIND,...], e.g. 0.2 or 0.1:503,hang
+                    kinds: ${FAULT_KINDS.join(', ')}
+  --help            show this text
+`;
+
+/** `merchant-elements sandbox`: runs the sandbox until SIGINT or SIGTERM. */
+export const sandboxCommand: CliCommand = {
+  name: 'sandbox',
+  synopsis: SANDBOX_SYNOPSIS,
+  summary: 'Run the provider sandbox (messaging, payment gateway, checkout) locally',
+  help: SANDBOX_HELP,
+  async run(args, io) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        port: { type: 'string', default: io.env.PORT ?? '4010' },
+        host: { type: 'string', default: '127.0.0.1' },
+        'time-scale': { type: 'string', default: '1' },
+        faults: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+    if (values.help) {
+      io.stdout(SANDBOX_HELP);
+      return EXIT.ok;
+    }
+    let started: Awaited<ReturnType<typeof runSandboxCommand>>;
+    try {
+      started = await runSandboxCommand({
+        port: Number(values.port),
+        host: values.host,
+        timeScale: Number(values['time-scale']),
+        ...(values.faults === undefined ? {} : { faults: values.faults }),
+      });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code !== 'EADDRINUSE') throw err;
+      io.stderr(`merchant-elements: sandbox: the port is already in use (${e.message}); pick another with --port\n`);
+      return EXIT.failed;
+    }
+    io.stdout(`${started.banner}\n`);
+    const stop = () => void started.sandbox.close().then(() => process.exit(EXIT.ok));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return new Promise<number>(() => {});
+  },
+};

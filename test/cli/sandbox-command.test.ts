@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseFaults, runSandboxCommand, UsageError } from '../../src/cli/sandbox-command.js';
+import { UsageError } from '../../src/cli/errors.js';
+import { parseFaults, runSandboxCommand } from '../../src/cli/sandbox-command.js';
 
 describe('merchant-elements sandbox', () => {
   const cleanups: (() => unknown)[] = [];
