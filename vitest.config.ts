@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Element tests run in Chromium under @web/test-runner (web-test-runner.config.mjs).
+    exclude: ['test/elements/**', 'node_modules/**'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 20_000,
