@@ -1,0 +1,76 @@
+import { expect } from '@open-wc/testing';
+import { ProxyClient, ProxyClientError } from '../../../src/elements/shared/proxy-client.js';
+import { FakeProxy, hang, json, offline, problem } from '../fake-proxy.js';
+import { TestHost } from './host.js';
+
+describe('ProxyClient', () => {
+  let proxy: FakeProxy;
+  let host: TestHost;
+  let client: ProxyClient;
+  beforeEach(() => {
+    proxy = new FakeProxy();
+    host = new TestHost();
+    client = new ProxyClient(host);
+  });
+  afterEach(() => proxy.restore());
+
+  it('posts JSON to the mount path with the token as a Bearer credential', async () => {
+    proxy.on('POST', '/shop/me/otp/send', { otpId: 'o1' });
+    host.proxy = '/shop/me/'; // a trailing slash is fine
+    expect(await client.post('/otp/send', { recipient: '0240000001' })).to.deep.equal({ otpId: 'o1' });
+    const [req] = proxy.requests;
+    expect(req!.path).to.equal('/shop/me/otp/send');
+    expect(req!.headers.get('authorization')).to.equal('Bearer tok_123');
+    expect(req!.headers.get('content-type')).to.equal('application/json');
+    expect(req!.body).to.deep.equal({ recipient: '0240000001' });
+  });
+
+  it('turns a protocol error into a ProxyClientError with code, details, status and retryability', async () => {
+    proxy.on('POST', '/otp/verify', () => problem(400, 'OTP_INVALID', { attemptsLeft: 2 }));
+    proxy.on('GET', '/health', () => problem(429, 'RATE_LIMITED', { retryAfter: 30 }));
+    const wrong = await client.post('/otp/verify', {}).catch((e: ProxyClientError) => e);
+    expect(wrong).to.be.instanceOf(ProxyClientError);
+    expect(wrong).to.include({ code: 'OTP_INVALID', status: 400, retryable: false, message: 'server text: OTP_INVALID' });
+    expect(wrong.details).to.deep.equal({ attemptsLeft: 2 });
+    const limited = await client.get('/health').catch((e: ProxyClientError) => e);
+    expect(limited).to.include({ code: 'RATE_LIMITED', status: 429, retryable: true });
+  });
+
+  it('classifies a body that is not the protocol shape by its status', async () => {
+    proxy.on('GET', '/a', () => new Response('<html>Bad gateway</html>', { status: 502 }));
+    proxy.on('GET', '/b', () => new Response('nope', { status: 400 }));
+    expect(await client.get('/a').catch((e: ProxyClientError) => e)).to.include({ code: 'UPSTREAM_UNAVAILABLE', status: 502, retryable: true });
+    expect(await client.get('/b').catch((e: ProxyClientError) => e)).to.include({ code: 'UPSTREAM_ERROR', status: 400, retryable: false });
+  });
+
+  it('reports a network failure as NETWORK, retryable', async () => {
+    proxy.on('GET', '/health', offline);
+    const e = await client.get('/health').catch((e: ProxyClientError) => e);
+    expect(e).to.be.instanceOf(ProxyClientError);
+    expect(e).to.include({ code: 'NETWORK', status: 0, retryable: true });
+  });
+
+  it('aborts a call by its own signal, and every call when the host disconnects', async () => {
+    proxy.on('GET', '/slow', hang);
+    const own = new AbortController();
+    const first = client.get('/slow', own.signal).catch((e: ProxyClientError) => e);
+    const second = client.get('/slow').catch((e: ProxyClientError) => e);
+    own.abort();
+    expect((await first).name).to.equal('AbortError');
+    host.disconnect();
+    expect((await second).name).to.equal('AbortError');
+    // Still usable afterwards.
+    proxy.on('GET', '/slow', { ok: true });
+    expect(await client.get('/slow')).to.deep.equal({ ok: true });
+  });
+
+  it("measures the proxy's clock against the device's from the Date header", async () => {
+    const ahead = new Date(Date.now() + 120_000).toUTCString();
+    proxy.on('GET', '/health', () => new Response('{}', { headers: { date: ahead } }));
+    await client.get('/health');
+    expect(client.skew).to.be.within(118_000, 121_000);
+    proxy.on('GET', '/health', () => json({}));
+    await client.get('/health');
+    expect(client.skew).to.equal(0);
+  });
+});
