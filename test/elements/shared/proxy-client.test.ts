@@ -28,7 +28,7 @@ describe('ProxyClient', () => {
   it('turns a protocol error into a ProxyClientError with code, details, status and retryability', async () => {
     proxy.on('POST', '/otp/verify', () => problem(400, 'OTP_INVALID', { attemptsLeft: 2 }));
     proxy.on('GET', '/health', () => problem(429, 'RATE_LIMITED', { retryAfter: 30 }));
-    const wrong = await client.post('/otp/verify', {}).catch((e: ProxyClientError) => e);
+    const wrong = await client.post<never>('/otp/verify', {}).catch((e: ProxyClientError) => e);
     expect(wrong).to.be.instanceOf(ProxyClientError);
     expect(wrong).to.include({ code: 'OTP_INVALID', status: 400, retryable: false, message: 'server text: OTP_INVALID' });
     expect(wrong.details).to.deep.equal({ attemptsLeft: 2 });
@@ -53,8 +53,8 @@ describe('ProxyClient', () => {
   it('aborts a call by its own signal, and every call when the host disconnects', async () => {
     proxy.on('GET', '/slow', hang);
     const own = new AbortController();
-    const first = client.get('/slow', own.signal).catch((e: ProxyClientError) => e);
-    const second = client.get('/slow').catch((e: ProxyClientError) => e);
+    const first = client.get<never>('/slow', own.signal).catch((e: ProxyClientError) => e);
+    const second = client.get<never>('/slow').catch((e: ProxyClientError) => e);
     own.abort();
     expect((await first).name).to.equal('AbortError');
     host.disconnect();
