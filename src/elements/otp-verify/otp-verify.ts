@@ -1,14 +1,14 @@
 import { html, nothing, type PropertyDeclarations, type PropertyValues } from 'lit';
 import type { OtpDeliveryStatus } from '../../protocol/codes.js';
 import { PROXY_PATHS } from '../../protocol/paths.js';
-import type { OtpDeliveryResponse, OtpSendResponse, OtpVerifyResponse } from '../../protocol/schemas.js';
+import type { OtpSendResponse, OtpVerifyResponse } from '../../protocol/schemas.js';
 import { CountdownController } from '../shared/countdown.js';
 import { FormValueController } from '../shared/form-value.js';
 import { LocalizeController, clock } from '../shared/localize.js';
 import { MerchantElement } from '../shared/merchant-element.js';
 import { ProxyClientError, type ClientErrorCode } from '../shared/proxy-client.js';
-import { sleep } from '../shared/status-stream.js';
 import { tokenClaims } from '../shared/token.js';
+import { codeFrom, pollDelivery, readSmsCode } from './otp-code.js';
 import { otpVerifyEn, type OtpVerifyStrings } from './otp-verify.strings.js';
 import { otpVerifyStyles } from './otp-verify.styles.js';
 
@@ -219,8 +219,10 @@ export class OtpVerify extends MerchantElement<OtpVerifyState> {
       this.setState('sent');
       this.emit('otp-sent', { otpId: sent.otpId, recipient: sent.recipient, expiresAt: sent.expiresAt });
       const abort = (this.otpAbort = new AbortController());
-      this.watchDelivery(sent.otpId, abort.signal);
-      this.listenForSms(abort.signal);
+      pollDelivery(this.client, sent.otpId, this.deliveryPoll, abort.signal, (d) => (this.delivery = d));
+      readSmsCode(abort.signal).then((code) => {
+        if (code) (this.code = code), this.verify();
+      });
     } catch (e) {
       this.fail(e);
     }
@@ -271,34 +273,6 @@ export class OtpVerify extends MerchantElement<OtpVerifyState> {
     return this.t.error(f.code) + (f.code == 'OTP_INVALID' && typeof left == 'number' ? ' ' + this.t.strings.attemptsLeft(left) : '');
   }
 
-  /** Reads the SMS delivery receipt a few times, until it is final. */
-  private async watchDelivery(otpId: string, signal: AbortSignal) {
-    for (let i = 1; i < 6 && !signal.aborted; i++) {
-      await sleep(this.deliveryPoll * i, signal);
-      try {
-        const { deliveryStatus } = await this.client.get<OtpDeliveryResponse>(PROXY_PATHS.otpDelivery(otpId), signal);
-        this.delivery = deliveryStatus;
-        if (deliveryStatus != 'ACCEPTED') return;
-      } catch {
-        // No receipt yet, or none to be had: not worth a word to the customer.
-      }
-    }
-  }
-
-  /** WebOTP: where the browser offers it, fills the code from the SMS and checks it. */
-  private async listenForSms(signal: AbortSignal) {
-    if (!('OTPCredential' in window)) return;
-    try {
-      const otp = (await navigator.credentials.get({ otp: { transport: ['sms'] }, signal } as CredentialRequestOptions)) as { code?: string } | null;
-      if (otp?.code && !signal.aborted) {
-        this.code = otp.code;
-        this.verify();
-      }
-    } catch {
-      // Aborted, refused or unsupported: the customer types the code.
-    }
-  }
-
   private handleSubmit(e: SubmitEvent) {
     e.preventDefault();
     if (this.step == 'phone') this.send();
@@ -309,14 +283,12 @@ export class OtpVerify extends MerchantElement<OtpVerifyState> {
     this.value = (e.target as HTMLInputElement).value;
   }
 
-  /** Keeps the characters a code can have (a pasted `123 456` or `Code: 123456` works) and checks it once complete. */
+  /** Keeps the code in what was typed or pasted (the whole SMS may be) and checks it once complete. */
   private handleCodeInput(e: Event) {
     const input = e.target as HTMLInputElement;
     const { pinType, pinLength } = this.sent!;
     const raw = e.type == 'paste' ? ((e.preventDefault(), (e as ClipboardEvent).clipboardData?.getData('text')) ?? '') : input.value;
-    // A run of exactly the code's length wins (`Your code is 123456`), else every code character (`123 456`).
-    const runs = raw.match(pinType == 'NUMERIC' ? /\d+/g : /[0-9a-z]+/gi) ?? [];
-    input.value = this.code = (runs.find((r) => r.length == pinLength) ?? runs.join('')).slice(0, pinLength);
+    input.value = this.code = codeFrom(raw, pinType, pinLength);
     if (this.code.length == pinLength) this.verify();
   }
 

@@ -67,7 +67,9 @@ export const sleep = (ms: number, signal: AbortSignal) =>
  * status, on `stop()`, and when the host disconnects.
  */
 export class StatusStreamController<T> implements ReactiveController {
-  timings: StreamTimings = { baseDelay: 1_000, maxDelay: 10_000, maxFailures: 3, pollInterval: 3_000, idleTimeout: 45_000 };
+  /** Timings of new controllers (tests shorten them). */
+  static defaults: StreamTimings = { baseDelay: 1_000, maxDelay: 10_000, maxFailures: 3, pollInterval: 3_000, idleTimeout: 45_000 };
+  timings = StatusStreamController.defaults;
   private abort?: AbortController | undefined;
 
   constructor(

@@ -1,0 +1,336 @@
+import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
+import { sendKeys } from '@web/test-runner-commands';
+import '../../src/elements/pay-by-mobile/index.js';
+import type { PayByMobile } from '../../src/elements/pay-by-mobile/index.js';
+import { StatusStreamController } from '../../src/elements/shared/status-stream.js';
+import '../../src/elements/translations/fr.js';
+import { FakeProxy, account, fakeToken, hang, json, offline, payment, problem, type SseStream } from './fake-proxy.js';
+import { deferred, part, sleep, stateIs, tabTo, text, typeInto } from './helpers.js';
+
+const TOKEN = fakeToken({ scope: 'payment', amount: 12.5, referenceNo: 'ORDER-123', narration: 'Order 123' });
+const STORAGE_KEY = 'merchant-elements:payment:ORDER-123';
+
+describe('<pay-by-mobile>', () => {
+  let proxy: FakeProxy;
+  const defaults = StatusStreamController.defaults;
+  before(() => {
+    StatusStreamController.defaults = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, idleTimeout: 5_000 };
+  });
+  after(() => {
+    StatusStreamController.defaults = defaults;
+  });
+  beforeEach(() => {
+    sessionStorage.clear();
+    proxy = new FakeProxy();
+    proxy.on('POST', '/accounts/lookup', account());
+    proxy.on('POST', '/payments', () => json(payment(), 202));
+    proxy.stream(/^\/payments\/[^/]+\/events$/);
+  });
+  afterEach(() => proxy.restore());
+
+  const mount = (token = TOKEN) => fixture<PayByMobile>(html`<pay-by-mobile token=${token}></pay-by-mobile>`);
+  const stream = (n = 1) => proxy.streams[n - 1] as SseStream;
+  async function confirm(el?: PayByMobile) {
+    el ??= await mount();
+    await el.updateComplete;
+    typeInto(part<HTMLInputElement>(el, 'phone-input')!, '024 000 0001');
+    part(el, 'continue-button')!.click();
+    await stateIs(el, 'confirm');
+    return el;
+  }
+  async function pending(el?: PayByMobile) {
+    el = await confirm(el);
+    part(el, 'confirm-button')!.click();
+    await stateIs(el, 'pending');
+    await waitUntil(() => proxy.streams.length > 0, 'stream opened');
+    return el;
+  }
+
+  it('starts idle with the amount from the token and a labelled number input, accessible', async () => {
+    const el = await mount();
+    expect(el.state).to.equal('idle');
+    expect(el.matches(':state(idle)')).to.be.true;
+    expect(text(el, 'amount')).to.equal('GHS 12.50');
+    const input = part<HTMLInputElement>(el, 'phone-input')!;
+    expect(input.labels![0]!.textContent).to.equal('Phone number');
+    expect(input.type).to.equal('tel');
+    await expect(el).to.be.accessible();
+  });
+
+  it('looks the account up and asks to confirm the name, network and amount', async () => {
+    const gate = deferred<Response>();
+    proxy.on('POST', '/accounts/lookup', () => gate.promise);
+    const el = await mount();
+    typeInto(part<HTMLInputElement>(el, 'phone-input')!, '024 000 0001');
+    part(el, 'continue-button')!.click();
+    part(el, 'continue-button')!.click();
+    await stateIs(el, 'looking-up');
+    expect(el.matches(':state(looking-up)')).to.be.true;
+    expect(part<HTMLButtonElement>(el, 'continue-button')!.disabled).to.be.true;
+    expect(text(el, 'status')).to.equal('Finding the account…');
+    await expect(el).to.be.accessible();
+    gate.resolve(json(account()));
+    await stateIs(el, 'confirm');
+    expect(proxy.calls('POST', '/accounts/lookup')).to.have.length(1);
+    expect(proxy.calls('POST', '/accounts/lookup')[0]!.body).to.deep.equal({ msisdn: '024 000 0001' });
+    expect(text(el, 'account')).to.equal('Pay GHS 12.50 from KWAME M. on MTN?');
+    expect(text(el, 'confirm-button')).to.equal('Pay GHS 12.50');
+    await expect(el).to.be.accessible();
+  });
+
+  it('sends the payment once however fast the clicks, then waits for approval with a countdown', async () => {
+    const gate = deferred<Response>();
+    proxy.on('POST', '/payments', () => gate.promise);
+    const el = await confirm();
+    part(el, 'confirm-button')!.click();
+    part(el, 'confirm-button')!.click();
+    await stateIs(el, 'paying');
+    expect(text(el, 'status')).to.equal('Sending the request…');
+    expect(part<HTMLButtonElement>(el, 'confirm-button')!.disabled).to.be.true;
+    await expect(el).to.be.accessible();
+
+    const event = oneEvent(el, 'payment-pending');
+    gate.resolve(json(payment(), 202));
+    expect((await event).detail).to.deep.equal({ reference: 'ORDER-123-1' });
+    await stateIs(el, 'pending');
+    expect(proxy.calls('POST', '/payments')).to.have.length(1);
+    expect(proxy.calls('POST', '/payments')[0]!.body).to.deep.equal({ msisdn: '233240000001' });
+    expect(text(el, 'status')).to.equal('Approve on your phone with your PIN.');
+    const progress = part<HTMLProgressElement>(el, 'progress')!;
+    expect(progress.max).to.equal(120);
+    expect(el.shadowRoot!.textContent).to.match(/[12]:\d\d left/);
+    expect(JSON.parse(sessionStorage.getItem(STORAGE_KEY)!).reference).to.equal('ORDER-123-1');
+    await waitUntil(() => proxy.streams.length == 1);
+    expect(stream().request.path).to.equal('/payments/ORDER-123-1/events');
+    expect(stream().request.headers.get('authorization')).to.equal(`Bearer ${TOKEN}`);
+    await expect(el).to.be.accessible();
+  });
+
+  it('completes when the status stream says so, and forgets the pending payment', async () => {
+    const el = await pending();
+    const event = oneEvent(el, 'payment-completed');
+    stream().status(payment(), '1');
+    stream().status(payment({ status: 'COMPLETED', completedAt: new Date().toISOString() }), '2');
+    expect((await event).detail).to.deep.equal({ reference: 'ORDER-123-1', amount: 12.5, currency: 'GHS' });
+    await stateIs(el, 'completed');
+    expect(el.matches(':state(completed)')).to.be.true;
+    expect(text(el, 'status')).to.equal('Payment received. Thank you!');
+    expect(sessionStorage.getItem(STORAGE_KEY)).to.be.null;
+    expect(part(el, 'retry-button')).to.be.null;
+    await expect(el).to.be.accessible();
+  });
+
+  it('fails with the reason in its own words and offers a retry while attempts remain', async () => {
+    const el = await pending();
+    const event = oneEvent(el, 'payment-failed');
+    stream().status(payment({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS', attemptsLeft: 2 }));
+    expect((await event).detail).to.deep.equal({
+      reference: 'ORDER-123-1',
+      code: 'INSUFFICIENT_FUNDS',
+      message: 'Not enough money in the account.',
+      canRetry: true,
+    });
+    await stateIs(el, 'failed');
+    expect(text(el, 'error-message')).to.equal('Not enough money in the account.');
+    expect(sessionStorage.getItem(STORAGE_KEY)).to.be.null;
+    await expect(el).to.be.accessible();
+
+    proxy.on('POST', '/payments', () => json(payment({ reference: 'ORDER-123-2', attempt: 2, attemptsLeft: 1 }), 202));
+    const again = oneEvent(el, 'payment-pending');
+    part(el, 'retry-button')!.click();
+    expect((await again).detail.reference).to.equal('ORDER-123-2');
+    await waitUntil(() => proxy.streams.length == 2);
+    expect(stream(2).request.path).to.equal('/payments/ORDER-123-2/events');
+  });
+
+  it('offers no retry once the attempts are spent', async () => {
+    const el = await pending();
+    const event = oneEvent(el, 'payment-failed');
+    stream().status(payment({ status: 'FAILED', attemptsLeft: 0 }));
+    const { detail } = await event;
+    expect(detail).to.include({ code: 'PAYMENT_FAILED', message: 'The payment did not go through.', canRetry: false });
+    await stateIs(el, 'failed');
+    expect(part(el, 'retry-button')).to.be.null;
+  });
+
+  it('reports a payment declined on the phone', async () => {
+    const el = await pending();
+    const event = oneEvent(el, 'payment-cancelled');
+    stream().status(payment({ status: 'CANCELLED' }));
+    expect((await event).detail).to.deep.equal({ reference: 'ORDER-123-1' });
+    await stateIs(el, 'cancelled');
+    expect(text(el, 'status')).to.equal('Payment declined on the phone.');
+    expect(sessionStorage.getItem(STORAGE_KEY)).to.be.null;
+    await expect(el).to.be.accessible();
+  });
+
+  it('times out after `timeout` seconds, and checks again on request', async () => {
+    const el = await confirm();
+    el.timeout = 1;
+    part(el, 'confirm-button')!.click();
+    await stateIs(el, 'pending');
+    await stateIs(el, 'timed-out');
+    expect(el.matches(':state(timed-out)')).to.be.true;
+    expect(text(el, 'status')).to.equal('No answer from the phone yet.');
+    expect(text(el, 'retry-button')).to.equal('Check again');
+    expect(sessionStorage.getItem(STORAGE_KEY), 'kept: it may still complete').not.to.be.null;
+    await waitUntil(() => stream(1).request.signal!.aborted, 'watching stopped');
+    await expect(el).to.be.accessible();
+    el.timeout = 60;
+    part(el, 'retry-button')!.click();
+    await stateIs(el, 'pending');
+    await waitUntil(() => proxy.streams.length == 2);
+    expect(stream(2).request.path).to.equal('/payments/ORDER-123-1/events');
+    expect(proxy.calls('POST', '/payments'), 'no second charge').to.have.length(1);
+    stream(2).status(payment({ status: 'COMPLETED' }));
+    await stateIs(el, 'completed');
+  });
+
+  it('shows the relay giving up as timed out', async () => {
+    const el = await pending();
+    stream().status(payment({ status: 'TIMED_OUT' }));
+    await stateIs(el, 'timed-out');
+  });
+
+  it('recovers when the stream drops during the wait, with Last-Event-ID', async () => {
+    const el = await pending();
+    stream().status(payment(), '7');
+    await sleep(20);
+    stream().drop();
+    await waitUntil(() => proxy.streams.length == 2, 'reconnected');
+    expect(stream(2).request.headers.get('last-event-id')).to.equal('7');
+    stream(2).status(payment({ status: 'COMPLETED' }), '8');
+    await stateIs(el, 'completed');
+  });
+
+  it('falls back to polling the payment when the stream keeps failing', async () => {
+    proxy.on('GET', /^\/payments\/[^/]+\/events$/, offline);
+    let reads = 0;
+    proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: ++reads < 2 ? 'PENDING' : 'COMPLETED' })));
+    const el = await confirm();
+    part(el, 'confirm-button')!.click();
+    await stateIs(el, 'completed');
+    expect(proxy.calls('GET', '/payments/ORDER-123-1/events')).to.have.length(3);
+    expect(reads).to.equal(2);
+  });
+
+  it('resumes watching the same payment after a reload', async () => {
+    const first = await pending();
+    first.remove();
+    await waitUntil(() => stream(1).request.signal!.aborted, 'the old element stopped watching');
+
+    const event = new Promise<string>((resolve) =>
+      document.addEventListener('payment-pending', (e) => resolve(e.detail.reference), { once: true }),
+    );
+    const el = await mount(fakeToken({ scope: 'payment', amount: 12.5, referenceNo: 'ORDER-123', jti: 'new-token' }));
+    expect(await event).to.equal('ORDER-123-1');
+    expect(el.state).to.equal('pending');
+    await waitUntil(() => proxy.streams.length == 2);
+    expect(stream(2).request.path).to.equal('/payments/ORDER-123-1/events');
+    expect(proxy.calls('POST', '/payments'), 'no second charge').to.have.length(1);
+    stream(2).status(payment({ status: 'COMPLETED' }));
+    await stateIs(el, 'completed');
+
+    const other = await mount(fakeToken({ scope: 'payment', amount: 5, referenceNo: 'ORDER-999' }));
+    expect(other.state, 'another order starts fresh').to.equal('idle');
+  });
+
+  it('shows a failed lookup in its own words and lets the customer correct the number', async () => {
+    proxy.on('POST', '/accounts/lookup', () => problem(404, 'ACCOUNT_NOT_FOUND'));
+    const el = await mount();
+    typeInto(part<HTMLInputElement>(el, 'phone-input')!, '0240000404');
+    part(el, 'continue-button')!.click();
+    await stateIs(el, 'error');
+    expect(el.matches(':state(error)')).to.be.true;
+    expect(text(el, 'error-message')).to.equal('No mobile money account on this number.');
+    expect(el.shadowRoot!.textContent).not.to.contain('server text');
+    expect(part(el, 'phone-input')!.getAttribute('aria-invalid')).to.equal('true');
+    await expect(el).to.be.accessible();
+    proxy.on('POST', '/accounts/lookup', account());
+    part(el, 'continue-button')!.click();
+    await stateIs(el, 'confirm');
+  });
+
+  it('lets the customer pay again after a network error on the payment request', async () => {
+    proxy.on('POST', '/payments', offline);
+    const el = await confirm();
+    part(el, 'confirm-button')!.click();
+    await stateIs(el, 'error');
+    expect(text(el, 'error-message')).to.equal('No connection. Check your data and try again.');
+    await expect(el).to.be.accessible();
+    proxy.on('POST', '/payments', () => json(payment(), 202));
+    part(el, 'confirm-button')!.click();
+    await stateIs(el, 'pending');
+  });
+
+  it('stops at an error when the proxy refuses to show the status', async () => {
+    proxy.on('GET', /^\/payments\/[^/]+\/events$/, () => problem(401, 'TOKEN_EXPIRED'));
+    const el = await confirm();
+    part(el, 'confirm-button')!.click();
+    await stateIs(el, 'error');
+    expect(text(el, 'error-message')).to.equal('This form has expired. Reload the page.');
+  });
+
+  it('goes back to the number with "Use another number"', async () => {
+    const el = await confirm();
+    part(el, 'change-button')!.click();
+    await stateIs(el, 'idle');
+    expect(part(el, 'phone-input')).to.exist;
+  });
+
+  it('follows amount, currency, token and language changes mid-flow', async () => {
+    const el = await confirm();
+    el.amount = 20;
+    el.currency = 'XOF';
+    await el.updateComplete;
+    expect(text(el, 'amount')).to.equal('XOF 20');
+    el.lang = 'fr';
+    await el.updateComplete;
+    expect(text(el, 'account')).to.equal('Payer 20 XOF depuis le compte KWAME M. (MTN) ?');
+    expect(text(el, 'confirm-button')).to.equal('Payer 20 XOF');
+    await expect(el).to.be.accessible();
+    el.token = fakeToken({ scope: 'payment', amount: 7, referenceNo: 'ORDER-124' });
+    await stateIs(el, 'idle');
+    expect(part(el, 'phone-input')).to.exist;
+  });
+
+  it('prefills a number the token locks, and takes a custom strings table', async () => {
+    const el = await fixture<PayByMobile>(
+      html`<pay-by-mobile
+        token=${fakeToken({ amount: 3, referenceNo: 'R', msisdn: '233240000001' })}
+        .strings=${{ next: 'Find my account' }}
+      ></pay-by-mobile>`,
+    );
+    expect(part<HTMLInputElement>(el, 'phone-input')!.value).to.equal('233240000001');
+    expect(text(el, 'continue-button')).to.equal('Find my account');
+  });
+
+  it('can be used with the keyboard alone', async () => {
+    const el = await mount();
+    el.focus();
+    expect(el.shadowRoot!.activeElement).to.equal(part(el, 'phone-input'));
+    await sendKeys({ type: '0240000001' });
+    await sendKeys({ press: 'Enter' });
+    await stateIs(el, 'confirm');
+    expect(el.shadowRoot!.activeElement, 'focus on the confirm button').to.equal(part(el, 'confirm-button'));
+    await sendKeys({ press: 'Enter' });
+    await stateIs(el, 'pending');
+    await waitUntil(() => proxy.streams.length == 1);
+    stream().status(payment({ status: 'FAILED', attemptsLeft: 1 }));
+    await stateIs(el, 'failed');
+    await tabTo(el, 'retry-button', (press) => sendKeys({ press }));
+    await sendKeys({ press: 'Enter' });
+    await stateIs(el, 'pending');
+    expect(proxy.calls('POST', '/payments')).to.have.length(2);
+  });
+
+  it('is usable again when moved in the page during a request', async () => {
+    proxy.on('POST', '/payments', hang);
+    const el = await confirm();
+    part(el, 'confirm-button')!.click();
+    await stateIs(el, 'paying');
+    el.remove();
+    document.body.append(el);
+    await stateIs(el, 'idle');
+  });
+});
