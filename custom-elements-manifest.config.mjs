@@ -1,8 +1,46 @@
 // `npm run analyze`: custom-elements.json from the elements' JSDoc contracts (attributes, properties,
 // events, parts, CSS properties, custom states), for Storybook docs and the React wrappers.
+
+/**
+ * The analyzer's Lit support lists every entry of `static properties` as an attribute, internal reactive
+ * state (`{ state: true }`) included: drop those, with what the elements inherit. It also reads the base
+ * class's `emit(type, detail)` as an event named `type`: the real events are in each element's JSDoc.
+ */
+function litInternalState() {
+  const internal = new Map(); // class name -> names of its `{ state: true }` properties
+  return {
+    name: 'lit-internal-state',
+    analyzePhase({ ts, node }) {
+      if (!ts.isClassDeclaration(node) || !node.name) return;
+      for (const member of node.members) {
+        const isStatic = member.modifiers?.some((m) => m.kind === ts.SyntaxKind.StaticKeyword);
+        if (!isStatic || member.name?.getText() !== 'properties' || !member.initializer) continue;
+        for (const prop of member.initializer.properties ?? []) {
+          const options = prop.initializer?.properties ?? [];
+          if (options.some((o) => o.name?.getText() === 'state' && o.initializer.kind === ts.SyntaxKind.TrueKeyword)) {
+            if (!internal.has(node.name.text)) internal.set(node.name.text, new Set());
+            internal.get(node.name.text).add(prop.name.getText());
+          }
+        }
+      }
+    },
+    packageLinkPhase({ customElementsManifest }) {
+      for (const mod of customElementsManifest.modules) {
+        for (const decl of mod.declarations ?? []) {
+          const isInternal = (name, from) => internal.get(from ?? decl.name)?.has(name);
+          decl.attributes = decl.attributes?.filter((a) => !isInternal(a.fieldName ?? a.name, a.inheritedFrom?.name));
+          decl.events = decl.events?.filter((e) => e.name !== 'type');
+          for (const m of decl.members ?? []) if (isInternal(m.name, m.inheritedFrom?.name)) delete m.attribute;
+        }
+      }
+    },
+  };
+}
+
 export default {
   globs: ['src/elements/**/*.ts'],
   exclude: ['src/elements/**/*.test.ts'],
   outdir: '.',
   litelement: true,
+  plugins: [litInternalState()],
 };

@@ -46,7 +46,10 @@ export class MerchantElement<S extends string> extends LitElement {
     this.state = next;
   }
 
-  /** Dispatches one of the element's events (bubbling, composed). */
+  /**
+   * Dispatches one of the element's events (bubbling, composed).
+   * @internal
+   */
   protected emit<K extends keyof GlobalEventHandlersEventMap>(type: K, detail: DetailOf<K>) {
     this.dispatchEvent(new MerchantEvent(type, detail));
   }
