@@ -4,6 +4,7 @@ import type { PaymentSnapshot } from '../../protocol/index.js';
 import {
   isProviderError,
   ProviderMalformedResponseError,
+  ProviderNotFoundError,
   ProviderUnavailableError,
   ProviderValidationError,
 } from '../../provider/errors.js';
@@ -197,8 +198,9 @@ async function initiate(
  *   reads status by its referenceNo until it knows. The browser gets 202 PENDING (the stream settles it).
  * - refused as invalid by the provider (`0400`): the attempt is spent and FAILED; the browser gets
  *   INSUFFICIENT_FUNDS when the provider said so, else PAYMENT_FAILED.
- * - certainly not processed (502/503, circuit open, credentials refused, rate limited, refused before
- *   sending): the attempt is void and not counted; the browser gets the mapped error (retryable ones say so).
+ * - certainly not processed (502/503 once a status read answered `0404`, circuit open, credentials refused,
+ *   rate limited, refused before sending): the attempt is void and not counted; the browser gets the mapped
+ *   error (retryable ones say so).
  */
 async function settleFailedInitiation(ctx: ProxyContext, relay: Relay, record: PaymentRecord, err: unknown): Promise<PaymentSnapshot> {
   const tracker = relay.payments.tracker;
@@ -206,7 +208,8 @@ async function settleFailedInitiation(ctx: ProxyContext, relay: Relay, record: P
   const unknownOutcome =
     !isProviderError(err) ||
     (err instanceof ProviderUnavailableError && err.outcomeUnknown) ||
-    err instanceof ProviderMalformedResponseError;
+    err instanceof ProviderMalformedResponseError ||
+    (await mayExistDespiteRefusal(ctx, record, err));
 
   if (unknownOutcome) {
     log.warn({ reference: record.reference, err: summary(err) }, 'payment initiation outcome unknown; reconciling by status reads');
@@ -233,6 +236,22 @@ async function settleFailedInitiation(ctx: ProxyContext, relay: Relay, record: P
   );
   await setAttemptPhase(ctx.store, record.orderReference, record.attempt, 'void');
   throw toProxyError(err, log);
+}
+
+/**
+ * A 502 or 503 answer says the provider did not process the request, but a gateway in front of it can
+ * lose the answer of one it did (the sandbox's `503;after`). Before such an attempt is written off (and the
+ * next POST pays again under a new referenceNo), its status is read: only a `0404` confirms it was never
+ * created; found, or unreadable, it is reconciled by the relay like any unknown outcome.
+ */
+async function mayExistDespiteRefusal(ctx: ProxyContext, record: PaymentRecord, err: unknown): Promise<boolean> {
+  if (!(err instanceof ProviderUnavailableError) || err.reason !== 'http') return false;
+  try {
+    await ctx.client.payments.status(record.reference);
+    return true;
+  } catch (readErr) {
+    return !(readErr instanceof ProviderNotFoundError);
+  }
 }
 
 function summary(err: unknown): Record<string, unknown> {
