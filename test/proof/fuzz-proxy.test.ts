@@ -1,0 +1,158 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { proxyErrorBody } from '../../src/protocol/index.js';
+import type { Harness } from '../proxy/helpers.js';
+import {
+  allOf,
+  errorsHaveShape,
+  type ExchangeCheck,
+  fuzz,
+  jsonFits,
+  noSecretEchoed,
+  noServerError,
+  secretForms,
+  watchProcess,
+  type ProcessWatch,
+} from './fuzz-checks.js';
+import { rawClient, type FuzzResponse, type RawClient } from './fuzz-http.js';
+import { proxyRoutes, type ProxyFuzzWorld, type ProxyRouteSpec } from './fuzz-proxy-routes.js';
+import { CANARY, prepareWorld, startCanaryHarness, UNREACHABLE_LIMITS } from './fuzz-proxy-world.js';
+import { routeRequests } from './fuzz-requests.js';
+
+/**
+ * Fuzzes every route of the merchant proxy with at least 1,000 generated requests each (8 in flight):
+ * valid-shaped bodies with wrong types, extra and prototype keys, huge and unicode strings, invalid UTF-8,
+ * false gzip claims and chunked transport; every kind of Authorization, Origin, Sec-Fetch-Site,
+ * Content-Type and Last-Event-ID; path parameters with encoded slashes, dots, percent junk and great
+ * length. Valid tokens and real identifiers are mixed in so most requests reach the routes' own code.
+ *
+ * Per request: never a 5xx, every 4xx in the protocol's error shape, every 2xx in its route's schema, no
+ * canary credential (nor the token secret) in any header or body, SSE first bytes included. Per route:
+ * the proxy still answers /health, and no unhandled rejection or uncaught exception happened.
+ */
+
+const PER_ROUTE = 1_000;
+const CONCURRENCY = 8;
+const forbidden = secretForms(Object.values(CANARY), [[CANARY.username, CANARY.password]]);
+
+/** `{ error, message, details }` with a protocol code; a 429 also carries a matching Retry-After. */
+const proxyErrorShape = (_req: unknown, res: FuzzResponse): string | null => {
+  const problem = jsonFits(res, proxyErrorBody);
+  if (problem || res.status !== 429) return problem;
+  const body = JSON.parse(res.body.toString('utf8')) as { error: string; details: { retryAfter?: number } };
+  if (body.error !== 'RATE_LIMITED' && body.error !== 'OTP_LOCKED') return `429 with ${body.error}`;
+  return String(body.details.retryAfter) === res.headers['retry-after'] ? null : 'Retry-After header does not match details.retryAfter';
+};
+
+function checksFor(route: ProxyRouteSpec): ExchangeCheck {
+  const success: ExchangeCheck = (req, res) => {
+    const json = /^application\/json/.test(String(res.headers['content-type'] ?? ''));
+    if (!route.success || req.method !== route.method || res.status < 200 || res.status >= 300 || !json) return null;
+    const problem = jsonFits(res, route.success);
+    return problem ? `${res.status} answer does not fit ${route.name}: ${problem}` : null;
+  };
+  return allOf(noServerError, errorsHaveShape(proxyErrorShape), noSecretEchoed(forbidden), success);
+}
+
+let h: Harness;
+let world: ProxyFuzzWorld;
+let client: RawClient;
+let watch: ProcessWatch;
+
+async function stillAnswers(target: Harness): Promise<void> {
+  const res = await fetch(`${target.baseUrl}/health`);
+  expect(res.status).toBe(200);
+}
+
+beforeAll(async () => {
+  watch = watchProcess();
+  h = await startCanaryHarness(UNREACHABLE_LIMITS);
+  world = await prepareWorld(h);
+  client = rawClient(h.origin);
+}, 30_000);
+
+afterAll(async () => {
+  client?.close();
+  await h?.close();
+  watch?.stop();
+});
+
+afterEach(() => {
+  expect(watch.problems).toEqual([]);
+});
+
+describe('fuzzing the merchant proxy: every route, 1,000 requests each', () => {
+  // Built lazily: the world (tokens, ids) exists only after beforeAll.
+  const names = [
+    'POST /otp/send',
+    'POST /otp/verify',
+    'POST /accounts/lookup',
+    'POST /payments',
+    'POST /checkouts',
+    'GET /payments/:reference',
+    'GET /payments/:reference/events',
+    'GET /checkouts/:checkoutId',
+    'GET /checkouts/:checkoutId/events',
+    'GET /otp/:otpId/delivery',
+    'POST /callbacks/payments/:callbackId',
+    'GET /health',
+  ];
+
+  it('covers every route of the protocol', () => {
+    expect(proxyRoutes(world).map((r) => r.name)).toEqual(names);
+  });
+
+  for (const name of names) {
+    it(`${name}: no 5xx, errors in shape, no secret echoed, still alive`, async () => {
+      const route = proxyRoutes(world).find((r) => r.name === name)!;
+      const sent = await fuzz({
+        requests: routeRequests(route, { own: h.origin, allowed: 'https://shop.example' }),
+        send: (req) => client.send(req),
+        check: checksFor(route),
+        total: PER_ROUTE,
+        concurrency: CONCURRENCY,
+      });
+      expect(sent).toBeGreaterThanOrEqual(PER_ROUTE);
+      await stillAnswers(h);
+    }, 120_000);
+  }
+
+  it('wrote no canary to any log line', () => {
+    expect(h.logs.lines.length).toBeGreaterThan(PER_ROUTE);
+    for (const secret of forbidden) expect(h.logs.lines.filter((line) => line.includes(secret))).toEqual([]);
+  });
+});
+
+describe('fuzzing the merchant proxy with its default limits', () => {
+  let limited: Harness;
+  let limitedWorld: ProxyFuzzWorld;
+  let limitedClient: RawClient;
+
+  beforeAll(async () => {
+    limited = await startCanaryHarness();
+    limitedWorld = await prepareWorld(limited);
+    limitedClient = rawClient(limited.origin);
+  }, 30_000);
+
+  afterAll(async () => {
+    limitedClient?.close();
+    await limited?.close();
+  });
+
+  for (const name of ['POST /otp/send', 'POST /accounts/lookup', 'GET /payments/:reference/events']) {
+    it(`${name}: limits answer 429 RATE_LIMITED in the error shape, with Retry-After`, async () => {
+      const route = proxyRoutes(limitedWorld).find((r) => r.name === name)!;
+      const statuses: number[] = [];
+      await fuzz({
+        requests: routeRequests(route, { own: limited.origin, allowed: 'https://shop.example' }),
+        send: (req) => limitedClient.send(req),
+        check: checksFor(route),
+        total: 160,
+        concurrency: CONCURRENCY,
+        onAnswer: (_req, res) => void statuses.push(res.status),
+      });
+      // The property means something only if limits were reached.
+      expect(statuses).toContain(429);
+      await stillAnswers(limited);
+    }, 60_000);
+  }
+});

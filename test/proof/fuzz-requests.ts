@@ -1,0 +1,131 @@
+import fc, { type Arbitrary } from 'fast-check';
+import {
+  type BodyPlan,
+  contentType,
+  fetchSiteJunk,
+  headerJunk,
+  junkSegment,
+  originJunk,
+  querySuffix,
+  strayHeaders,
+} from './fuzz-arbitraries.js';
+import type { FuzzRequest } from './fuzz-http.js';
+
+/** How one route is fuzzed: its method, path, credentials and body, each an arbitrary. */
+export interface RouteSpec {
+  /** `POST /otp/send`: the name the suite reports and counts under. */
+  name: string;
+  method: 'GET' | 'POST';
+  /** Request target, mount path included. */
+  path: Arbitrary<string>;
+  /** Credential headers (Authorization, x-api-*), each usually valid. */
+  auth: Arbitrary<[string, string][]>;
+  /** Body and its transport; GET routes get a stray body now and then. */
+  body?: Arbitrary<BodyPlan> | undefined;
+  /** Content-Type values to send; the JSON variants by default. */
+  contentType?: Arbitrary<string | undefined> | undefined;
+  /** Route-specific headers (Last-Event-ID, x-api-version). */
+  extra?: Arbitrary<[string, string][]> | undefined;
+}
+
+/** Where requests may claim to come from. */
+export interface Origins {
+  own: string;
+  allowed: string;
+}
+
+/** No headers (typed, so it mixes with header arbitraries). */
+export const noHeaders = fc.constant<[string, string][]>([]);
+
+const OTHER_METHODS = ['HEAD', 'OPTIONS', 'PUT', 'DELETE', 'PATCH', 'GET', 'POST'];
+
+/** Builds the arbitrary of whole requests of a route: its method mostly, every header and body varied. */
+export function routeRequests(spec: RouteSpec, origins: Origins): Arbitrary<FuzzRequest> {
+  const noBody = fc.constant<BodyPlan | undefined>(undefined);
+  const body =
+    spec.method === 'POST' && spec.body
+      ? spec.body
+      : fc.oneof({ weight: 12, arbitrary: noBody }, { weight: 1, arbitrary: spec.body ?? noBody });
+  return fc
+    .record({
+      method: fc.oneof({ weight: 30, arbitrary: fc.constant(spec.method) }, { weight: 1, arbitrary: fc.constantFrom(...OTHER_METHODS) }),
+      path: spec.path,
+      auth: spec.auth,
+      contentType: spec.contentType ?? contentType,
+      origin: originJunk(origins.own, origins.allowed),
+      fetchSite: fetchSiteJunk,
+      extra: spec.extra ?? noHeaders,
+      stray: fc.oneof({ weight: 3, arbitrary: noHeaders }, { weight: 1, arbitrary: strayHeaders }),
+      body,
+    })
+    .map(({ method, path, auth, contentType: type, origin, fetchSite, extra, stray, body: plan }) => {
+      const headers: [string, string][] = [...auth, ...extra, ...stray];
+      if (origin !== undefined) headers.push(['origin', origin]);
+      if (fetchSite !== undefined) headers.push(['sec-fetch-site', fetchSite]);
+      if (plan && type !== undefined) headers.push(['content-type', type]);
+      if (plan?.contentEncoding !== undefined) headers.push(['content-encoding', plan.contentEncoding]);
+      return { method, path, headers, body: plan?.bytes, chunks: plan?.chunks };
+    });
+}
+
+/**
+ * A fixed route path under `mount`, usually exact, sometimes bent below the mount (trailing slash, case,
+ * dot segments, an encoded letter) and with a query. The mount itself is never bent: what is outside it is
+ * the merchant's app, not the proxy.
+ */
+export function fixedPath(mount: string, path: string): Arbitrary<string> {
+  const bent = fc.constantFrom(
+    `${path}/`,
+    `/${path}`,
+    path.toUpperCase(),
+    path.replace(/\/([^/]*)$/, '/./$1'),
+    path.replace(/\/([^/]*)$/, '/x/../$1'),
+    path.replace(/[a-z]$/, (c) => `%${c.charCodeAt(0).toString(16)}`),
+    `${path}%00`,
+    `${path};x=1`,
+  );
+  return fc
+    .tuple(fc.oneof({ weight: 12, arbitrary: fc.constant(path) }, { weight: 1, arbitrary: bent }), querySuffix)
+    .map(([p, q]) => `${mount}${p}${q}`);
+}
+
+/** A path parameter: a real identifier (encoded), a near miss of one, or junk. */
+export function pathParam(real: readonly string[]): Arbitrary<string> {
+  const known = fc.constantFrom(...real);
+  return fc.oneof(
+    { weight: 6, arbitrary: known.map(encodeURIComponent) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(known, junkSegment)
+        .chain(([id, junk]) => fc.constantFrom(`${encodeURIComponent(id)}${junk}`, `${junk}${encodeURIComponent(id)}`, encodeURIComponent(id.toLowerCase()), encodeURIComponent(`${id} `))),
+    },
+    { weight: 4, arbitrary: junkSegment },
+  );
+}
+
+/** A path with parameters: `build(param)` under `mount`, with a query now and then. */
+export function paramPath(mount: string, params: Arbitrary<string>, build: (param: string) => string): Arbitrary<string> {
+  return fc.tuple(params, querySuffix).map(([p, q]) => `${mount}${build(p)}${q}`);
+}
+
+/** An optional header whose value is usually one of `good`, else junk or absent. */
+export function sometimes(name: string, good: readonly string[], absentWeight = 4): Arbitrary<[string, string][]> {
+  return fc.oneof(
+    { weight: absentWeight, arbitrary: noHeaders },
+    { weight: 4, arbitrary: fc.constantFrom(...good).map((v) => [[name, v]] as [string, string][]) },
+    { weight: 1, arbitrary: headerJunk.map((v) => [[name, v]] as [string, string][]) },
+  );
+}
+
+/** `Last-Event-ID` as clients send it (a sequence) and as they should not. */
+export const lastEventId: Arbitrary<[string, string][]> = fc.oneof(
+  { weight: 3, arbitrary: noHeaders },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom('0', '1', '2', '999999999999999', '9999999999999999999', '-1', '1e3', '0x1', ' 1 ', '1.5', 'NaN', '')
+      .map((v) => [['last-event-id', v]] as [string, string][]),
+  },
+  { weight: 1, arbitrary: headerJunk.map((v) => [['last-event-id', v]] as [string, string][]) },
+);
