@@ -97,16 +97,27 @@ function bodyParserError(err: unknown): ProxyError | null {
 }
 
 /**
+ * A 4xx the HTTP layer raised without a body-parser `type`: a body that claims gzip but does not inflate,
+ * a path parameter that does not percent-decode (found by fuzzing: both were answered 500).
+ */
+function isClientHttpError(err: unknown): boolean {
+  const status = (err as { status?: unknown } | null)?.status;
+  return err instanceof Error && typeof status === 'number' && status >= 400 && status < 500;
+}
+
+/**
  * Maps anything thrown to a ProxyError. Provider errors: credentials refused upstream → UPSTREAM_ERROR
  * with no detail (logged in full at error level); 5xx, timeouts, network failures, an open circuit or a
  * malformed answer → UPSTREAM_UNAVAILABLE (retryable); upstream 429 → RATE_LIMITED; an upstream
- * INVALID_PHONE_NUMBER → INVALID_PHONE_NUMBER; anything else → INTERNAL (logged).
+ * INVALID_PHONE_NUMBER → INVALID_PHONE_NUMBER; any other 4xx of the HTTP layer → INVALID_INPUT;
+ * anything else → INTERNAL (logged).
  */
 export function toProxyError(err: unknown, logger: Logger): ProxyError {
   if (err instanceof ProxyError) return err;
   const parsed = bodyParserError(err);
   if (parsed) return parsed;
   if (isProviderError(err)) return fromProviderError(err, logger);
+  if (isClientHttpError(err)) return new ProxyError('INVALID_INPUT', 'The request could not be read.');
   logger.error({ err: describeUnknown(err) }, 'unexpected error in the merchant proxy');
   return new ProxyError('INTERNAL', 'Something went wrong. Try again in a moment.');
 }
