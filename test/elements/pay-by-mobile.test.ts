@@ -51,6 +51,8 @@ describe('<pay-by-mobile>', () => {
     expect(el.state).to.equal('idle');
     expect(el.matches(':state(idle)')).to.be.true;
     expect(text(el, 'amount')).to.equal('GHS 12.50');
+    expect(text(el, 'error-message')).to.equal('');
+    expect(text(el, 'status')).to.equal('');
     const input = part<HTMLInputElement>(el, 'phone-input')!;
     expect(input.labels![0]!.textContent).to.equal('Phone number');
     expect(input.type).to.equal('tel');
@@ -75,6 +77,7 @@ describe('<pay-by-mobile>', () => {
     expect(proxy.calls('POST', '/accounts/lookup')[0]!.body).to.deep.equal({ msisdn: '024 000 0001' });
     expect(text(el, 'account')).to.equal('Pay GHS 12.50 from KWAME M. on MTN?');
     expect(text(el, 'confirm-button')).to.equal('Pay GHS 12.50');
+    expect(text(el, 'error-message')).to.equal('');
     await expect(el).to.be.accessible();
   });
 
@@ -96,6 +99,7 @@ describe('<pay-by-mobile>', () => {
     expect(proxy.calls('POST', '/payments')).to.have.length(1);
     expect(proxy.calls('POST', '/payments')[0]!.body).to.deep.equal({ msisdn: '233240000001' });
     expect(text(el, 'status')).to.equal('Approve on your phone with your PIN.');
+    expect(text(el, 'error-message')).to.equal('');
     const progress = part<HTMLProgressElement>(el, 'progress')!;
     expect(progress.max).to.equal(120);
     expect(el.shadowRoot!.textContent).to.match(/[12]:\d\d left/);
@@ -115,6 +119,7 @@ describe('<pay-by-mobile>', () => {
     await stateIs(el, 'completed');
     expect(el.matches(':state(completed)')).to.be.true;
     expect(text(el, 'status')).to.equal('Payment received. Thank you!');
+    expect(text(el, 'error-message')).to.equal('');
     expect(sessionStorage.getItem(STORAGE_KEY)).to.be.null;
     expect(part(el, 'retry-button')).to.be.null;
     await expect(el).to.be.accessible();

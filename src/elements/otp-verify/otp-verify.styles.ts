@@ -5,15 +5,7 @@ export const otpVerifyStyles = [
   themeStyles('otp-verify'),
   baseStyles,
   css`
-    :host {
-      background: var(--surface);
-    }
-    [part~='code-input'] {
-      letter-spacing: 0.3em;
-      font-variant-numeric: tabular-nums;
-    }
-    .row {
-      margin-block-start: 0.25rem;
-    }
-  `,
+:host{background:var(--surface)}
+[part~=code-input]{letter-spacing:.3em;font-variant-numeric:tabular-nums}
+`,
 ];

@@ -336,15 +336,13 @@ export class OtpVerify extends MerchantElement<OtpVerifyState> {
                 <button part="verify-button" ?disabled=${busy || !!waiting || state == 'expired' || state == 'locked'}>
                   ${s.verify}
                 </button>
-                <div class="row">
-                  <button type="button" class="link" part="resend-button" @click=${() => this.send(this.recipient)}
-                    ?disabled=${busy || !!waiting || !!resendLeft || state == 'locked'}>
-                    ${resendLeft ? s.resendIn(clock(resendLeft)) : s.resend}
-                  </button>
-                  <button type="button" class="link" part="change-button" ?disabled=${busy} @click=${this.handleChangeNumber}>
-                    ${s.changeNumber}
-                  </button>
-                </div>`}
+                <button type="button" class="link" part="resend-button" @click=${() => this.send(this.recipient)}
+                  ?disabled=${busy || !!waiting || !!resendLeft || state == 'locked'}>
+                  ${resendLeft ? s.resendIn(clock(resendLeft)) : s.resend}
+                </button>
+                <button type="button" class="link" part="change-button" ?disabled=${busy} @click=${this.handleChangeNumber}>
+                  ${s.changeNumber}
+                </button>`}
       </form>
       <p part="status" aria-live="polite" class=${state == 'verified' ? 'ok' : ''}>${this.statusText()}</p>
       <p id="error" part="error-message" aria-live="assertive">${this.errorText()}</p>

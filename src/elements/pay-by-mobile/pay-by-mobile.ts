@@ -276,7 +276,7 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
           : ''}
       </form>
       <p part="status" aria-live="polite" class=${state == 'completed' ? 'ok' : ''}>${status[state]}</p>
-      <p id="error" part="error-message" aria-live="assertive">${error && this.t.error(error)}</p>
+      <p id="error" part="error-message" aria-live="assertive">${error ? this.t.error(error) : ''}</p>
     `;
   }
 }

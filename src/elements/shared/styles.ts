@@ -32,6 +32,7 @@ button{font-weight:600;color:var(--surface);background:var(--accent);border-colo
 :disabled{opacity:.6;cursor:auto}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 p{margin-block-start:.5rem}
+p:empty{margin:0}
 [part~=error-message]{color:var(--danger)}
 [aria-invalid=true]{border-color:var(--danger)}
 .ok{color:var(--success);font-weight:600}
