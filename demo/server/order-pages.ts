@@ -1,0 +1,155 @@
+import { Router } from 'express';
+import { html, type RawHtml } from '../../src/sandbox/html.js';
+import { formatPrice } from './catalogue.js';
+import { alertBox, layout } from './layout.js';
+import type { Order, OrderLine, OrderStatus, OrderView } from './orders.js';
+import { sessionOf } from './sessions.js';
+import { type ShopContext, checkoutToken, orderPath, paymentToken } from './shop-context.js';
+
+/** Seconds between reloads of an order page while its payment is in progress. */
+export const ORDER_REFRESH_SECONDS = 2;
+
+const STATUS_LABELS: Record<OrderStatus, string> = {
+  unpaid: 'Awaiting payment',
+  pending: 'Payment in progress',
+  paid: 'Paid',
+  failed: 'Payment failed',
+  cancelled: 'Payment declined',
+  expired: 'Checkout expired',
+  'timed-out': 'No answer in time',
+};
+
+/** An order status in words. */
+export function statusLabel(status: OrderStatus): string {
+  return STATUS_LABELS[status];
+}
+
+/** The lines of an order or a cart as a table, with the total. */
+export function linesTable(lines: readonly OrderLine[], total: number, actions?: (line: OrderLine) => RawHtml): RawHtml {
+  const rows = lines.map(
+    (l) => html`<tr data-testid="line-${l.product.id}">
+  <td><span aria-hidden="true">${l.product.emoji}</span> ${l.product.name}</td>
+  <td class="num">${l.quantity}</td><td class="num">${formatPrice(l.total)}</td>
+  ${actions ? html`<td>${actions(l)}</td>` : ''}
+</tr>`,
+  );
+  return html`<table class="lines">
+<thead><tr><th scope="col">Item</th><th scope="col" class="num">Qty</th><th scope="col" class="num">Price</th>${actions ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>
+<tbody>${rows}</tbody>
+<tfoot><tr><th scope="row" colspan="2">Total</th><td class="num" data-testid="order-total">${formatPrice(total)}</td>${actions ? html`<td></td>` : ''}</tr></tfoot>
+</table>`;
+}
+
+/** The two ways to pay an order, as links. */
+function payLinks(order: Order): RawHtml {
+  const path = orderPath(order.reference);
+  return html`<div class="actions">
+  <a class="button primary" href="${path}/pay-by-mobile" data-testid="pay-by-mobile-link">Pay with mobile money</a>
+  <a class="button secondary" href="${path}/checkout" data-testid="checkout-link">Pay on the checkout page</a>
+</div>`;
+}
+
+/** What the server read of the order's payment, shown plainly (this is a demo of where the truth lives). */
+function serverRecord(view: OrderView): RawHtml {
+  const { payment, checkout } = view;
+  const failure = payment?.failureCode ? html` (${payment.failureCode.toLowerCase().replaceAll('_', ' ')})` : '';
+  return html`<section class="card server-record" aria-labelledby="server-record-title">
+<h2 id="server-record-title">What the shop’s server knows</h2>
+<dl>
+  <dt>Mobile money</dt>
+  <dd data-testid="payment-status">${payment
+    ? html`${payment.status}${failure}: attempt ${payment.attempt} (<code>${payment.reference}</code>),
+      ${formatPrice(Math.round(payment.totalAmount * 100))} including a charge of ${formatPrice(Math.round(payment.charge * 100))}`
+    : 'no payment yet'}</dd>
+  <dt>Hosted checkout</dt>
+  <dd data-testid="checkout-status">${checkout ? html`${checkout.status} (<code>${checkout.checkoutId}</code>)` : 'no checkout yet'}</dd>
+</dl>
+<p class="muted small">Read on the server: the proxy’s <code>hooks.onPaymentUpdate</code> and <code>hooks.onCheckoutUpdate</code>
+record each change, and <code>proxy.payments.get</code> / <code>proxy.checkouts.get</code> give the latest status. The
+browser’s word is never taken for it.</p>
+</section>`;
+}
+
+/** The order page, the two payment pages (each mints a fresh token bound to the order on render). */
+export function orderRoutes(ctx: ShopContext): Router {
+  const router = Router();
+
+  router.get('/orders/:reference', async (req, res) => {
+    const order = ctx.orders.get(req.params.reference);
+    if (!order) {
+      await ctx.send(req, res, notFoundPage(req.params.reference), 404);
+      return;
+    }
+    const view = await ctx.orders.view(order, ctx.proxy);
+    const pending = view.status === 'pending';
+    const page = layout({
+      title: `Order ${order.reference}`,
+      session: sessionOf(req),
+      ...(pending ? { refreshSeconds: ORDER_REFRESH_SECONDS } : {}),
+      body: html`<h1>Order <span data-testid="order-reference">${order.reference}</span></h1>
+<p class="status-banner status-${view.status}" data-testid="order-status" data-status="${view.status}" role="status">${statusLabel(view.status)}</p>
+${pending ? html`<p>Waiting for the customer to approve the payment on their phone. This page refreshes itself.</p>` : ''}
+${view.status === 'paid' ? html`<p>Thank you! Your goods will be ready for collection at the Makola stall tomorrow.</p>` : ''}
+${linesTable(order.lines, order.total)}
+${view.status === 'paid' || pending ? '' : payLinks(order)}
+${serverRecord(view)}`,
+    });
+    await ctx.send(req, res, page);
+  });
+
+  router.get('/orders/:reference/pay-by-mobile', async (req, res) => {
+    const order = ctx.orders.get(req.params.reference);
+    if (!order) return ctx.send(req, res, notFoundPage(req.params.reference), 404);
+    if ((await ctx.orders.view(order, ctx.proxy)).status === 'paid') return res.redirect(303, orderPath(order.reference));
+    const session = sessionOf(req);
+    const token = await paymentToken(ctx, order);
+    const page = layout({
+      title: `Pay ${order.reference}`,
+      session,
+      elements: 'vite',
+      body: html`<h1>Pay with mobile money</h1>
+<p class="lead">Order <strong>${order.reference}</strong>: ${formatPrice(order.total)}.</p>
+<div class="card">
+  <pay-by-mobile proxy="/merchant-elements" token="${token}" value="${session.customer?.digits ?? ''}"
+    data-order-url="${orderPath(order.reference)}" data-testid="pay-by-mobile"></pay-by-mobile>
+</div>
+<p class="hint">Try <code>024 000 0001</code> (completes), <code>024 000 0002</code> (insufficient funds) or
+<code>020 000 0003</code> (declined). Approve or decline on the customer’s phone. When the payment completes you go
+to the <a href="${orderPath(order.reference)}">order page</a>, which shows what the server knows.</p>
+${linesTable(order.lines, order.total)}
+<p><a href="${orderPath(order.reference)}/checkout">Pay on the checkout page instead</a></p>`,
+    });
+    await ctx.send(req, res, page);
+  });
+
+  router.get('/orders/:reference/checkout', async (req, res) => {
+    const order = ctx.orders.get(req.params.reference);
+    if (!order) return ctx.send(req, res, notFoundPage(req.params.reference), 404);
+    if ((await ctx.orders.view(order, ctx.proxy)).status === 'paid') return res.redirect(303, orderPath(order.reference));
+    const token = await checkoutToken(ctx, order);
+    const page = layout({
+      title: `Checkout ${order.reference}`,
+      session: sessionOf(req),
+      elements: 'vite',
+      body: html`<h1>Pay on the checkout page</h1>
+<p class="lead">Order <strong>${order.reference}</strong>: ${formatPrice(order.total)}. The provider’s secure page takes
+card or mobile money, then brings you back to your order.</p>
+<div class="card">
+  <checkout-button proxy="/merchant-elements" token="${token}" data-order-url="${orderPath(order.reference)}"
+    data-testid="checkout-button">Pay ${formatPrice(order.total)} securely</checkout-button>
+</div>
+${linesTable(order.lines, order.total)}
+<p><a href="${orderPath(order.reference)}/pay-by-mobile">Pay with mobile money instead</a></p>`,
+    });
+    await ctx.send(req, res, page);
+  });
+
+  return router;
+}
+
+function notFoundPage(reference: string): string {
+  return layout({
+    title: 'Order not found',
+    body: html`<h1>Order not found</h1>${alertBox(`There is no order ${reference}.`, 'order-not-found')}<p><a href="/">Back to the shop</a></p>`,
+  });
+}

@@ -1,0 +1,167 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { pino } from 'pino';
+import { createServer as createViteServer } from 'vite';
+import { configFromEnv, createMerchantProxy } from '../../src/proxy/index.js';
+import { createSandbox } from '../../src/sandbox/index.js';
+import { CDN_IIFE_FILE, buildCdnIife } from './cdn-build.js';
+import { SHOP_NAME } from './catalogue.js';
+import { embedRoutes } from './embed-routes.js';
+import { orderRoutes } from './order-pages.js';
+import { OrderBook } from './orders.js';
+import { sessions } from './sessions.js';
+import type { ShopContext } from './shop-context.js';
+import { shopRoutes } from './shop-routes.js';
+import { signInRoutes } from './sign-in-routes.js';
+
+/** Options of {@link startDemo}. */
+export interface DemoOptions {
+  /** Port to listen on; 0 picks a free one (tests). */
+  port: number;
+  /** Address to bind; 127.0.0.1 by default. */
+  host?: string;
+  /** The sandbox's time scale: 1 is real time, 0.01 makes payments settle 100 times faster. */
+  timeScale?: number;
+  /** Level of the proxy's logs (pino), `warn` by default; `silent` in tests. */
+  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
+}
+
+/** A running demo: the shop, the proxy and the sandbox on one origin. */
+export interface RunningDemo {
+  /** The shop's origin, e.g. `http://127.0.0.1:5173`. */
+  url: string;
+  /** Where each part lives, for the banner. */
+  urls: { shop: string; phone: string; sandbox: string; proxy: string; proxyHealth: string; embedding: string };
+  /** Stops the proxy, the sandbox, Vite and the HTTP server. */
+  close(): Promise<void>;
+}
+
+const DEMO_ROOT = new URL('../', import.meta.url);
+/** Mount paths of the two servers the shop runs beside it. */
+export const PROXY_PATH = '/merchant-elements';
+export const SANDBOX_PATH = '/sandbox';
+
+/**
+ * Starts the demo: the provider sandbox under `/sandbox`, a merchant proxy under `/merchant-elements`
+ * (sandbox credentials, a generated token secret) that reaches the sandbox over loopback HTTP like any
+ * provider, and the shop with Vite in middleware mode for its modules. Resolves once it listens.
+ */
+export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
+  const host = options.host ?? '127.0.0.1';
+  const server = createHttpServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  // Everything below needs the real origin (port 0 picks one): checkout pages and callbacks are absolute.
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
+  try {
+    return await assemble(server, url, options);
+  } catch (err) {
+    await closeServer(server);
+    throw err;
+  }
+}
+
+async function assemble(server: Server, url: string, options: DemoOptions): Promise<RunningDemo> {
+  const timeScale = options.timeScale ?? 1;
+  const sandbox = createSandbox({
+    timeScale,
+    publicUrl: `${url}${SANDBOX_PATH}`,
+    paymentCallbackUrl: `${url}${PROXY_PATH}/callbacks/payments/{callbackId}`,
+  });
+
+  const orders = new OrderBook();
+  const proxy = createMerchantProxy({
+    // Sandbox credentials and a random token secret, as configFromEnv gives them in the sandbox environment.
+    ...configFromEnv({ PROVIDER_ENV: 'sandbox', SANDBOX_URL: `${url}${SANDBOX_PATH}`, PAYEE_NAME: SHOP_NAME, OTP_SENDER: 'Makola' }),
+    logger: pino({ name: 'demo', level: options.logLevel ?? 'warn' }),
+    hooks: {
+      onPaymentUpdate: ({ snapshot }) => orders.recordPayment(snapshot),
+      onCheckoutUpdate: ({ snapshot }) => orders.recordCheckout(snapshot),
+    },
+    // The relay polls as fast as the sandbox's clock runs.
+    relay: {
+      minIntervalMs: Math.max(50, Math.round(1_000 * Math.min(timeScale, 1))),
+      maxIntervalMs: Math.max(200, Math.round(10_000 * Math.min(timeScale, 1))),
+    },
+  });
+
+  const vite = await createViteServer({
+    configFile: fileURLToPath(new URL('vite.config.ts', DEMO_ROOT)),
+    appType: 'custom',
+    logLevel: options.logLevel === 'silent' ? 'silent' : 'warn',
+    server: { middlewareMode: true, ws: { server } },
+  });
+
+  // Built in the background from start-up; the CDN route waits for it.
+  const cdn = buildCdnIife();
+  cdn.catch(() => undefined);
+
+  const ctx: ShopContext = {
+    proxy,
+    orders,
+    url,
+    async send(req, res, page, status = 200) {
+      // Pages loading modules go through Vite (its client, module preloading); the CDN page needs none.
+      const body = /<script type="module"/.test(page) ? await vite.transformIndexHtml(req.originalUrl, page) : page;
+      res.status(status).set('cache-control', 'no-store').type('html').send(body);
+    },
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(SANDBOX_PATH, sandbox);
+  app.use(PROXY_PATH, proxy.router);
+  app.get(`/cdn/${CDN_IIFE_FILE}`, async (_req, res) => {
+    res.type('text/javascript').set('cache-control', 'no-cache').send(await cdn);
+  });
+  app.use(express.static(fileURLToPath(new URL('public/', DEMO_ROOT)), { index: false }));
+  app.use(sessions());
+  app.use(shopRoutes(ctx));
+  app.use(signInRoutes(ctx));
+  app.use(orderRoutes(ctx));
+  app.use(embedRoutes(ctx));
+  app.use(vite.middlewares);
+  app.use((_req: Request, res: Response) => {
+    res.status(404).type('text').send('Not found');
+  });
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    proxy.logger.error({ err }, 'demo page failed');
+    if (!res.headersSent) res.status(500).type('text').send('Something went wrong in the demo server; see its log.');
+  });
+  server.on('request', app);
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    urls: {
+      shop: `${url}/`,
+      phone: `${url}${SANDBOX_PATH}/__sandbox/phone`,
+      sandbox: `${url}${SANDBOX_PATH}`,
+      proxy: `${url}${PROXY_PATH}`,
+      proxyHealth: `${url}${PROXY_PATH}/health`,
+      embedding: `${url}/embed`,
+    },
+    close: () =>
+      (closed ??= (async () => {
+        await proxy.close();
+        sandbox.sandbox.close();
+        await vite.close();
+        await cdn.catch(() => undefined);
+        await closeServer(server);
+      })()),
+  };
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
