@@ -1,4 +1,5 @@
 import type { CliCommand } from './command.js';
+import { demoCommand } from './demo-command.js';
 import {
   balanceCommand,
   emailSendCommand,
@@ -16,6 +17,7 @@ import { smsBulkCommand } from './sms-bulk-command.js';
  */
 export const COMMANDS: readonly CliCommand[] = [
   sandboxCommand,
+  demoCommand,
   smsSendCommand,
   smsBulkCommand,
   smsStatusCommand,

@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runMain } from '../cli/cli-harness.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+describe('npm start and merchant-elements demo', () => {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    for (const c of cleanups.splice(0)) c();
+  });
+
+  it('explains itself, and refuses a bad port or time scale with exit code 2', async () => {
+    const help = await runMain(['demo', '--help'], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: merchant-elements demo [--port N] [--host H] [--time-scale N]');
+    expect((await runMain(['help'], {})).stdout).toMatch(/^ {2}demo \[--port N\]/m);
+
+    const badPort = await runMain(['demo', '--port', 'x'], {});
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain('--port');
+    expect((await runMain(['demo', '--time-scale', '0'], {})).code).toBe(2);
+  });
+
+  it('npm start serves the shop on PORT from a checkout with no build step, and stops on SIGTERM', async () => {
+    const { scripts } = JSON.parse(await readFile(new URL('package.json', `file://${ROOT}`), 'utf8')) as { scripts: { start: string } };
+    expect(scripts.start).toBe('node bin/merchant-elements.js demo');
+    // The start script's own command, without npm in between (so the signal reaches the demo itself).
+    const child = spawn(process.execPath, ['bin/merchant-elements.js', 'demo'], { cwd: ROOT, env: { ...process.env, PORT: '0' } });
+    cleanups.push(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /shop\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
+        if (match) resolve(match[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`npm start exited ${code}: ${out}`)));
+    });
+    expect(out).toContain(`${url}/sandbox/__sandbox/phone`);
+    expect(out).toContain(`${url}/merchant-elements/health`);
+    const shop = await fetch(`${url}/`);
+    expect(shop.status).toBe(200);
+    expect(await shop.text()).toContain('Makola Market Goods');
+
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 60_000);
+});
