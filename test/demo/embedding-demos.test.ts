@@ -1,0 +1,82 @@
+import { Script } from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemo, type RunningDemo } from '../../demo/server/index.js';
+import { Visitor, claimsOf, elementToken } from './shop-client.js';
+
+describe('the embedding demos', () => {
+  let demo: RunningDemo;
+  beforeAll(async () => {
+    demo = await startDemo({ port: 0, timeScale: 0.01, logLevel: 'silent' });
+  });
+  afterAll(() => demo?.close());
+
+  const fetchModule = async (path: string) => {
+    const res = await fetch(new URL(path, demo.url));
+    return { status: res.status, type: res.headers.get('content-type') ?? '', code: await res.text() };
+  };
+
+  it('serves the CDN build as a classic script holding the three elements', async () => {
+    const { status, type, code } = await fetchModule('/cdn/merchant-elements.iife.js');
+    expect(status).toBe(200);
+    expect(type).toMatch(/^text\/javascript/);
+    // A classic script: it parses as one (no import or export statements) and names a global.
+    expect(() => new Script(code)).not.toThrow();
+    expect(code).toMatch(/^var MerchantElements=/);
+    for (const tag of ['otp-verify', 'pay-by-mobile', 'checkout-button']) expect(code).toContain(tag);
+  });
+
+  it('renders the plain HTML page with the script tag alone and tokens bound to a demo order', async () => {
+    const page = (await new Visitor(demo.url).get('/embed/cdn')).text;
+    expect(page).toContain('<script src="/cdn/merchant-elements.iife.js"></script>');
+    expect(page).not.toContain('type="module"');
+    const reference = /data-testid="order-reference">(ORDER-\d+)</.exec(page)?.[1];
+    expect(reference).toBeDefined();
+    // A tote bag (GHS 60.00) and shea butter (GHS 35.00).
+    expect(claimsOf(elementToken(page, 'pay-by-mobile'))).toMatchObject({ scope: 'payment', referenceNo: reference, amount: 95 });
+    expect(claimsOf(elementToken(page, 'checkout-button'))).toMatchObject({ scope: 'checkout', reference, amount: 95 });
+    expect(claimsOf(elementToken(page, 'otp-verify'))).toMatchObject({ scope: 'otp', purpose: 'sign-in' });
+  });
+
+  it('serves the React page’s modules through Vite, with the wrappers of merchant-elements/react', async () => {
+    const page = (await new Visitor(demo.url).get('/embed/react/')).text;
+    expect(page).toContain('<script type="module" src="/@vite/client"></script>');
+    expect(page).toContain('<script type="module" src="/react/main.tsx"></script>');
+    const main = await fetchModule('/react/main.tsx');
+    expect(main.type).toMatch(/^text\/javascript/);
+    const app = await fetchModule('/react/app.tsx');
+    expect(app.code).toMatch(/import \{ CheckoutButton, OtpVerify, PayByMobile \} from "(\/@fs)?\/[^"]*src\/react\/index\.ts"/);
+    expect(app.code).toContain('jsx'); // JSX compiled by Vite
+    const wrappers = /from "([^"]*src\/react\/index\.ts)"/.exec(app.code)![1]!;
+    expect((await fetchModule(wrappers)).code).toContain('createComponent');
+  });
+
+  it('compiles the Vue page with the three tags left to the browser as custom elements', async () => {
+    const page = (await new Visitor(demo.url).get('/embed/vue/')).text;
+    expect(page).toContain('<script type="module" src="/vue/main.ts"></script>');
+    const app = await fetchModule('/vue/App.vue');
+    expect(app.status).toBe(200);
+    for (const tag of ['otp-verify', 'pay-by-mobile', 'checkout-button']) {
+      expect(app.code).toMatch(new RegExp(`_createElement(Block|VNode)\\("${tag}"`));
+      expect(app.code).not.toContain(`resolveComponent("${tag}")`);
+    }
+    expect((await fetchModule('/vue/main.ts')).code).toMatch(/src\/elements\/index\.ts"/);
+  });
+
+  it('gives a single-page app orders and tokens the server decided, and verifies its proofs', async () => {
+    const spa = new Visitor(demo.url);
+    const payment = await spa.postJson('/demo-api/orders', { kind: 'payment' });
+    expect(payment.status).toBe(201);
+    expect(payment.body).toMatchObject({ amount: 95, currency: 'GHS', orderUrl: `/orders/${payment.body.reference}` });
+    expect(claimsOf(payment.body.token)).toMatchObject({ scope: 'payment', referenceNo: payment.body.reference, amount: 95 });
+
+    const checkout = await spa.postJson('/demo-api/orders', { kind: 'checkout' });
+    expect(checkout.body.reference).not.toBe(payment.body.reference);
+    expect(claimsOf(checkout.body.token)).toMatchObject({ scope: 'checkout', returnUrl: `${demo.url}/orders/${checkout.body.reference}` });
+
+    const otp = await spa.postJson('/demo-api/otp-tokens', {});
+    expect(claimsOf(otp.body.token)).toMatchObject({ scope: 'otp', purpose: 'sign-in' });
+    // An OTP token is not a proof: refused.
+    const forged = await spa.postJson('/demo-api/sign-in', { proof: otp.body.token });
+    expect(forged).toMatchObject({ status: 400, body: { error: 'SIGN_IN_REFUSED' } });
+  });
+});
