@@ -244,6 +244,18 @@ describe('<otp-verify>', () => {
     expect(proxy.calls('POST', '/otp/send')[1]!.body).to.deep.equal({ recipient: '024 000 0001' });
   });
 
+  it("counts the resend cooldown on the proxy's clock, not the phone's", async () => {
+    // This phone is 10 minutes slow: resendAt is 60 s after the proxy's now, 10 min 60 s after the phone's.
+    const serverNow = Date.now() + 600_000;
+    proxy.on('POST', '/otp/send', () => {
+      const body = otpSent({ resendAt: new Date(serverNow + 60_000).toISOString() });
+      return new Response(JSON.stringify(body), { headers: { date: new Date(serverNow).toUTCString() } });
+    });
+    const el = await sent();
+    // (The Date header has whole seconds.)
+    expect(text(el, 'resend-button')).to.match(/^New code in (1:0[01]|0:59)$/);
+  });
+
   it('goes back to the number with "Use another number"', async () => {
     const el = await sent();
     part(el, 'change-button')!.click();

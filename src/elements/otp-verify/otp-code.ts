@@ -2,7 +2,7 @@ import type { OtpDeliveryStatus, OtpPinType } from '../../protocol/codes.js';
 import { PROXY_PATHS } from '../../protocol/paths.js';
 import type { OtpDeliveryResponse } from '../../protocol/schemas.js';
 import type { ProxyClient } from '../shared/proxy-client.js';
-import { sleep } from '../shared/status-stream.js';
+import { sleep } from '../shared/sleep.js';
 
 /**
  * The code in what was typed or pasted: a run of exactly the code's length wins (`Your code is 123456`),

@@ -215,7 +215,9 @@ export class OtpVerify extends MerchantElement<OtpVerifyState> {
       this.step = 'code';
       this.code = '';
       this.delivery = undefined;
-      this.resendCountdown.start(Date.parse(sent.resendAt) - this.client.skew);
+      // The proxy's clock decides (from its Date header): cheap phones often have the wrong time.
+      const skew = Date.parse(this.client.lastHeaders!.get('date')!) - Date.now() || 0;
+      this.resendCountdown.start(Date.parse(sent.resendAt) - skew);
       this.setState('sent');
       this.emit('otp-sent', { otpId: sent.otpId, recipient: sent.recipient, expiresAt: sent.expiresAt });
       const abort = (this.otpAbort = new AbortController());

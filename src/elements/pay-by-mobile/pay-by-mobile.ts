@@ -141,7 +141,6 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
 
   private begin(next: PayByMobileState) {
     this.refocus = this.matches(':focus-within');
-    this.failure = undefined;
     this.setState(next);
   }
 

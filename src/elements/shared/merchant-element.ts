@@ -41,7 +41,7 @@ export class MerchantElement<S extends string> extends LitElement {
 
   /** Moves to `next`, updating the custom state. */
   protected setState(next: S) {
-    this.internals.states.delete(this.state);
+    this.internals.states.clear();
     this.internals.states.add(next);
     this.state = next;
   }

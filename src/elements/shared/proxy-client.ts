@@ -60,11 +60,8 @@ export async function responseError(res: Response): Promise<ProxyClientError> {
 export class ProxyClient implements ReactiveController {
   private calls = new AbortController();
 
-  /**
-   * The proxy's clock less this device's, in milliseconds, from the last response's `Date` header: cheap
-   * phones often have the wrong time, and the protocol's instants (`resendAt`) are the server's.
-   */
-  skew = 0;
+  /** Headers of the last response (its `Date` is the proxy's clock). */
+  lastHeaders?: Headers;
 
   constructor(private readonly host: ProxyHost) {
     host.addController(this);
@@ -100,7 +97,7 @@ export class ProxyClient implements ReactiveController {
         body: body && JSON.stringify(body),
         signal: AbortSignal.any([this.calls.signal, ...(signal ? [signal] : [])]),
       });
-      this.skew = Date.parse(res.headers.get('date')!) - Date.now() || 0;
+      this.lastHeaders = res.headers;
       if (!res.ok) throw await responseError(res);
       return (await res.json()) as T;
     } catch (e) {

@@ -1,6 +1,7 @@
 import type { ReactiveController } from 'lit';
 import { STATUS_EVENT } from '../../protocol/paths.js';
 import { ProxyClient, ProxyClientError, authHeaders, proxyUrl, responseError, type ProxyHost } from './proxy-client.js';
+import { sleep } from './sleep.js';
 
 /** What to watch and what to do with each status. */
 export interface StatusWatch<T> {
@@ -52,13 +53,6 @@ export function parseSse(text: string, emit: (m: SseMessage) => void): string {
   }
   return tail;
 }
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
 
 /**
  * Watches a payment's or checkout's status: server-sent events read over `fetch` (so the token travels in
@@ -128,7 +122,8 @@ export class StatusStreamController<T> implements ReactiveController {
           failures++; // the stream ended before a final status
         }
       } catch (e) {
-        if (e instanceof ProxyClientError && !e.retryable && e.status >= 400 && e.status < 500) {
+        // A 4xx other than 429 (an expired token, an unknown reference) will not change by retrying.
+        if (e instanceof ProxyClientError && e.status >= 400 && e.status < 500 && e.status != 429) {
           return signal.aborted || watch.onError(e);
         }
         failures++;

@@ -29,12 +29,12 @@ input,button{min-block-size:44px;padding-inline:.75rem;border:1px solid;border-r
 input{inline-size:100%;background:var(--surface);color:inherit}
 button{font-weight:600;color:var(--surface);background:var(--accent);border-color:var(--accent);cursor:pointer}
 .link{color:var(--accent);background:none;border-color:#0000;text-decoration:underline}
-:disabled{opacity:.6;cursor:auto}
+:disabled{opacity:.6}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 p{margin-block-start:.5rem}
 p:empty{margin:0}
 [part~=error-message]{color:var(--danger)}
 [aria-invalid=true]{border-color:var(--danger)}
-.ok{color:var(--success);font-weight:600}
+.ok{color:var(--success)}
 @media(prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important}}
 `;
