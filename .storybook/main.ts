@@ -1,0 +1,19 @@
+// Storybook for designers: every state of every element, driven through a fake proxy (stories/support), so the
+// static build (storybook-static/) works with no server. Nothing here reaches the network.
+import type { StorybookConfig } from '@storybook/web-components-vite';
+
+const config: StorybookConfig = {
+  stories: ['../stories/**/*.mdx', '../stories/**/*.stories.ts'],
+  // The fake hosted checkout page the popup and tab modes open (stories/public/hosted-checkout.html).
+  staticDirs: ['../stories/public'],
+  addons: ['@storybook/addon-docs', '@storybook/addon-a11y'],
+  framework: { name: '@storybook/web-components-vite', options: {} },
+  core: {
+    disableTelemetry: true,
+    enableCrashReports: false,
+    disableWhatsNewNotifications: true,
+    disableProjectJson: true,
+  },
+};
+
+export default config;

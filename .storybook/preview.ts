@@ -1,0 +1,29 @@
+import { setCustomElementsManifest, type Preview } from '@storybook/web-components-vite';
+// Generated from the elements' JSDoc by `npm run analyze` (build-storybook runs it first).
+import manifest from '../custom-elements.json';
+import '../src/elements/index.js';
+import { axeRules } from '../stories/support/a11y.js';
+import { withFakeProxy } from '../stories/support/fake-proxy.js';
+
+setCustomElementsManifest(manifest);
+
+const preview: Preview = {
+  tags: ['autodocs'],
+  // Every story talks to its own fake proxy (stories/support/fake-proxy.ts): no server, in dev or static.
+  beforeEach: withFakeProxy,
+  parameters: {
+    controls: { expanded: true, sort: 'requiredFirst' },
+    // Docs pages play each story too, so that a page shows every state side by side.
+    docs: { story: { autoplay: true } },
+    a11y: { config: { rules: Object.entries(axeRules).map(([id, rule]) => ({ id, ...rule })) } },
+    backgrounds: {
+      options: {
+        light: { name: 'Light', value: '#ffffff' },
+        dark: { name: 'Dark', value: '#0d1117' },
+      },
+    },
+  },
+  initialGlobals: { backgrounds: { value: 'light' } },
+};
+
+export default preview;

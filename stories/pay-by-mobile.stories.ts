@@ -1,0 +1,153 @@
+import type { Meta, StoryObj } from '@storybook/web-components-vite';
+import { html } from 'lit';
+import { ifDefined } from 'lit/directives/if-defined.js';
+import type { PayByMobile } from '../src/elements/pay-by-mobile/index.js';
+import { DEFAULT_PROXY_PATH } from '../src/protocol/paths.js';
+import { elementIn, press, reach, typeInto } from './support/drive.js';
+import { proxyFor } from './support/fake-proxy.js';
+import { dark, rightToLeft, themeArgTypes, themeStyle } from './support/theme.js';
+
+const meta = {
+  title: 'Elements/pay-by-mobile',
+  component: 'pay-by-mobile',
+  parameters: {
+    proxy: { claims: { scope: 'payment', amount: 12.5, narration: 'Order 1042', payee: 'Adjoa Fabrics', maxAttempts: 3 } },
+    docs: {
+      description: {
+        component: `Takes a mobile-money payment. In these stories a fake proxy answers with the sandbox's test numbers:
+\`024 000 0001\` pays, \`024 000 0002\` fails (insufficient funds), \`020 000 0003\` declines on the phone,
+\`026 000 0004\` never answers, \`024 000 0404\` has no account; any other Ghanaian number pays.`,
+      },
+    },
+  },
+  args: { proxy: DEFAULT_PROXY_PATH, lang: '', value: '', currency: 'GHS', timeout: 120 },
+  argTypes: {
+    ...themeArgTypes('pay-by-mobile'),
+    lang: { control: 'select', options: ['', 'en', 'fr'] },
+    amount: { control: 'number' },
+    timeout: { control: 'number' },
+    token: { control: false },
+  },
+  render: (args, context) => html`
+    <pay-by-mobile
+      proxy=${args['proxy']}
+      token=${proxyFor(context).token}
+      lang=${ifDefined(args['lang'] || undefined)}
+      value=${args['value']}
+      amount=${ifDefined(args['amount'])}
+      currency=${args['currency']}
+      timeout=${args['timeout']}
+      style=${themeStyle(args)}
+      @payment-pending=${(e: CustomEvent) => args['onPaymentPending']?.(e.detail)}
+      @payment-completed=${(e: CustomEvent) => args['onPaymentCompleted']?.(e.detail)}
+      @payment-failed=${(e: CustomEvent) => args['onPaymentFailed']?.(e.detail)}
+      @payment-cancelled=${(e: CustomEvent) => args['onPaymentCancelled']?.(e.detail)}
+    ></pay-by-mobile>
+  `,
+} satisfies Meta;
+
+export default meta;
+type Story = StoryObj;
+
+const the = (canvas: HTMLElement) => elementIn<PayByMobile>(canvas, 'pay-by-mobile');
+
+/** Types the number and continues to the account's confirmation. */
+async function lookUp(canvas: HTMLElement, number: string) {
+  const el = the(canvas);
+  await typeInto(el, 'phone-input', number);
+  await press(el, 'continue-button');
+  return el;
+}
+
+/** Confirms the account found for `number`: the request goes to the phone. */
+async function pay(canvas: HTMLElement, number: string) {
+  const el = await lookUp(canvas, number);
+  await reach(el, 'confirm');
+  await press(el, 'confirm-button');
+  return el;
+}
+
+export const Idle: Story = {
+  play: ({ canvasElement }) => reach(the(canvasElement), 'idle'),
+};
+
+export const LookingUp: Story = {
+  name: 'Looking up',
+  parameters: { proxy: { hang: ['accountLookup'] } },
+  play: async ({ canvasElement }) => reach(await lookUp(canvasElement, '024 000 0001'), 'looking-up', 'Finding the account'),
+};
+
+export const Confirm: Story = {
+  play: async ({ canvasElement }) => reach(await lookUp(canvasElement, '024 000 0001'), 'confirm', 'from KWAME M. on MTN?'),
+};
+
+export const Paying: Story = {
+  parameters: { proxy: { hang: ['payments'] } },
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '024 000 0001'), 'paying', 'Sending the request'),
+};
+
+export const Pending: Story = {
+  name: 'Pending (countdown)',
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '026 000 0004'), 'pending', '1:5'),
+};
+
+export const Completed: Story = {
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '024 000 0001'), 'completed', 'Payment received.'),
+};
+
+export const FailedWithRetry: Story = {
+  name: 'Failed (retry)',
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '024 000 0002'), 'failed', 'Not enough money'),
+};
+
+export const FailedNoAttemptsLeft: Story = {
+  name: 'Failed (no attempts left)',
+  parameters: { proxy: { claims: { maxAttempts: 1 } } },
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '024 000 0002'), 'failed', 'Not enough money'),
+};
+
+export const Cancelled: Story = {
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '020 000 0003'), 'cancelled', 'declined on the phone'),
+};
+
+export const TimedOut: Story = {
+  name: 'Timed out',
+  args: { timeout: 3 },
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '026 000 0004'), 'timed-out', 'No answer from the phone yet.'),
+};
+
+export const ErrorNoAccount: Story = {
+  name: 'Error (no account)',
+  play: async ({ canvasElement }) => reach(await lookUp(canvasElement, '024 000 0404'), 'error', 'No mobile money account'),
+};
+
+export const ResumedAfterReload: Story = {
+  name: 'Resumed after a reload',
+  parameters: { docs: { description: { story: 'The page is "reloaded" while the payment is pending: a new element with the same token watches it again, and hears when it completes.' } } },
+  play: async (context) => {
+    const el = await pay(context.canvasElement, '026 000 0004');
+    await reach(el, 'pending');
+    const reloaded = el.cloneNode() as PayByMobile;
+    el.replaceWith(reloaded);
+    await reach(reloaded, 'pending');
+    proxyFor(context).settlePayment('COMPLETED');
+    await reach(reloaded, 'completed', 'Payment received.');
+  },
+};
+
+export const French: Story = {
+  args: { lang: 'fr' },
+  play: async ({ canvasElement }) => reach(await lookUp(canvasElement, '024 000 0001'), 'confirm', 'KWAME M.'),
+};
+
+export const DarkMode: Story = {
+  name: 'Dark mode',
+  ...dark,
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '024 000 0002'), 'failed'),
+};
+
+export const RightToLeft: Story = {
+  name: 'Right to left',
+  decorators: [rightToLeft],
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '026 000 0004'), 'pending'),
+};
