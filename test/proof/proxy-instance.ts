@@ -9,7 +9,7 @@ import { appendFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { pino } from 'pino';
-import type { ProxyConfig } from '../../src/proxy/config.js';
+import { providerSettingsFromEnv, type ProxyConfig } from '../../src/proxy/config.js';
 import { createMerchantProxy } from '../../src/proxy/create-proxy.js';
 import { ProxyError } from '../../src/proxy/errors.js';
 
@@ -37,14 +37,8 @@ export interface HookLine {
 const settings = JSON.parse(process.env.PROOF_INSTANCE ?? '{}') as InstanceSettings;
 
 const proxy = createMerchantProxy({
-  provider: {
-    env: 'sandbox',
-    messagingBaseUrl: settings.sandboxUrl,
-    paymentBaseUrl: `${settings.sandboxUrl}/gateway`,
-    messaging: { apiKey: 'test-api-key', apiSecret: 'test-api-secret' },
-    payment: { username: 'test-user', password: 'test-password' },
-    checkout: { apiKey: 'test-checkout-key' },
-  },
+  // The sandbox's URLs and credentials, as the CLI and the demo build them.
+  provider: providerSettingsFromEnv({ SANDBOX_URL: settings.sandboxUrl }),
   tokenSecret: settings.tokenSecret,
   payeeName: 'Test Shop',
   redisUrl: settings.redisUrl,

@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providerSettingsFromEnv } from '../../src/proxy/config.js';
 import { createMerchantProxy, type MerchantProxy } from '../../src/proxy/create-proxy.js';
 import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
 import { MOUNT, startRedis, TEST_SECRET, type TestRedis } from '../proxy/helpers.js';
@@ -84,14 +85,7 @@ beforeAll(async () => {
   front.backends.push(...instances.map((i) => i.url));
   // The merchant's page-rendering side: mints tokens with the same secret; never mounted.
   minter = createMerchantProxy({
-    provider: {
-      env: 'sandbox',
-      messagingBaseUrl: sandbox.url,
-      paymentBaseUrl: sandbox.paymentUrl,
-      messaging: { apiKey: 'test-api-key', apiSecret: 'test-api-secret' },
-      payment: { username: 'test-user', password: 'test-password' },
-      checkout: { apiKey: 'test-checkout-key' },
-    },
+    provider: providerSettingsFromEnv({ SANDBOX_URL: sandbox.url }),
     tokenSecret: TEST_SECRET,
     payeeName: 'Test Shop',
   });
