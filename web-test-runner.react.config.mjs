@@ -1,0 +1,49 @@
+// Browser tests of the React wrappers (src/react) in real Chromium: `npm run test:react`. React ships only
+// CommonJS, which a browser cannot import, so each test file is bundled by Vite (React, the wrappers and
+// the elements from src) when the page asks for it.
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { build } from 'vite';
+
+const root = new URL('./', import.meta.url).pathname;
+
+/** Serves `test/react/*.test.ts` as one ES module each, everything it imports inside. */
+const bundleTestFiles = {
+  name: 'bundle-react-tests',
+  async serve(context) {
+    if (!/^\/test\/react\/[\w.-]+\.test\.ts$/.test(context.path)) return undefined;
+    const [result] = await build({
+      configFile: false,
+      root,
+      logLevel: 'warn',
+      mode: 'development',
+      define: { 'process.env.NODE_ENV': '"development"' },
+      build: {
+        write: false,
+        minify: false,
+        target: 'es2022',
+        lib: { entry: root + context.path.slice(1), formats: ['es'], fileName: 'test' },
+        rolldownOptions: { output: { codeSplitting: false } },
+      },
+    });
+    return { body: result.output[0].code, type: 'js' };
+  },
+};
+
+export default {
+  files: 'test/react/**/*.test.ts',
+  concurrency: 1,
+  concurrentBrowsers: 1,
+  testFramework: { config: { timeout: 10_000 } },
+  filterBrowserLogs: ({ args }) => !String(args[0]).startsWith('Lit is in dev mode'),
+  plugins: [bundleTestFiles],
+  browsers: [
+    chromeLauncher({
+      launchOptions: {
+        // The system's Chromium: nothing here may download a browser.
+        executablePath: '/usr/bin/chromium',
+        headless: true,
+        args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      },
+    }),
+  ],
+};
