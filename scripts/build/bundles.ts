@@ -1,0 +1,79 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { InlineConfig } from 'vite';
+
+/** The project's root directory. */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const src = (path: string) => `${ROOT}src/${path}`;
+
+/** The browser entry points of the npm build, by output name (relative to the output directory, no extension). */
+export const BROWSER_ENTRIES = {
+  'elements/index': src('elements/index.ts'),
+  'elements/otp-verify/index': src('elements/otp-verify/index.ts'),
+  'elements/pay-by-mobile/index': src('elements/pay-by-mobile/index.ts'),
+  'elements/checkout-button/index': src('elements/checkout-button/index.ts'),
+  'elements/translations/fr': src('elements/translations/fr.ts'),
+  'react/index': src('react/index.ts'),
+} as const;
+
+/** The element bundles whose size is budgeted: all three, and each alone. */
+export const MEASURED_ENTRIES = {
+  'all three elements': src('elements/index.ts'),
+  '<otp-verify>': src('elements/otp-verify/index.ts'),
+  '<pay-by-mobile>': src('elements/pay-by-mobile/index.ts'),
+  '<checkout-button>': src('elements/checkout-button/index.ts'),
+} as const;
+
+/** Packages the npm build leaves to the application's bundler, so that one copy of Lit (and React) is shared. */
+const PEERS = /^(lit|lit-html|lit-element|@lit\/[^/]+|@lit-labs\/[^/]+|react|react-dom)(\/|$)/;
+
+/** What every build shares: no config file (vite.config.ts serves the demo), no public dir, quiet. */
+function base(outDir: string): InlineConfig {
+  return {
+    configFile: false,
+    root: ROOT,
+    publicDir: false,
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: false, target: 'es2022', sourcemap: false, reportCompressedSize: false },
+  };
+}
+
+/** The npm build of the browser entries: ES modules, readable (the application's bundler minifies), Lit and React external. */
+export function npmBrowserBuild(outDir: string): InlineConfig {
+  const config = base(outDir);
+  return {
+    ...config,
+    build: {
+      ...config.build,
+      minify: false,
+      lib: { entry: BROWSER_ENTRIES, formats: ['es'], fileName: (_format, name) => `${name}.js` },
+      rolldownOptions: {
+        // The protocol is compiled once, by tsc with the Node entries; the relative import stays valid in dist.
+        external: (id, importer) => PEERS.test(id) || (!!importer && resolve(dirname(importer), id).startsWith(`${ROOT}src/protocol/`)),
+        // One file per source module, as in src: a registering module stays the one `sideEffects` names,
+        // and the application's bundler drops what it does not use, module by module.
+        output: { preserveModules: true, preserveModulesRoot: `${ROOT}src` },
+      },
+    },
+  };
+}
+
+/**
+ * A single-file bundle of `entry` with Lit inside, minified: the CDN builds (`es` and `iife`) and the
+ * bundles the size budgets measure. `outDir` undefined keeps the output in memory.
+ */
+export function selfContainedBuild(entry: string, format: 'es' | 'iife', fileName: string, outDir?: string): InlineConfig {
+  const config = base(outDir ?? `${ROOT}node_modules/.cache/merchant-elements-size`);
+  return {
+    ...config,
+    build: {
+      ...config.build,
+      write: outDir !== undefined,
+      minify: true,
+      lib: { entry, formats: [format], name: 'MerchantElements', fileName: () => fileName },
+      // Fully minified, whitespace too: Vite keeps an ES library readable unless told otherwise.
+      rolldownOptions: { output: { codeSplitting: false, minify: true, comments: { annotation: false } } },
+    },
+  };
+}
