@@ -1,0 +1,212 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import express from 'express';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPackage } from '../../scripts/check-package.js';
+import { buildPackage, runNode, runScript, type BuiltPackage } from './built-package.js';
+
+/** Every code entry point, with names it must export. */
+const ENTRY_POINTS: Record<string, string[]> = {
+  '.': ['OtpVerify', 'PayByMobile', 'CheckoutButton', 'registerTranslation', 'fr'],
+  './otp-verify': ['OtpVerify'],
+  './pay-by-mobile': ['PayByMobile'],
+  './checkout-button': ['CheckoutButton'],
+  './translations/fr': ['fr'],
+  './react': ['OtpVerify', 'PayByMobile', 'CheckoutButton'],
+  './proxy': ['createMerchantProxy', 'configFromEnv'],
+  './provider': ['createProviderClient'],
+  './sandbox': ['startSandbox'],
+};
+const BROWSER_ENTRY_POINTS = ['.', './otp-verify', './pay-by-mobile', './checkout-button', './translations/fr'];
+const TAGS = ['otp-verify', 'pay-by-mobile', 'checkout-button'];
+
+/** `merchant-elements/react` for `./react`. */
+const specifier = (entry: string) => `merchant-elements${entry.slice(1)}`;
+
+let built: BuiltPackage;
+const target = (entry: string, condition: 'types' | 'default') => {
+  const value = built.pkg.exports[entry];
+  return typeof value === 'string' ? value : value?.[condition];
+};
+
+beforeAll(async () => {
+  built = await buildPackage();
+}, 240_000);
+afterAll(() => built?.remove());
+
+describe('npm run build', () => {
+  it('builds every entry point', () => {
+    expect(built.build.stderr).toBe('');
+    expect(built.build.code).toBe(0);
+  });
+
+  it('has a JavaScript file and a .d.ts for each entry point of `exports`', () => {
+    const codeEntries = Object.keys(built.pkg.exports).filter((k) => !k.endsWith('.json'));
+    expect(codeEntries).toEqual(Object.keys(ENTRY_POINTS));
+    for (const entry of codeEntries) {
+      expect(target(entry, 'types'), entry).toMatch(/\.d\.ts$/);
+      expect(target(entry, 'default'), entry).toMatch(/\.js$/);
+      for (const file of [target(entry, 'types')!, target(entry, 'default')!]) expect(existsSync(join(built.dir, file)), file).toBe(true);
+    }
+    for (const file of ['dist/cdn/merchant-elements.js', 'dist/cdn/merchant-elements.iife.js', 'custom-elements.json']) {
+      expect(existsSync(join(built.dir, file)), file).toBe(true);
+    }
+  });
+
+  it('imports every entry point in Node through the package name, and the sandbox runs from dist', async () => {
+    // Run inside the package folder, so `merchant-elements/...` resolves through its own `exports`.
+    const script = `
+      const names = {};
+      for (const s of ${JSON.stringify(Object.keys(ENTRY_POINTS).map(specifier))}) names[s] = Object.keys(await import(s));
+      const registered = ${JSON.stringify(TAGS)}.filter((tag) => customElements.get(tag));
+      const { startSandbox } = await import('merchant-elements/sandbox');
+      const sandbox = await startSandbox();
+      const status = (await fetch(sandbox.url + '/__sandbox/payments')).status;
+      await sandbox.close();
+      console.log(JSON.stringify({ names, registered, status }));`;
+    const run = await runNode(['--input-type=module', '-e', script], built.dir, 30_000);
+    expect(run.stderr).toBe('');
+    const { names, registered, status } = JSON.parse(run.stdout);
+    for (const [entry, expected] of Object.entries(ENTRY_POINTS)) expect(names[specifier(entry)], entry).toEqual(expect.arrayContaining(expected));
+    // Lit's Node build shims customElements: importing an element entry registers it there too.
+    expect(registered).toEqual(TAGS);
+    expect(status).toBe(200);
+  }, 40_000);
+
+  it('runs the CLI from the compiled package (no src/ there, no tsx)', async () => {
+    const run = await runNode(['bin/merchant-elements.js', 'help'], built.dir, 30_000);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: merchant-elements <command>/);
+  }, 40_000);
+
+  it("gives an application's TypeScript the types of every entry point", async () => {
+    await writeFile(
+      join(built.dir, 'consumer.ts'),
+      `import { OtpVerify, type OtpVerifiedEvent } from 'merchant-elements';
+       import type { PayByMobile } from 'merchant-elements/pay-by-mobile';
+       import type { CheckoutButton } from 'merchant-elements/checkout-button';
+       import 'merchant-elements/otp-verify';
+       import { fr } from 'merchant-elements/translations/fr';
+       import { OtpVerify as OtpVerifyReact, type PaymentCompletedEvent } from 'merchant-elements/react';
+       import { createMerchantProxy, type ProxyConfig } from 'merchant-elements/proxy';
+       import { createProviderClient } from 'merchant-elements/provider';
+       import { startSandbox, type StartedSandbox } from 'merchant-elements/sandbox';
+       export const proof = (e: OtpVerifiedEvent): string => e.detail.proof;
+       export const amount = (e: PaymentCompletedEvent): number => e.detail.amount;
+       export const otp: OtpVerify = document.createElement('otp-verify');
+       export const pay: PayByMobile | null = document.querySelector('pay-by-mobile');
+       export const checkout: CheckoutButton | null = document.querySelector('checkout-button');
+       document.addEventListener('otp-verified', (e) => proof(e));
+       export const parts = [fr.send, OtpVerifyReact, createMerchantProxy, createProviderClient, startSandbox] as const;
+       export type Parts = [ProxyConfig, StartedSandbox];
+       // @ts-expect-error a payment-completed detail has no proof
+       export const wrong = (e: PaymentCompletedEvent): string => e.detail.proof;`,
+    );
+    // skipLibCheck as applications have it: a type that fails to resolve becomes `any`, which the @ts-expect-error catches.
+    const options = ['--module', 'nodenext', '--target', 'es2022', '--lib', 'es2023,dom,dom.iterable', '--types', 'node', '--skipLibCheck'];
+    const tsc = join(built.dir, 'node_modules/typescript/bin/tsc');
+    const run = await runNode([tsc, '--noEmit', '--strict', ...options, 'consumer.ts'], built.dir, 60_000);
+    expect(run.stdout + run.stderr).toBe('');
+  }, 70_000);
+
+  it('keeps the elements within their size budgets (gzip -9 of minified bundles with Lit)', async () => {
+    const run = await runScript('check-size.ts');
+    process.stdout.write(run.stdout);
+    expect(run.stdout).toMatch(/all three elements/);
+    expect(run.stdout).not.toMatch(/OVER BUDGET/);
+    expect(run.code).toBe(0);
+  }, 60_000);
+
+  it('is publint clean and packs what users need and nothing else', async () => {
+    const { files, problems } = await checkPackage(built.dir);
+    expect(problems).toEqual([]);
+    expect(files).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'bin/merchant-elements.js', 'custom-elements.json', 'dist/cdn/merchant-elements.iife.js']),
+    );
+    expect(files.filter((f) => /^(src|test|stories|demo|scripts|\.ci|node_modules)\/|\.map$|\.test\.|(?<!\.d)\.ts$/.test(f))).toEqual([]);
+  }, 60_000);
+});
+
+describe('the browser builds in Chromium', () => {
+  let server: Server;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    const importMap = {
+      imports: {
+        ...Object.fromEntries(BROWSER_ENTRY_POINTS.map((e) => [specifier(e), `/${target(e, 'default')!.replace(/^\.\//, '')}`])),
+        // The application's one copy of Lit, which the npm build leaves external.
+        lit: '/node_modules/lit/index.js',
+        'lit/': '/node_modules/lit/',
+        'lit-html': '/node_modules/lit-html/lit-html.js',
+        'lit-html/': '/node_modules/lit-html/',
+        'lit-element/': '/node_modules/lit-element/',
+        '@lit/reactive-element': '/node_modules/@lit/reactive-element/reactive-element.js',
+        '@lit/reactive-element/': '/node_modules/@lit/reactive-element/',
+      },
+    };
+    const pages: Record<string, string> = {
+      npm: `<script type="importmap">${JSON.stringify(importMap)}</script>
+        <script type="module">${BROWSER_ENTRY_POINTS.map((e) => `import '${specifier(e)}';`).join('')}</script>`,
+      iife: '<script src="/dist/cdn/merchant-elements.iife.js"></script>',
+      cdn: '<script type="module" src="/dist/cdn/merchant-elements.js"></script>',
+    };
+    const app = express();
+    app.get('/page/:name', (req, res) => void res.type('html').send(`<!doctype html><html lang="en"><link rel="icon" href="data:,"><body>${pages[req.params.name]}</body></html>`));
+    app.use(express.static(built.dir));
+    server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      // The system's Chromium: nothing here may download a browser.
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  /** Opens a page, then reports the registered tags, what an <otp-verify> rendered, and the Lit copies loaded. */
+  async function open(name: string) {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+    await page.goto(`${base}/page/${name}`);
+    const seen = await page.evaluate(async (tags) => {
+      const registered = tags.filter((tag) => customElements.get(tag));
+      const otp = document.body.appendChild(document.createElement('otp-verify'));
+      await otp.updateComplete;
+      const rendered = !!otp.shadowRoot?.querySelector('[part~="send-button"]');
+      const litCopies = (globalThis as { litElementVersions?: string[] }).litElementVersions?.length ?? 0;
+      const global = Object.keys((globalThis as { MerchantElements?: object }).MerchantElements ?? {});
+      return { registered, rendered, litCopies, global };
+    }, TAGS);
+    await page.close();
+    return { ...seen, errors };
+  }
+
+  it('the npm build registers and renders the elements with the application’s one Lit', async () => {
+    const page = await open('npm');
+    expect(page).toMatchObject({ errors: [], registered: TAGS, rendered: true, litCopies: 1 });
+  });
+
+  it('the IIFE registers the three elements from a classic <script>, Lit inside', async () => {
+    const page = await open('iife');
+    expect(page).toMatchObject({ errors: [], registered: TAGS, rendered: true, litCopies: 1 });
+    expect(page.global).toEqual(expect.arrayContaining(['OtpVerify', 'PayByMobile', 'CheckoutButton']));
+  });
+
+  it('the CDN module parses, has Lit inside (no import map) and registers the three elements', async () => {
+    const page = await open('cdn');
+    expect(page).toMatchObject({ errors: [], registered: TAGS, rendered: true, litCopies: 1 });
+  });
+});
