@@ -116,11 +116,14 @@ function latest<T extends { updatedAt: string }>(read: T | null, recorded: T | u
   return Date.parse(recorded.updatedAt) > Date.parse(read.updatedAt) ? recorded : read;
 }
 
-/** One status for the order: paid by either way wins, then a payment in progress, then the latest ending. */
+/**
+ * One status for the order: paid by either way wins, then a payment in progress, then the latest ending.
+ * A checkout session still `pending` was opened but not used: the order is as unpaid as before.
+ */
 export function statusOf(payment: PaymentSnapshot | null, checkout: CheckoutSnapshot | null): OrderStatus {
   if (payment?.status === 'COMPLETED' || checkout?.status === 'completed') return 'paid';
-  if (payment?.status === 'PENDING' || checkout?.status === 'pending' || checkout?.status === 'processing') return 'pending';
-  const last = payment && checkout ? latest<PaymentSnapshot | CheckoutSnapshot>(payment, checkout) : (payment ?? checkout);
-  if (!last) return 'unpaid';
-  return last.status.toLowerCase().replace('_', '-') as OrderStatus;
+  if (payment?.status === 'PENDING' || checkout?.status === 'processing') return 'pending';
+  const ended = checkout?.status === 'pending' ? null : checkout;
+  const last = payment && ended ? latest<PaymentSnapshot | CheckoutSnapshot>(payment, ended) : (payment ?? ended);
+  return last ? (last.status.toLowerCase().replace('_', '-') as OrderStatus) : 'unpaid';
 }

@@ -63,6 +63,7 @@ ${notice}
 ${lines.length === 0
   ? html`<p class="muted" data-testid="cart-empty">Your cart is empty. <a href="/">Browse today’s goods</a>.</p>`
   : html`${linesTable(lines, totalOf(lines), (l) => remove(l.product.id))}
+<p><a href="/">Continue shopping</a></p>
 <form method="post" action="/orders" class="pay-choice" data-testid="place-order">
   <p>How would you like to pay?</p>
   <div class="actions">
