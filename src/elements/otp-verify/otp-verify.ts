@@ -5,7 +5,7 @@ import type { OtpSendResponse, OtpVerifyResponse } from '../../protocol/schemas.
 import { CountdownController } from '../shared/countdown.js';
 import { FormValueController } from '../shared/form-value.js';
 import { LocalizeController, clock } from '../shared/localize.js';
-import { MerchantElement } from '../shared/merchant-element.js';
+import { FormAssociatedElement } from '../shared/form-associated.js';
 import { ProxyClientError, type ClientErrorCode } from '../shared/proxy-client.js';
 import { tokenClaims } from '../shared/token.js';
 import { codeFrom, pollDelivery, readSmsCode } from './otp-code.js';
@@ -13,17 +13,8 @@ import { otpVerifyEn, type OtpVerifyStrings } from './otp-verify.strings.js';
 import { otpVerifyStyles } from './otp-verify.styles.js';
 
 export type OtpVerifyState =
-  | 'idle'
-  | 'sending'
-  | 'sent'
-  | 'verifying'
-  | 'verified'
-  | 'wrong-code'
-  | 'expired'
-  | 'locked'
-  | 'rate-limited'
-  | 'network-error'
-  | 'error';
+  | 'idle' | 'sending' | 'sent' | 'verifying' | 'verified' | 'wrong-code'
+  | 'expired' | 'locked' | 'rate-limited' | 'network-error' | 'error';
 
 const FAILURE_STATES: Partial<Record<ClientErrorCode, OtpVerifyState>> = {
   OTP_INVALID: 'wrong-code',
@@ -72,12 +63,9 @@ const FAILURE_STATES: Partial<Record<ClientErrorCode, OtpVerifyState>> = {
  * @cssstate network-error - The proxy could not be reached; a retry button is shown.
  * @cssstate error - Another failure (invalid number, expired token…).
  */
-export class OtpVerify extends MerchantElement<OtpVerifyState> {
+export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
   static override styles = otpVerifyStyles;
-  static formAssociated = true;
   static override properties: PropertyDeclarations = {
-    name: { reflect: true },
-    required: { type: Boolean, reflect: true },
     value: {},
     strings: { attribute: false },
     deliveryPoll: { attribute: false },
@@ -85,14 +73,7 @@ export class OtpVerify extends MerchantElement<OtpVerifyState> {
     delivery: { state: true },
     proof: { state: true },
     failure: { state: true },
-    disabled: { state: true },
   };
-
-  /** Name of the form field that receives the proof once the number is verified. */
-  name?: string;
-
-  /** When set, the form is invalid (`valueMissing`) until the number is verified. */
-  required = false;
 
   /** The phone number, prefilled by the page (or by the token's locked recipient). */
   value = '';
@@ -107,7 +88,6 @@ export class OtpVerify extends MerchantElement<OtpVerifyState> {
   private delivery?: OtpDeliveryStatus;
   private proof: string | null = null;
   private failure?: ProxyClientError;
-  private disabled = false;
 
   private step: 'phone' | 'code' = 'phone';
   private recipient = '';
@@ -128,20 +108,6 @@ export class OtpVerify extends MerchantElement<OtpVerifyState> {
       missing: this.t.strings.required,
       anchor: this.renderRoot.querySelector('input'),
     }));
-  }
-
-  /** The form the element belongs to. */
-  get form() {
-    return this.internals.form;
-  }
-  get validity() {
-    return this.internals.validity;
-  }
-  checkValidity() {
-    return this.internals.checkValidity();
-  }
-  reportValidity() {
-    return this.internals.reportValidity();
   }
 
   override connectedCallback() {
@@ -166,10 +132,6 @@ export class OtpVerify extends MerchantElement<OtpVerifyState> {
       this.proof = restored;
       this.setState('verified');
     }
-  }
-
-  formDisabledCallback(disabled: boolean) {
-    this.disabled = disabled;
   }
 
   protected override willUpdate(changed: PropertyValues<this>) {
@@ -315,7 +277,7 @@ export class OtpVerify extends MerchantElement<OtpVerifyState> {
     const busy = this.busy() || this.disabled;
     const waiting = this.waitCountdown.left;
     const resendLeft = this.resendCountdown.left;
-    const invalid = state == 'wrong-code' || state == 'error' ? 'true' : 'false';
+    const invalid = state == 'wrong-code' || state == 'error';
     return html`
       <form @submit=${this.handleSubmit}>
         ${state == 'verified'

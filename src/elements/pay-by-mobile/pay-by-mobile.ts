@@ -12,16 +12,8 @@ import { payByMobileStyles } from './pay-by-mobile.styles.js';
 import { loadPending, savePending } from './pending-payment.js';
 
 export type PayByMobileState =
-  | 'idle'
-  | 'looking-up'
-  | 'confirm'
-  | 'paying'
-  | 'pending'
-  | 'completed'
-  | 'failed'
-  | 'cancelled'
-  | 'timed-out'
-  | 'error';
+  | 'idle' | 'looking-up' | 'confirm' | 'paying' | 'pending' | 'completed'
+  | 'failed' | 'cancelled' | 'timed-out' | 'error';
 
 /**
  * @summary Takes a mobile-money payment: number, account confirmation, approval on the phone, outcome.
