@@ -152,7 +152,8 @@ describe('the browser builds in Chromium', () => {
     };
     const pages: Record<string, string> = {
       npm: `<script type="importmap">${JSON.stringify(importMap)}</script>
-        <script type="module">${BROWSER_ENTRY_POINTS.map((e) => `import '${specifier(e)}';`).join('')}</script>`,
+        <script type="module">${BROWSER_ENTRY_POINTS.map((e) => `import '${specifier(e)}';`).join('')}
+          import { LitElement } from 'lit'; window.appLitElement = LitElement;</script>`,
       iife: '<script src="/dist/cdn/merchant-elements.iife.js"></script>',
       cdn: '<script type="module" src="/dist/cdn/merchant-elements.js"></script>',
     };
@@ -174,7 +175,10 @@ describe('the browser builds in Chromium', () => {
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  /** Opens a page, then reports the registered tags, what an <otp-verify> rendered, and the Lit copies loaded. */
+  /**
+   * Opens a page, then reports the registered tags, whether an <otp-verify> rendered, how many copies of Lit
+   * loaded, the IIFE's global, and whether the element extends the page's own LitElement (npm build).
+   */
   async function open(name: string) {
     const page = await browser.newPage();
     const errors: string[] = [];
@@ -188,7 +192,9 @@ describe('the browser builds in Chromium', () => {
       const rendered = !!otp.shadowRoot?.querySelector('[part~="send-button"]');
       const litCopies = (globalThis as { litElementVersions?: string[] }).litElementVersions?.length ?? 0;
       const global = Object.keys((globalThis as { MerchantElements?: object }).MerchantElements ?? {});
-      return { registered, rendered, litCopies, global };
+      const appLit = (globalThis as { appLitElement?: typeof HTMLElement }).appLitElement;
+      const extendsAppLit = !!appLit && otp instanceof appLit;
+      return { registered, rendered, litCopies, global, extendsAppLit };
     }, TAGS);
     await page.close();
     return { ...seen, errors };
@@ -196,7 +202,7 @@ describe('the browser builds in Chromium', () => {
 
   it('the npm build registers and renders the elements with the application’s one Lit', async () => {
     const page = await open('npm');
-    expect(page).toMatchObject({ errors: [], registered: TAGS, rendered: true, litCopies: 1 });
+    expect(page).toMatchObject({ errors: [], registered: TAGS, rendered: true, litCopies: 1, extendsAppLit: true });
   });
 
   it('the IIFE registers the three elements from a classic <script>, Lit inside', async () => {
