@@ -100,11 +100,10 @@ export type UnavailableReason = 'http' | 'timeout' | 'network' | 'circuit-open';
  * processed upstream even though no usable answer came back, so it must not be blindly re-sent:
  * - a total timeout (the connection may have been made and the request delivered),
  * - a connection reset or closed after the request may have been written,
- * - an HTTP 500 or 504, or any 5xx other than 501, 502 and 503 (the server or a gateway in front of it
- *   may have acted before failing).
+ * - an HTTP 500, 502 or 504, or any 5xx other than 501 and 503 (the server, or the backend behind a
+ *   gateway that lost its answer, may have acted before failing; money paths must not assume otherwise).
  *
- * It is false for GETs (they change nothing), for 501, 502 and 503 (a proxy or the service refusing
- * before processing), for connection failures before anything was sent (refused, unresolvable host,
+ * It is false for GETs (they change nothing), for 501 and 503 (the service refusing before processing), for connection failures before anything was sent (refused, unresolvable host,
  * connect timeout), and when the circuit breaker is open (nothing was sent).
  */
 export class ProviderUnavailableError extends ProviderError {
@@ -135,8 +134,8 @@ export interface ErrorFromResponseOptions {
   method?: string;
 }
 
-/** 5xx answers after which a non-GET request was certainly not processed. */
-const NOT_PROCESSED_5XX = new Set([501, 502, 503]);
+/** 5xx answers after which a non-GET request was not processed (the service itself refused it). */
+const NOT_PROCESSED_5XX = new Set([501, 503]);
 
 /**
  * The one factory mapping a provider answer to an error. Recognises the gateway error envelope

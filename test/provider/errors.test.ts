@@ -92,7 +92,7 @@ describe('errorFromResponse', () => {
       (errorFromResponse('x', status, noHeaders, '', { method }) as ProviderUnavailableError).outcomeUnknown;
     expect(unknown(500, 'POST')).toBe(true);
     expect(unknown(504, 'POST')).toBe(true);
-    expect(unknown(502, 'POST')).toBe(false);
+    expect(unknown(502, 'POST')).toBe(true);
     expect(unknown(503, 'POST')).toBe(false);
     expect(unknown(500, 'GET')).toBe(false);
     const error = errorFromResponse('x', 503, noHeaders, json({ statusCode: '0503', statusMessage: 'Service Unavailable' }));

@@ -198,7 +198,7 @@ async function initiate(
  *   reads status by its referenceNo until it knows. The browser gets 202 PENDING (the stream settles it).
  * - refused as invalid by the provider (`0400`): the attempt is spent and FAILED; the browser gets
  *   INSUFFICIENT_FUNDS when the provider said so, else PAYMENT_FAILED.
- * - certainly not processed (502/503 once a status read answered `0404`, circuit open, credentials refused,
+ * - certainly not processed (503 once a status read answered `0404`, circuit open, credentials refused,
  *   rate limited, refused before sending): the attempt is void and not counted; the browser gets the mapped
  *   error (retryable ones say so).
  */
@@ -239,8 +239,8 @@ async function settleFailedInitiation(ctx: ProxyContext, relay: Relay, record: P
 }
 
 /**
- * A 502 or 503 answer says the provider did not process the request, but a gateway in front of it can
- * lose the answer of one it did (the sandbox's `503;after`). Before such an attempt is written off (and the
+ * A 503 answer says the provider did not process the request, but a gateway in front of it can lose the
+ * answer of one it did (the sandbox's `503;after`; a 502 is already an unknown outcome in the client). Before such an attempt is written off (and the
  * next POST pays again under a new referenceNo), its status is read: only a `0404` confirms it was never
  * created; found, or unreadable, it is reconciled by the relay like any unknown outcome.
  */
