@@ -25,21 +25,20 @@ export type * from '../elements/otp-verify/otp-verify.events.js';
 export type * from '../elements/pay-by-mobile/pay-by-mobile.events.js';
 export type * from '../elements/checkout-button/checkout-button.events.js';
 
+/** A React component for a registered element: its properties as props, its events (`events`) as callbacks. */
+function wrap<I extends HTMLElement, E extends Record<string, EventName>>(displayName: string, tagName: string, elementClass: new () => I, events: E) {
+  return createComponent({ react: React, tagName, elementClass, events, displayName });
+}
+
 /**
  * `<otp-verify>` for React: the element's properties as props (`token`, `proxy`, `name`, `required`,
  * `value`, `strings`…), its events as callbacks. The `otp-verified` event's `detail.proof` is what the
  * merchant's server checks with `proxy.verifyOtpProof`.
  */
-export const OtpVerify = createComponent({
-  react: React,
-  tagName: 'otp-verify',
-  elementClass: OtpVerifyElement,
-  displayName: 'OtpVerify',
-  events: {
-    onOtpSent: 'otp-sent' as EventName<OtpSentEvent>,
-    onOtpVerified: 'otp-verified' as EventName<OtpVerifiedEvent>,
-    onOtpFailed: 'otp-failed' as EventName<OtpFailedEvent>,
-  },
+export const OtpVerify = wrap('OtpVerify', 'otp-verify', OtpVerifyElement, {
+  onOtpSent: 'otp-sent' as EventName<OtpSentEvent>,
+  onOtpVerified: 'otp-verified' as EventName<OtpVerifiedEvent>,
+  onOtpFailed: 'otp-failed' as EventName<OtpFailedEvent>,
 });
 
 /**
@@ -47,33 +46,21 @@ export const OtpVerify = createComponent({
  * `timeout`, `value`, `strings`…), its events as callbacks. A `payment-completed` callback is for the page;
  * the merchant's server confirms the payment through the proxy.
  */
-export const PayByMobile = createComponent({
-  react: React,
-  tagName: 'pay-by-mobile',
-  elementClass: PayByMobileElement,
-  displayName: 'PayByMobile',
-  events: {
-    onPaymentPending: 'payment-pending' as EventName<PaymentPendingEvent>,
-    onPaymentCompleted: 'payment-completed' as EventName<PaymentCompletedEvent>,
-    onPaymentFailed: 'payment-failed' as EventName<PaymentFailedEvent>,
-    onPaymentCancelled: 'payment-cancelled' as EventName<PaymentCancelledEvent>,
-  },
+export const PayByMobile = wrap('PayByMobile', 'pay-by-mobile', PayByMobileElement, {
+  onPaymentPending: 'payment-pending' as EventName<PaymentPendingEvent>,
+  onPaymentCompleted: 'payment-completed' as EventName<PaymentCompletedEvent>,
+  onPaymentFailed: 'payment-failed' as EventName<PaymentFailedEvent>,
+  onPaymentCancelled: 'payment-cancelled' as EventName<PaymentCancelledEvent>,
 });
 
 /**
  * `<checkout-button>` for React: the element's properties as props (`token`, `proxy`, `mode`, `strings`…),
  * its events as callbacks; children are the button's label.
  */
-export const CheckoutButton = createComponent({
-  react: React,
-  tagName: 'checkout-button',
-  elementClass: CheckoutButtonElement,
-  displayName: 'CheckoutButton',
-  events: {
-    onCheckoutOpened: 'checkout-opened' as EventName<CheckoutOpenedEvent>,
-    onCheckoutCompleted: 'checkout-completed' as EventName<CheckoutEndedEvent>,
-    onCheckoutFailed: 'checkout-failed' as EventName<CheckoutEndedEvent>,
-    onCheckoutCancelled: 'checkout-cancelled' as EventName<CheckoutEndedEvent>,
-    onCheckoutExpired: 'checkout-expired' as EventName<CheckoutEndedEvent>,
-  },
+export const CheckoutButton = wrap('CheckoutButton', 'checkout-button', CheckoutButtonElement, {
+  onCheckoutOpened: 'checkout-opened' as EventName<CheckoutOpenedEvent>,
+  onCheckoutCompleted: 'checkout-completed' as EventName<CheckoutEndedEvent>,
+  onCheckoutFailed: 'checkout-failed' as EventName<CheckoutEndedEvent>,
+  onCheckoutCancelled: 'checkout-cancelled' as EventName<CheckoutEndedEvent>,
+  onCheckoutExpired: 'checkout-expired' as EventName<CheckoutEndedEvent>,
 });
