@@ -6,11 +6,11 @@ import { build } from 'vite';
 
 const root = new URL('./', import.meta.url).pathname;
 
-/** Serves `test/react/*.test.ts` as one ES module each, everything it imports inside. */
+/** Serves `test/react/*.test.tsx` as one ES module each, everything it imports inside. */
 const bundleTestFiles = {
   name: 'bundle-react-tests',
   async serve(context) {
-    if (!/^\/test\/react\/[\w.-]+\.test\.ts$/.test(context.path)) return undefined;
+    if (!/^\/test\/react\/[\w.-]+\.test\.tsx$/.test(context.path)) return undefined;
     const [result] = await build({
       configFile: false,
       root,
@@ -30,7 +30,7 @@ const bundleTestFiles = {
 };
 
 export default {
-  files: 'test/react/**/*.test.ts',
+  files: 'test/react/**/*.test.tsx',
   concurrency: 1,
   concurrentBrowsers: 1,
   testFramework: { config: { timeout: 10_000 } },

@@ -32,7 +32,7 @@ describe('React wrappers', () => {
   it('<OtpVerify> renders the registered element and sets its properties, objects included', async () => {
     const ref = createRef<OtpVerifyElement>();
     const strings = { send: 'Text me a code' };
-    render(root, createElement(OtpVerify, { ref, token: 't1', proxy: '/pay/api', name: 'proof', required: true, deliveryPoll: 50, strings }));
+    render(root, <OtpVerify ref={ref} token="t1" proxy="/pay/api" name="proof" required deliveryPoll={50} strings={strings} />);
     const el = ref.current!;
     expect(el).to.equal(container.querySelector('otp-verify'));
     expect(el).to.be.instanceOf(customElements.get('otp-verify')!);
@@ -42,7 +42,7 @@ describe('React wrappers', () => {
     await el.updateComplete;
     expect(el.shadowRoot!.querySelector('[part~="send-button"]')!.textContent!.trim()).to.equal('Text me a code');
 
-    render(root, createElement(OtpVerify, { ref, token: 't2', proxy: '/other' }));
+    render(root, <OtpVerify ref={ref} token="t2" proxy="/other" />);
     expect([el.token, el.proxy]).to.deep.equal(['t2', '/other']);
     expect(ref.current).to.equal(el);
   });
@@ -52,10 +52,12 @@ describe('React wrappers', () => {
     const checkout = createRef<CheckoutButtonElement>();
     render(
       root,
-      createElement('div', null, [
-        createElement(PayByMobile, { key: 1, ref: pay, token: 'p', amount: 12.5, currency: 'XOF', timeout: 30 }),
-        createElement(CheckoutButton, { key: 2, ref: checkout, token: 'c', mode: 'popup' }, 'Pay GHS 50'),
-      ]),
+      <div>
+        <PayByMobile ref={pay} token="p" amount={12.5} currency="XOF" timeout={30} />
+        <CheckoutButton ref={checkout} token="c" mode="popup">
+          Pay GHS 50
+        </CheckoutButton>
+      </div>,
     );
     expect([pay.current!.token, pay.current!.amount, pay.current!.currency, pay.current!.timeout]).to.deep.equal(['p', 12.5, 'XOF', 30]);
     expect([checkout.current!.token, checkout.current!.mode]).to.deep.equal(['c', 'popup']);
@@ -116,7 +118,13 @@ describe('React wrappers', () => {
     const wrong: ComponentProps<typeof OtpVerify> = { deliveryPoll: 'soon' };
     void wrong;
 
-    render(root, createElement('div', null, [createElement(OtpVerify, { key: 1, ...otp }), createElement(PayByMobile, { key: 2, ...pay })]));
+    render(
+      root,
+      <div>
+        <OtpVerify {...otp} />
+        <PayByMobile {...pay} />
+      </div>,
+    );
     ref.current!.dispatchEvent(new MerchantEvent('otp-verified', { proof: 'p.r.f', recipient: '233 24 *** **01' }));
     container.querySelector('pay-by-mobile')!.dispatchEvent(new MerchantEvent('payment-completed', { reference: 'R-1', amount: 12.5, currency: 'GHS' }));
     expect(proofs).to.deep.equal(['p.r.f']);
