@@ -23,7 +23,7 @@ export function shopRoutes(ctx: ShopContext): Router {
   <p class="muted">${p.description}</p>
   <p class="price">${formatPrice(p.price)}</p>
   <form method="post" action="/cart/add"><input type="hidden" name="productId" value="${p.id}">
-    <button type="submit" class="button primary" aria-label="Add ${p.name} to the cart">Add to cart</button></form>
+    <button type="submit" class="button primary">Add to cart<span class="visually-hidden">: ${p.name}</span></button></form>
 </li>`,
     );
     const page = layout({
