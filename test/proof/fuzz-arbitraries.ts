@@ -7,6 +7,14 @@ import fc, { type Arbitrary } from 'fast-check';
  * with valid values so most requests get past the first check.
  */
 
+/** Ghanaian mobile prefixes by network (MTN, Telecel, AirtelTigo). */
+const GHANA_PREFIXES = ['24', '25', '53', '54', '55', '59', '20', '50', '26', '27', '56', '57'];
+
+/** A valid Ghanaian mobile number as national digits after the country code (`240000001`). */
+export const ghanaNational: Arbitrary<string> = fc
+  .tuple(fc.constantFrom(...GHANA_PREFIXES), fc.stringMatching(/^\d{7}$/))
+  .map(([prefix, rest]) => `${prefix}${rest}`);
+
 /** Keys that have broken JavaScript servers: prototype pollution, and names of Object.prototype. */
 export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
 
@@ -59,13 +67,13 @@ export type FieldValues = Record<string, Arbitrary<string>>;
  */
 export function shapedJson(fields: FieldValues): Arbitrary<string> {
   const names = Object.keys(fields);
-  const value = (name: string) => fc.oneof({ weight: 5, arbitrary: fields[name]! }, { weight: 1, arbitrary: jsonText });
+  const value = (name: string) => fc.oneof({ weight: 8, arbitrary: fields[name]! }, { weight: 1, arbitrary: jsonText });
   return fc
     .record({
-      present: fc.oneof({ weight: 4, arbitrary: fc.constant(names) }, { weight: 1, arbitrary: fc.subarray(names) }),
+      present: fc.oneof({ weight: 8, arbitrary: fc.constant(names) }, { weight: 1, arbitrary: fc.subarray(names) }),
       values: fc.tuple(...names.map(value)),
-      extras: fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.tuple(junkKey, jsonText), { minLength: 1, maxLength: 3 }) }),
-      duplicate: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: jsonText }),
+      extras: fc.oneof({ weight: 6, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.tuple(junkKey, jsonText), { minLength: 1, maxLength: 3 }) }),
+      duplicate: fc.oneof({ weight: 10, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: jsonText }),
     })
     .map(({ present, values, extras, duplicate }) => {
       const entries: [string, string][] = names.map((n, i) => [n, values[i]!] as [string, string]).filter(([n]) => present.includes(n));

@@ -69,22 +69,27 @@ export function allOf(...checks: ExchangeCheck[]): ExchangeCheck {
   };
 }
 
-/** Unhandled rejections and uncaught exceptions seen while it listens: each one fails the suite. */
+/**
+ * What went wrong in the process while it listens: unhandled rejections, uncaught exceptions, and any
+ * property added to Object.prototype or Array.prototype (prototype pollution). Each fails the suite.
+ */
 export interface ProcessWatch {
-  problems: string[];
+  problems(): string[];
   stop(): void;
 }
 
 export function watchProcess(): ProcessWatch {
-  const problems: string[] = [];
+  const seen: string[] = [];
   const describe = (what: string) => (err: unknown) =>
-    problems.push(`${what}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    seen.push(`${what}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   const onRejection = describe('unhandled rejection');
   const onException = describe('uncaught exception');
+  const shapes = () => [Object.prototype, Array.prototype].map((p) => Reflect.ownKeys(p).map(String).sort().join(','));
+  const before = shapes();
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
   return {
-    problems,
+    problems: () => [...seen, ...(shapes().join('|') === before.join('|') ? [] : ['a built-in prototype gained a property'])],
     stop() {
       process.off('unhandledRejection', onRejection);
       process.off('uncaughtException', onException);

@@ -10,12 +10,14 @@ import {
   otpVerifyResponse,
   paymentSnapshot,
 } from '../../src/protocol/index.js';
-import { bodyPlan, contentType, headerJunk, jsonText, junkString, shapedJson } from './fuzz-arbitraries.js';
+import { contentType, ghanaNational, headerJunk, junkString, shapedJson } from './fuzz-arbitraries.js';
 import { fixedPath, lastEventId, noHeaders, paramPath, pathParam, sometimes, type RouteSpec } from './fuzz-requests.js';
 
 /** What the proxy suite prepared before fuzzing: tokens of each kind, and identifiers that exist. */
 export interface ProxyFuzzWorld {
   mount: string;
+  /** The token that owns the first otpId, the references and the first checkoutId. */
+  owners: { otp: string; payment: string; checkout: string };
   tokens: {
     otp: string[];
     payment: string[];
@@ -34,20 +36,20 @@ export interface ProxyRouteSpec extends RouteSpec {
   success?: z.ZodType | undefined;
 }
 
-/** Ghanaian mobile prefixes by network (MTN, Telecel, AirtelTigo). */
-const PREFIXES = ['24', '25', '53', '54', '55', '59', '20', '50', '26', '27', '56', '57'];
-
 /** Numbers as people type them: the test numbers, random valid numbers in every format, foreign ones. */
 const phone: Arbitrary<string> = fc.oneof(
   fc.constantFrom('0240000001', '233240000001', '+233240000001', '+233 24 000 0001', '024-000-0001', '(024) 000 0001', '00233240000001', '0240000404', '0240000002', '0200000003', '0260000004'),
-  fc
-    .tuple(fc.constantFrom(...PREFIXES), fc.stringMatching(/^\d{7}$/), fc.constantFrom('0', '233', '+233 ', '00233', '+233-'))
-    .map(([prefix, rest, lead]) => `${lead}${prefix}${rest}`),
+  fc.tuple(fc.constantFrom('0', '233', '+233 ', '00233', '+233-'), ghanaNational).map(([lead, national]) => `${lead}${national}`),
   fc.constantFrom('+14155550123', '+2348012345678', '+447700900123', '0000000000', '1234', '+', '+233', '233000000000'),
 );
 
 const phoneJson = phone.map((p) => JSON.stringify(p));
 const codeJson = fc.oneof(fc.stringMatching(/^\d{6}$/), fc.constantFrom('000000', '123456', ' 123456 ', '12345678901'), junkString).map((c) => JSON.stringify(c));
+
+/** A valid token, one of `tokens`. */
+function goodBearer(tokens: readonly string[]): Arbitrary<[string, string][]> {
+  return fc.constantFrom(...tokens).map((t) => [['authorization', `Bearer ${t}`]] as [string, string][]);
+}
 
 /** Credentials of a route: a token of `scope` mostly; refused, bent and garbage Authorization otherwise. */
 function bearer(world: ProxyFuzzWorld, scope: 'otp' | 'payment' | 'checkout'): Arbitrary<[string, string][]> {
@@ -77,14 +79,17 @@ function bearer(world: ProxyFuzzWorld, scope: 'otp' | 'payment' | 'checkout'): A
 export function proxyRoutes(world: ProxyFuzzWorld): ProxyRouteSpec[] {
   const { mount } = world;
   const events = sometimes('accept', ['text/event-stream', '*/*', 'application/json'], 2).chain((accept) => lastEventId.map((id) => [...accept, ...id]));
-  const json = (fields: Record<string, Arbitrary<string>>) => bodyPlan(shapedJson(fields));
+  const json = shapedJson;
+  const scoped = (scope: 'otp' | 'payment' | 'checkout') => ({ auth: bearer(world, scope), goodAuth: goodBearer(world.tokens[scope]) });
+  // Routes reading an identifier: plausible requests carry the token that owns it.
+  const owned = (scope: 'otp' | 'payment' | 'checkout') => ({ auth: bearer(world, scope), goodAuth: goodBearer([world.owners[scope]]) });
   return [
-    { name: 'POST /otp/send', method: 'POST', path: fixedPath(mount, '/otp/send'), auth: bearer(world, 'otp'), body: json({ recipient: phoneJson }), success: otpSendResponse },
+    { name: 'POST /otp/send', method: 'POST', path: fixedPath(mount, '/otp/send'), ...scoped('otp'), body: json({ recipient: phoneJson }), success: otpSendResponse },
     {
       name: 'POST /otp/verify',
       method: 'POST',
       path: fixedPath(mount, '/otp/verify'),
-      auth: bearer(world, 'otp'),
+      ...scoped('otp'),
       body: json({ recipient: phoneJson, code: codeJson }),
       success: otpVerifyResponse,
     },
@@ -92,46 +97,45 @@ export function proxyRoutes(world: ProxyFuzzWorld): ProxyRouteSpec[] {
       name: 'POST /accounts/lookup',
       method: 'POST',
       path: fixedPath(mount, '/accounts/lookup'),
-      auth: bearer(world, 'payment'),
+      ...scoped('payment'),
       body: json({ msisdn: phoneJson }),
       success: accountLookupResponse,
     },
-    { name: 'POST /payments', method: 'POST', path: fixedPath(mount, '/payments'), auth: bearer(world, 'payment'), body: json({ msisdn: phoneJson }), success: paymentSnapshot },
-    { name: 'POST /checkouts', method: 'POST', path: fixedPath(mount, '/checkouts'), auth: bearer(world, 'checkout'), body: json({}), success: checkoutCreateResponse },
+    { name: 'POST /payments', method: 'POST', path: fixedPath(mount, '/payments'), ...scoped('payment'), body: json({ msisdn: phoneJson }), success: paymentSnapshot },
+    { name: 'POST /checkouts', method: 'POST', path: fixedPath(mount, '/checkouts'), ...scoped('checkout'), body: json({}), success: checkoutCreateResponse },
     {
       name: 'GET /payments/:reference',
       method: 'GET',
       path: paramPath(mount, pathParam(world.references), (p) => `/payments/${p}`),
-      auth: bearer(world, 'payment'),
-      body: bodyPlan(jsonText),
+      ...owned('payment'),
       success: paymentSnapshot,
     },
     {
       name: 'GET /payments/:reference/events',
       method: 'GET',
       path: paramPath(mount, pathParam(world.references), (p) => `/payments/${p}/events`),
-      auth: bearer(world, 'payment'),
+      ...owned('payment'),
       extra: events,
     },
     {
       name: 'GET /checkouts/:checkoutId',
       method: 'GET',
       path: paramPath(mount, pathParam(world.checkoutIds), (p) => `/checkouts/${p}`),
-      auth: bearer(world, 'checkout'),
+      ...owned('checkout'),
       success: checkoutSnapshot,
     },
     {
       name: 'GET /checkouts/:checkoutId/events',
       method: 'GET',
       path: paramPath(mount, pathParam(world.checkoutIds), (p) => `/checkouts/${p}/events`),
-      auth: bearer(world, 'checkout'),
+      ...owned('checkout'),
       extra: events,
     },
     {
       name: 'GET /otp/:otpId/delivery',
       method: 'GET',
       path: paramPath(mount, pathParam(world.otpIds), (p) => `/otp/${p}/delivery`),
-      auth: bearer(world, 'otp'),
+      ...owned('otp'),
       success: otpDeliveryResponse,
     },
     {
@@ -140,15 +144,14 @@ export function proxyRoutes(world: ProxyFuzzWorld): ProxyRouteSpec[] {
       path: paramPath(mount, pathParam(world.callbackIds), (p) => `/callbacks/payments/${p}`),
       // The provider's callback carries no browser token; whatever comes is ignored.
       auth: fc.oneof({ weight: 3, arbitrary: noHeaders }, { weight: 1, arbitrary: bearer(world, 'payment') }),
-      body: bodyPlan(
-        shapedJson({
-          callbackId: fc.constantFrom(...world.callbackIds).map((c) => JSON.stringify(c)),
-          referenceNo: junkString.map((s) => JSON.stringify(s)),
-          status: fc.constantFrom('"COMPLETED"', '"FAILED"', '"PENDING"', 'null'),
-        }),
-      ),
+      goodAuth: noHeaders,
+      body: shapedJson({
+        callbackId: fc.constantFrom(...world.callbackIds).map((c) => JSON.stringify(c)),
+        referenceNo: junkString.map((s) => JSON.stringify(s)),
+        status: fc.constantFrom('"COMPLETED"', '"FAILED"', '"PENDING"', 'null'),
+      }),
       contentType: fc.oneof(contentType, fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded')),
     },
-    { name: 'GET /health', method: 'GET', path: fixedPath(mount, '/health'), auth: fc.oneof(noHeaders, bearer(world, 'otp')), success: healthResponse },
+    { name: 'GET /health', method: 'GET', path: fixedPath(mount, '/health'), auth: fc.oneof(noHeaders, bearer(world, 'otp')), goodAuth: noHeaders, success: healthResponse },
   ];
 }

@@ -1,17 +1,9 @@
 import { SignJWT, decodeJwt } from 'jose';
 import { DEFAULT_LIMITS, type LimitName, type LimitPolicy } from '../../src/proxy/config.js';
 import { MOUNT, startHarness, type Harness } from '../proxy/helpers.js';
+import { eventually } from '../proxy/sse-client.js';
+import { CANARY, CANARY_SANDBOX_CREDENTIALS } from './fuzz-canary.js';
 import type { ProxyFuzzWorld } from './fuzz-proxy-routes.js';
-
-/** Unique canary credentials: no response may ever carry one of them. */
-export const CANARY = {
-  apiKey: 'fuzz-canary-messaging-key-8d1e4b',
-  apiSecret: 'fuzz-canary-messaging-secret-2c7f9a',
-  username: 'fuzz-canary-gateway-user-6b3d0e',
-  password: 'fuzz-canary-gateway-password-1f8a5c',
-  checkoutKey: 'fuzz-canary-checkout-key-9e2b7d',
-  tokenSecret: 'fuzz-canary-token-secret-5a0c3f-longer-than-32-bytes',
-} as const;
 
 /** Every limit so high that none is reached: the fuzz is about input, not quotas. */
 export const UNREACHABLE_LIMITS = Object.fromEntries(
@@ -22,11 +14,7 @@ export const UNREACHABLE_LIMITS = Object.fromEntries(
 export function startCanaryHarness(limits?: Record<LimitName, LimitPolicy>): Promise<Harness> {
   return startHarness({
     sandbox: {
-      apiKey: CANARY.apiKey,
-      apiSecret: CANARY.apiSecret,
-      paymentUsername: CANARY.username,
-      paymentPassword: CANARY.password,
-      checkoutApiKey: CANARY.checkoutKey,
+      ...CANARY_SANDBOX_CREDENTIALS,
       initialCredit: 1e12,
       initialIntlCredit: 1e12,
     },
@@ -66,8 +54,9 @@ async function refusedForms(token: string): Promise<string[]> {
 
 /**
  * Walks every flow once so the fuzz has real identifiers to aim at: OTPs sent (and one verified, its
- * proof kept as a token to refuse), payments started (one completing, one staying pending), checkout
- * sessions, and the callback ids the sandbox was given.
+ * proof kept as a token to refuse), payments started (one failing, one staying pending), checkout
+ * sessions, and the callback ids the sandbox was given; `owners` are the tokens that may read the first
+ * of each.
  */
 export async function prepareWorld(h: Harness): Promise<ProxyFuzzWorld> {
   const otp = [await h.mintOtp(), await h.mintOtp({ recipient: '0240000001' }), await h.mintOtp({ purpose: 'checkout' })];
@@ -87,8 +76,12 @@ export async function prepareWorld(h: Harness): Promise<ProxyFuzzWorld> {
   const code = h.lastCode('233240000001');
   const verified = await must<{ proof: string }>('otp verify', h.post('/otp/verify', { recipient: '0240000001', code }, { token: otp[0] }), 200);
   const other = await must<{ otpId: string }>('otp send', h.post('/otp/send', { recipient: '0200000003' }, { token: otp[2] }), 200);
-  const completing = await must<{ reference: string }>('payment', h.post('/payments', { msisdn: '0240000001' }, { token: payment[0] }), 202);
-  const pending = await must<{ reference: string }>('payment', h.post('/payments', { msisdn: '0260000004' }, { token: payment[1] }), 202);
+  // One token owns both attempts (the first fails, the second stays pending), so the status routes are
+  // fuzzed with the token that may read them.
+  const failing = await must<{ reference: string }>('payment', h.post('/payments', { msisdn: '0240000002' }, { token: payment[0] }), 202);
+  await eventually(async () => ((await h.get(`/payments/${failing.reference}`, { token: payment[0] })).body?.status === 'FAILED' ? true : undefined));
+  const pending = await must<{ reference: string }>('payment', h.post('/payments', { msisdn: '0260000004' }, { token: payment[0] }), 202);
+  if (pending.reference === failing.reference) throw new Error('the second attempt did not start');
   const sessions = [
     await must<{ checkoutId: string }>('checkout', h.post('/checkouts', {}, { token: checkout[0] }), 201),
     await must<{ checkoutId: string }>('checkout', h.post('/checkouts', {}, { token: checkout[1] }), 201),
@@ -96,6 +89,7 @@ export async function prepareWorld(h: Harness): Promise<ProxyFuzzWorld> {
 
   return {
     mount: MOUNT,
+    owners: { otp: otp[0]!, payment: payment[0]!, checkout: checkout[0]! },
     tokens: {
       otp,
       payment,
@@ -103,7 +97,7 @@ export async function prepareWorld(h: Harness): Promise<ProxyFuzzWorld> {
       refused: [verified.proof, ...(await refusedForms(otp[0]!)), ...(await refusedForms(payment[0]!)), ...(await refusedForms(checkout[0]!))],
     },
     otpIds: [sent.otpId, other.otpId],
-    references: [completing.reference, pending.reference, completing.reference.replace(/-\d+$/, '')],
+    references: [failing.reference, pending.reference, failing.reference.replace(/-\d+$/, '')],
     checkoutIds: sessions.map((s) => s.checkoutId),
     callbackIds: [...h.sandbox.app.sandbox.payments.values()].map((p) => p.callbackId),
   };

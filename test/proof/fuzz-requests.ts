@@ -1,9 +1,11 @@
 import fc, { type Arbitrary } from 'fast-check';
 import {
   type BodyPlan,
+  bodyPlan,
   contentType,
   fetchSiteJunk,
   headerJunk,
+  jsonText,
   junkSegment,
   originJunk,
   querySuffix,
@@ -18,11 +20,15 @@ export interface RouteSpec {
   method: 'GET' | 'POST';
   /** Request target, mount path included. */
   path: Arbitrary<string>;
-  /** Credential headers (Authorization, x-api-*), each usually valid. */
+  /** Credential headers that pass (a valid token, the right keys). */
+  goodAuth: Arbitrary<[string, string][]>;
+  /** Credential headers of every kind: usually good, else refused, bent, garbage or absent. */
   auth: Arbitrary<[string, string][]>;
-  /** Body and its transport; GET routes get a stray body now and then. */
-  body?: Arbitrary<BodyPlan> | undefined;
-  /** Content-Type values to send; the JSON variants by default. */
+  /** Body texts (valid-shaped, with junk values now and then); GET routes get a stray JSON body rarely. */
+  body?: Arbitrary<string> | undefined;
+  /** Content-Type of plausible requests; `application/json` by default. */
+  goodType?: Arbitrary<string> | undefined;
+  /** Content-Type values of hostile requests; the JSON variants, others and none by default. */
   contentType?: Arbitrary<string | undefined> | undefined;
   /** Route-specific headers (Last-Event-ID, x-api-version). */
   extra?: Arbitrary<[string, string][]> | undefined;
@@ -39,33 +45,64 @@ export const noHeaders = fc.constant<[string, string][]>([]);
 
 const OTHER_METHODS = ['HEAD', 'OPTIONS', 'PUT', 'DELETE', 'PATCH', 'GET', 'POST'];
 
-/** Builds the arbitrary of whole requests of a route: its method mostly, every header and body varied. */
-export function routeRequests(spec: RouteSpec, origins: Origins): Arbitrary<FuzzRequest> {
+interface Parts {
+  method: string;
+  path: string;
+  headers: [string, string][];
+  type: string | undefined;
+  plan: BodyPlan | undefined;
+}
+
+function assemble({ method, path, headers, type, plan }: Parts): FuzzRequest {
+  const all = [...headers];
+  if (plan && type !== undefined) all.push(['content-type', type]);
+  if (plan?.contentEncoding !== undefined) all.push(['content-encoding', plan.contentEncoding]);
+  return { method, path, headers: all, body: plan?.bytes, chunks: plan?.chunks };
+}
+
+/**
+ * Plausible requests: the route's method, good credentials, a JSON (or the route's) content type and a
+ * UTF-8 body shaped like the route's, whose field values still vary; so they reach the routes' own code.
+ */
+function plausible(spec: RouteSpec): Arbitrary<FuzzRequest> {
+  const text = spec.method === 'POST' && spec.body ? spec.body : fc.constant(undefined);
+  return fc
+    .record({ path: spec.path, auth: spec.goodAuth, type: spec.goodType ?? fc.constant('application/json'), extra: spec.extra ?? noHeaders, text })
+    .map(({ path, auth, type, extra, text: t }) =>
+      assemble({ method: spec.method, path, headers: [...auth, ...extra], type, plan: t === undefined ? undefined : { bytes: new Uint8Array(Buffer.from(t)) } }),
+    );
+}
+
+/** Hostile requests: any method now and then, every header and body varied, transport included. */
+function hostile(spec: RouteSpec, origins: Origins): Arbitrary<FuzzRequest> {
   const noBody = fc.constant<BodyPlan | undefined>(undefined);
   const body =
     spec.method === 'POST' && spec.body
-      ? spec.body
-      : fc.oneof({ weight: 12, arbitrary: noBody }, { weight: 1, arbitrary: spec.body ?? noBody });
+      ? bodyPlan(spec.body)
+      : fc.oneof({ weight: 12, arbitrary: noBody }, { weight: 1, arbitrary: bodyPlan(jsonText) });
   return fc
     .record({
-      method: fc.oneof({ weight: 30, arbitrary: fc.constant(spec.method) }, { weight: 1, arbitrary: fc.constantFrom(...OTHER_METHODS) }),
+      method: fc.oneof({ weight: 20, arbitrary: fc.constant(spec.method) }, { weight: 1, arbitrary: fc.constantFrom(...OTHER_METHODS) }),
       path: spec.path,
       auth: spec.auth,
-      contentType: spec.contentType ?? contentType,
+      type: spec.contentType ?? contentType,
       origin: originJunk(origins.own, origins.allowed),
       fetchSite: fetchSiteJunk,
       extra: spec.extra ?? noHeaders,
-      stray: fc.oneof({ weight: 3, arbitrary: noHeaders }, { weight: 1, arbitrary: strayHeaders }),
-      body,
+      stray: fc.oneof({ weight: 2, arbitrary: noHeaders }, { weight: 1, arbitrary: strayHeaders }),
+      plan: body,
     })
-    .map(({ method, path, auth, contentType: type, origin, fetchSite, extra, stray, body: plan }) => {
+    .map(({ method, path, auth, type, origin, fetchSite, extra, stray, plan }) => {
       const headers: [string, string][] = [...auth, ...extra, ...stray];
       if (origin !== undefined) headers.push(['origin', origin]);
       if (fetchSite !== undefined) headers.push(['sec-fetch-site', fetchSite]);
-      if (plan && type !== undefined) headers.push(['content-type', type]);
-      if (plan?.contentEncoding !== undefined) headers.push(['content-encoding', plan.contentEncoding]);
-      return { method, path, headers, body: plan?.bytes, chunks: plan?.chunks };
+      return assemble({ method, path, headers, type, plan });
     });
+}
+
+/** The requests of a route: half plausible (to reach deep code), half hostile (to break the edges). */
+export function routeRequests(spec: RouteSpec, origins: Origins): Arbitrary<FuzzRequest> {
+  return fc.oneof(plausible(spec), hostile(spec, origins));
 }
 
 /**
