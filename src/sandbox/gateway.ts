@@ -10,7 +10,7 @@ import {
 import { basicAuthMatches } from './credentials.js';
 import { counted } from './counted.js';
 import { fieldsOf, sendGatewayError } from './errors.js';
-import { isWholePesewas } from './money.js';
+import { isWholePesewas, priceOf, toPesewas } from './money.js';
 import { createPayment, findPayment } from './payments.js';
 import type { SandboxState } from './state.js';
 import { derivedName, isValidNumber, networkOf, TEST_NUMBERS } from './test-numbers.js';
@@ -39,6 +39,11 @@ export function gatewayRouter(state: SandboxState): Router {
     const request = parsed.data;
     if (!isWholePesewas(request.amount)) {
       badRequest(res, 'amount: must have at most 2 decimal places');
+      return;
+    }
+    // Past 2^53 pesewas no amount is exact, and near 1.8e306 the total overflows (found by fuzzing: a 500).
+    if (!Number.isSafeInteger(toPesewas(priceOf(request.amount).totalAmount))) {
+      badRequest(res, 'amount: is too large');
       return;
     }
     if (!isValidNumber(request.msisdn, false)) {

@@ -70,4 +70,15 @@ describe('sandbox regressions found by fuzzing', () => {
     expect(gateway.status).toBe(400);
     expect(gatewayErrorEnvelope.parse(gateway.body).statusCode).toBe('0400');
   });
+
+  it.each([1.79e306, 1e306, 1e300])('the gateway refuses a payment of %d cedis with its 0400 envelope (1.79e306 was a 500: the total overflowed)', async (value) => {
+    const res = await answer({
+      method: 'POST',
+      path: '/gateway/v1/payment',
+      headers: [['authorization', GOOD.gateway], ['content-type', 'application/json']],
+      body: json({ amount: value, referenceNo: `R-HUGE-${value}`, payee: 'Shop', narration: 'x', msisdn: '233240000001', callbackId: 'c', payer: 'p' }),
+    });
+    expect(res.status).toBe(400);
+    expect(gatewayErrorEnvelope.parse(res.body).statusCode).toBe('0400');
+  });
 });
