@@ -7,6 +7,12 @@ import { withFakeProxy } from '../stories/support/fake-proxy.js';
 
 setCustomElementsManifest(manifest);
 
+// WebOTP off: a desktop browser never receives the SMS, and a docs page playing a dozen <otp-verify> at once
+// makes Chromium kill the tab ("bad Mojo message: The abort controller must be used after initiating an SMS
+// request"), a bug reported to the elements' owner. Without OTPCredential the element skips WebOTP, as in
+// browsers that lack it.
+delete (window as { OTPCredential?: unknown }).OTPCredential;
+
 const preview: Preview = {
   tags: ['autodocs'],
   // Every story talks to its own fake proxy (stories/support/fake-proxy.ts): no server, in dev or static.

@@ -1,7 +1,8 @@
 // The merchant's proxy, faked in the page so that the static Storybook needs no server: `window.fetch` answers
 // the protocol's paths under the mount. Interception, SSE streams and bodies are the element tests' fake
-// (test/elements/fake-proxy.ts); what each story's proxy does is a StoryProxy, found by the element's token,
-// so the stories of a docs page, rendered side by side, each talk to their own proxy.
+// (test/elements/fake-proxy.ts); what each story's proxy does is a StoryProxy, one per rendering of a story and
+// found by the element's token, so the stories of a docs page, rendered side by side (the first one twice),
+// each talk to their own proxy.
 import { FakeProxy, json, type FakeRequest } from '../../test/elements/fake-proxy.js';
 import { CHECKOUT_VIEW_STATUSES, type CheckoutViewStatus } from '../../src/protocol/codes.js';
 import { DEFAULT_PROXY_PATH, PROXY_PATHS } from '../../src/protocol/paths.js';
@@ -34,7 +35,8 @@ const pattern = (path: string | ((id: string) => string)) =>
 /** Message the fake hosted checkout page (stories/public/hosted-checkout.html) posts to its opener. */
 export const HOSTED_PAGE_MESSAGE = 'merchant-elements:hosted-checkout';
 
-const proxies = new Map<string, StoryProxy>();
+/** By the story's canvas: one proxy per rendering. */
+const proxies = new Map<HTMLElement, StoryProxy>();
 let installed: FakeProxy | undefined;
 
 /** Installs the fake once per page; requests outside the mount (Storybook's own) go to the network as before. */
@@ -73,19 +75,19 @@ function handleHostedPage({ origin, data }: MessageEvent) {
   for (const p of proxies.values()) if (p.owns(data.checkoutId)) p.settleCheckout(data.status as CheckoutViewStatus, data.checkoutId);
 }
 
-/** What the fake needs to know of a story. */
+/** What the fake needs to know of a story (its context). */
 export interface StoryRef {
-  id: string;
+  canvasElement: HTMLElement;
   parameters: { proxy?: FakeProxyOptions };
 }
 
 /**
- * The proxy of a story, made with its `proxy` parameter on its first render and kept across re-renders (a
- * control changed keeps the element where it is); its `token` goes in the element's `token` attribute.
+ * The proxy of a story's rendering, made with its `proxy` parameter on its first render and kept across
+ * re-renders (a control changed keeps the element where it is); its `token` goes in the element's `token`.
  */
-export function proxyFor({ id, parameters }: StoryRef): StoryProxy {
-  let proxy = proxies.get(id);
-  if (!proxy) proxies.set(id, (proxy = new StoryProxy(parameters.proxy)));
+export function proxyFor({ canvasElement, parameters }: StoryRef): StoryProxy {
+  let proxy = proxies.get(canvasElement);
+  if (!proxy) proxies.set(canvasElement, (proxy = new StoryProxy(parameters.proxy)));
   return proxy;
 }
 
@@ -94,7 +96,7 @@ export function withFakeProxy(story: StoryRef) {
   installFakeProxy();
   proxyFor(story);
   return () => {
-    proxies.get(story.id)?.dispose();
-    proxies.delete(story.id);
+    proxies.get(story.canvasElement)?.dispose();
+    proxies.delete(story.canvasElement);
   };
 }

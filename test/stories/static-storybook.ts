@@ -24,8 +24,10 @@ export interface IndexEntry {
 export interface StaticStorybook {
   /** Base URL of the served build (`http://127.0.0.1:PORT/`). */
   url: string;
-  /** Every story of the build (docs pages left out). */
+  /** Every story of the build. */
   stories: IndexEntry[];
+  /** Every docs page of the build (each element's, the introduction). */
+  docs: IndexEntry[];
   /** Seconds the build took. */
   buildSeconds: number;
   browser: Browser;
@@ -44,7 +46,7 @@ export async function startStaticStorybook(): Promise<StaticStorybook> {
   });
   const buildSeconds = (performance.now() - started) / 1000;
   const index = JSON.parse(await readFile(join(out, 'index.json'), 'utf8')) as { entries: Record<string, IndexEntry> };
-  const stories = Object.values(index.entries).filter((e) => e.type == 'story');
+  const entries = Object.values(index.entries);
 
   const server: Server = await new Promise((resolve) => {
     const s = express().use(express.static(out)).listen(0, '127.0.0.1', () => resolve(s));
@@ -64,7 +66,8 @@ export async function startStaticStorybook(): Promise<StaticStorybook> {
   });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    stories,
+    stories: entries.filter((e) => e.type == 'story'),
+    docs: entries.filter((e) => e.type == 'docs'),
     buildSeconds,
     browser,
     async close() {
@@ -75,14 +78,25 @@ export async function startStaticStorybook(): Promise<StaticStorybook> {
   };
 }
 
-/** The custom states each element declares (`@cssstate`), by tag, from the manifest `npm run analyze` wrote. */
-export async function declaredStates(): Promise<Map<string, string[]>> {
+/** What custom-elements.json (written by `npm run analyze`) says of an element. */
+export interface Declared {
+  /** Custom states (`@cssstate`). */
+  states: string[];
+  /** Names its docs page must show: attributes, events, CSS properties and parts. */
+  api: string[];
+}
+
+/** Each element's declaration in the manifest, by tag. */
+export async function declarations(): Promise<Map<string, Declared>> {
   const manifest = JSON.parse(await readFile(join(ROOT, 'custom-elements.json'), 'utf8'));
-  const states = new Map<string, string[]>();
+  const byTag = new Map<string, Declared>();
+  const names = (list?: { name: string }[]) => (list ?? []).map((x) => x.name);
   for (const mod of manifest.modules) {
     for (const d of mod.declarations ?? []) {
-      if (d.tagName) states.set(d.tagName, (d.cssStates ?? []).map((s: { name: string }) => s.name));
+      if (!d.tagName) continue;
+      const api = [...names(d.attributes), ...names(d.events), ...names(d.cssProperties), ...names(d.cssParts)];
+      byTag.set(d.tagName, { states: names(d.cssStates), api });
     }
   }
-  return states;
+  return byTag;
 }
