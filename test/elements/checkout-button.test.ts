@@ -28,7 +28,7 @@ describe('<checkout-button>', () => {
     proxy.on('POST', '/checkouts', () => json(checkoutCreated(), 201));
     proxy.stream(/^\/checkouts\/[^/]+\/events$/);
     opened = [];
-    openResult = { focus() {} } as Window;
+    openResult = fakeWindow();
     navigated = [];
     window.open = (...args: unknown[]) => (opened.push(args), openResult);
   });
@@ -36,6 +36,14 @@ describe('<checkout-button>', () => {
     window.open = realOpen;
     proxy.restore();
   });
+
+  /** A stand-in for the window `window.open` returns: records where it was sent and whether it was closed. */
+  function fakeWindow() {
+    const win = { sentTo: [] as string[], closed: false, opener: {} as unknown, focus() {}, close() { win.closed = true; },
+      location: { replace: (url: string) => void win.sentTo.push(url) } };
+    return win as unknown as Window & typeof win;
+  }
+  const sentTo = () => (openResult as ReturnType<typeof fakeWindow>).sentTo;
 
   async function mount(mode = 'redirect', label = html``) {
     const el = await fixture<CheckoutButton>(html`<checkout-button token=${TOKEN} mode=${mode}>${label}</checkout-button>`);
@@ -96,7 +104,10 @@ describe('<checkout-button>', () => {
     const event = oneEvent(el, 'checkout-opened');
     part(el, 'button')!.click();
     expect((await event).detail.mode).to.equal('popup');
-    expect(opened).to.deep.equal([[URL_1, 'merchant-elements-checkout', 'popup,width=480,height=720']]);
+    // Opened blank inside the click (before the session existed), then sent to the page with no opener.
+    expect(opened).to.deep.equal([['about:blank', 'merchant-elements-checkout', 'popup,width=480,height=720']]);
+    expect(sentTo()).to.deep.equal([URL_1]);
+    expect(openResult!.opener).to.equal(null);
     expect(navigated).to.deep.equal([]);
 
     openResult = null;
@@ -112,7 +123,8 @@ describe('<checkout-button>', () => {
     const event = oneEvent(el, 'checkout-opened');
     part(el, 'button')!.click();
     expect((await event).detail.mode).to.equal('tab');
-    expect(opened).to.deep.equal([[URL_1, '_blank']]);
+    expect(opened).to.deep.equal([['about:blank', '_blank']]);
+    expect(sentTo()).to.deep.equal([URL_1]);
 
     openResult = null;
     const blocked = await mount('tab');
@@ -120,6 +132,20 @@ describe('<checkout-button>', () => {
     part(blocked, 'button')!.click();
     expect((await fallback).detail.mode).to.equal('redirect');
     expect(navigated).to.deep.equal([URL_1]);
+  });
+
+  it('opens the window within the click, before a slow session answer, and closes it when creation fails', async () => {
+    let answer!: (r: Response) => void;
+    proxy.on('POST', '/checkouts', () => new Promise<Response>((resolve) => (answer = resolve)));
+    const el = await mount('popup');
+    part(el, 'button')!.click();
+    // Still waiting for the proxy, yet the popup exists: a browser keeps the click's activation only briefly.
+    expect(opened).to.have.length(1);
+    await stateIs(el, 'creating');
+    answer(json({ error: 'UPSTREAM_UNAVAILABLE', message: 'down', details: { retryable: true } }, 503));
+    await stateIs(el, 'error');
+    expect((openResult as ReturnType<typeof fakeWindow>).closed).to.be.true;
+    expect(sentTo()).to.deep.equal([]);
   });
 
   it('opens the same page again on a click while open, without a second session', async () => {

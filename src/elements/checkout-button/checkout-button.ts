@@ -90,26 +90,41 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     // Open already: show the same page again rather than start a second session.
     if (state == 'open' && checkout) return this.open(checkout);
     this.failure = undefined;
+    // Open the popup or tab inside the click: after the await the click's user activation may be gone (a
+    // slow network) and the browser would block it. It is pointed at the checkout page once that exists.
+    const win = this.openWindow('about:blank');
     this.setState('creating');
     try {
       const created = await this.client.post<CheckoutCreateResponse>(PROXY_PATHS.checkouts, {});
       this.checkout = created;
       this.setState('open');
-      this.open(created);
+      this.open(created, win);
       this.watch(created.checkoutId);
     } catch (e) {
+      win?.close();
       if ((e as Error).name == 'AbortError') return;
       this.failure = e instanceof ProxyClientError ? e : new ProxyClientError('NETWORK', String(e));
       this.setState('error');
     }
   }
 
-  private open({ checkoutId, checkoutUrl }: CheckoutCreateResponse) {
+  /** A popup or tab for the mode (null in redirect mode, or when the browser blocked it). */
+  private openWindow(url: string) {
+    const mode = this.mode;
+    return mode == 'popup'
+      ? window.open(url, 'merchant-elements-checkout', 'popup,width=480,height=720')
+      : mode == 'tab'
+        ? window.open(url, '_blank')
+        : null;
+  }
+
+  /** Shows the checkout page in `win` (opened blank during the click), a new window, or this tab. */
+  private open({ checkoutId, checkoutUrl }: CheckoutCreateResponse, blank?: Window | null) {
     let mode = this.mode;
-    const win =
-      mode == 'popup'
-        ? window.open(checkoutUrl, 'merchant-elements-checkout', 'popup,width=480,height=720')
-        : mode == 'tab' && window.open(checkoutUrl, '_blank');
+    // A blank window of ours is still same-origin: cut its opener (the provider's page must not reach back
+    // into the shop's tab) and send it on. Without one, open the page directly (a click on an open session).
+    if (blank) (blank.opener = null), blank.location.replace(checkoutUrl);
+    const win = blank === undefined ? this.openWindow(checkoutUrl) : blank;
     if (win) win.focus();
     else this.navigate(checkoutUrl), (mode = 'redirect');
     this.emit('checkout-opened', { checkoutId, checkoutUrl, mode });
