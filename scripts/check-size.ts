@@ -18,7 +18,7 @@ export interface SizeRow {
 }
 
 /** Builds one entry into a single minified ES module in memory and returns its code. */
-async function bundle(entry: string): Promise<string> {
+export async function bundle(entry: string): Promise<string> {
   const result = await build(selfContainedBuild(entry, 'es', 'bundle.js'));
   const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[];
   const chunks = outputs.flatMap((o) => o.output).filter((o) => o.type === 'chunk');
