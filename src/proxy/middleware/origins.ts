@@ -34,7 +34,9 @@ export function originPolicy(allowedOrigins: readonly string[]) {
     }
     if (listed) {
       res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Expose-Headers', 'Retry-After');
+      // Date is not CORS-safelisted: without it a page on another origin cannot read the proxy's clock
+      // (otp-verify's resend countdown).
+      res.setHeader('Access-Control-Expose-Headers', 'Retry-After, Date');
     }
     if (req.method === 'OPTIONS') {
       res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
