@@ -4,8 +4,9 @@ import manifest from '../custom-elements.json';
 import '../src/elements/index.js';
 import { axeRules } from '../stories/support/a11y.js';
 import { withFakeProxy } from '../stories/support/fake-proxy.js';
+import { publicApi } from './public-api.js';
 
-setCustomElementsManifest(manifest);
+setCustomElementsManifest(publicApi(manifest));
 
 // WebOTP off: a desktop browser never receives the SMS, and a docs page playing a dozen <otp-verify> at once
 // makes Chromium kill the tab ("bad Mojo message: The abort controller must be used after initiating an SMS
@@ -17,6 +18,14 @@ const preview: Preview = {
   tags: ['autodocs'],
   // Every story talks to its own fake proxy (stories/support/fake-proxy.ts): no server, in dev or static.
   beforeEach: withFakeProxy,
+  argTypes: {
+    // Read-only, or set by the fake proxy for each story.
+    state: { control: false },
+    token: { control: false },
+    form: { control: false },
+    validity: { control: false },
+    strings: { control: 'object' },
+  },
   parameters: {
     controls: { expanded: true, sort: 'requiredFirst' },
     // Docs pages play each story too, so that a page shows every state side by side.

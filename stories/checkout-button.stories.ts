@@ -6,7 +6,7 @@ import type { CheckoutButton } from '../src/elements/checkout-button/index.js';
 import { DEFAULT_PROXY_PATH } from '../src/protocol/paths.js';
 import { elementIn, press, reach } from './support/drive.js';
 import { proxyFor } from './support/fake-proxy.js';
-import { dark, rightToLeft, themeArgTypes, themeStyle } from './support/theme.js';
+import { dark, rtl, themeArgTypes, themeStyle } from './support/theme.js';
 
 const meta = {
   title: 'Elements/checkout-button',
@@ -29,7 +29,6 @@ in \`popup\` and \`tab\` modes a fake hosted page opens, where Pay, Fail and Can
     lang: { control: 'select', options: ['', 'en', 'fr'] },
     mode: { control: 'inline-radio', options: ['redirect', 'popup', 'tab'] },
     label: { control: 'text', description: 'Slotted label (default "Pay now").', table: { category: 'slots' } },
-    token: { control: false },
     navigate: { control: false },
   },
   render: (args, context) => html`
@@ -39,6 +38,7 @@ in \`popup\` and \`tab\` modes a fake hosted page opens, where Pay, Fail and Can
       lang=${ifDefined(args['lang'] || undefined)}
       mode=${args['mode']}
       .navigate=${args['navigate']}
+      .strings=${args['strings']}
       style=${themeStyle(args)}
       @checkout-opened=${(e: CustomEvent) => args['onCheckoutOpened']?.(e.detail)}
       @checkout-completed=${(e: CustomEvent) => args['onCheckoutCompleted']?.(e.detail)}
@@ -127,6 +127,6 @@ export const DarkMode: Story = {
 
 export const RightToLeft: Story = {
   name: 'Right to left',
-  decorators: [rightToLeft],
+  ...rtl,
   play: async ({ canvasElement }) => reach(await click(canvasElement), 'open'),
 };

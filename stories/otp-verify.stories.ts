@@ -6,7 +6,7 @@ import { DEFAULT_PROXY_PATH } from '../src/protocol/paths.js';
 import { elementIn, press, reach, typeInto } from './support/drive.js';
 import { proxyFor } from './support/fake-proxy.js';
 import { OTP_CODE } from './support/story-proxy.js';
-import { dark, rightToLeft, themeArgTypes, themeStyle } from './support/theme.js';
+import { dark, rtl, themeArgTypes, themeStyle } from './support/theme.js';
 
 const meta = {
   title: 'Elements/otp-verify',
@@ -26,7 +26,6 @@ any other Ghanaian number works, anything else is refused.`,
     ...themeArgTypes('otp-verify'),
     lang: { control: 'select', options: ['', 'en', 'fr'] },
     deliveryPoll: { control: 'number' },
-    token: { control: false },
   },
   render: (args, context) => html`
     <otp-verify
@@ -37,6 +36,7 @@ any other Ghanaian number works, anything else is refused.`,
       value=${args['value']}
       ?required=${args['required']}
       .deliveryPoll=${args['deliveryPoll']}
+      .strings=${args['strings']}
       style=${themeStyle(args)}
       @otp-sent=${(e: CustomEvent) => args['onOtpSent']?.(e.detail)}
       @otp-verified=${(e: CustomEvent) => args['onOtpVerified']?.(e.detail)}
@@ -142,6 +142,12 @@ export const CustomTheme: Story = {
   play: async ({ canvasElement }) => reach(await enterCode(canvasElement, '000000'), 'wrong-code'),
 };
 
+export const CustomWords: Story = {
+  name: 'Custom words',
+  args: { strings: { phone: 'Mobile number', send: 'Text me a code' } },
+  play: ({ canvasElement }) => reach(the(canvasElement), 'idle', 'Text me a code'),
+};
+
 export const DarkMode: Story = {
   name: 'Dark mode',
   ...dark,
@@ -150,6 +156,6 @@ export const DarkMode: Story = {
 
 export const RightToLeft: Story = {
   name: 'Right to left',
-  decorators: [rightToLeft],
+  ...rtl,
   play: async ({ canvasElement }) => reach(await sendTo(canvasElement), 'sent', 'Code delivered.'),
 };

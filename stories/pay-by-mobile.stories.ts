@@ -5,7 +5,7 @@ import type { PayByMobile } from '../src/elements/pay-by-mobile/index.js';
 import { DEFAULT_PROXY_PATH } from '../src/protocol/paths.js';
 import { elementIn, press, reach, typeInto } from './support/drive.js';
 import { proxyFor } from './support/fake-proxy.js';
-import { dark, rightToLeft, themeArgTypes, themeStyle } from './support/theme.js';
+import { dark, rtl, themeArgTypes, themeStyle } from './support/theme.js';
 
 const meta = {
   title: 'Elements/pay-by-mobile',
@@ -26,7 +26,6 @@ const meta = {
     lang: { control: 'select', options: ['', 'en', 'fr'] },
     amount: { control: 'number' },
     timeout: { control: 'number' },
-    token: { control: false },
   },
   render: (args, context) => html`
     <pay-by-mobile
@@ -37,6 +36,7 @@ const meta = {
       amount=${ifDefined(args['amount'])}
       currency=${args['currency']}
       timeout=${args['timeout']}
+      .strings=${args['strings']}
       style=${themeStyle(args)}
       @payment-pending=${(e: CustomEvent) => args['onPaymentPending']?.(e.detail)}
       @payment-completed=${(e: CustomEvent) => args['onPaymentCompleted']?.(e.detail)}
@@ -148,6 +148,6 @@ export const DarkMode: Story = {
 
 export const RightToLeft: Story = {
   name: 'Right to left',
-  decorators: [rightToLeft],
+  ...rtl,
   play: async ({ canvasElement }) => reach(await pay(canvasElement, '026 000 0004'), 'pending'),
 };

@@ -46,6 +46,9 @@ export interface FakeProxyOptions {
   checkoutOutcome?: CheckoutViewStatus;
 }
 
+/** Milliseconds a payment or checkout stays pending by default: long enough to be seen. */
+const SETTLE_AFTER = 1000;
+
 /** The correct OTP unless a story says otherwise. */
 export const OTP_CODE = '123456';
 
@@ -81,22 +84,24 @@ interface SentOtp {
 let serial = 0;
 const now = () => new Date().toISOString();
 
+/**
+ * The proxy one rendering of a story talks to: it mints the story's token, keeps the OTPs, payments and
+ * checkouts made through it, and settles them over their event streams.
+ */
 export class StoryProxy {
   /** The element token the merchant's server would have minted for this story (unsigned: the fake trusts it). */
   readonly token: string;
   readonly claims: Record<string, unknown>;
   private readonly offlineLeft: Set<RouteName>;
   private readonly otps = new Map<string, SentOtp>();
-  private lastSend = new Map<string, number>();
+  private readonly lastSend = new Map<string, number>();
   private readonly payments = new Map<string, PaymentSnapshot>();
   private readonly checkouts = new Map<string, CheckoutSnapshot>();
   /** Open event streams by payment reference or checkout id. */
   private readonly streams = new Map<string, SseStream[]>();
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
 
-  constructor(
-    readonly options: FakeProxyOptions = {},
-  ) {
+  constructor(readonly options: FakeProxyOptions = {}) {
     // Unique per story visit: the token keys this proxy, and its order reference keys pay-by-mobile's
     // sessionStorage entry, so a payment left pending in another story (or an earlier visit) is not resumed.
     const key = `${Date.now().toString(36)}${++serial}`;
@@ -230,7 +235,7 @@ export class StoryProxy {
     this.payments.set(p.reference, p);
     const outcome = lookUp(msisdn);
     if (outcome.payment != 'PENDING') {
-      this.later(this.options.settleAfter ?? 1500, () => this.settlePayment(outcome.payment, p.reference, outcome.failureCode));
+      this.later(this.options.settleAfter ?? SETTLE_AFTER, () => this.settlePayment(outcome.payment, p.reference, outcome.failureCode));
     }
     return json(p, 202);
   }
@@ -242,7 +247,7 @@ export class StoryProxy {
     const c = checkout({ checkoutId, reference: String(this.claims['reference']), amount: Number(this.claims['amount']) });
     this.checkouts.set(checkoutId, c);
     const page = new URLSearchParams({ checkoutId, title: String(this.claims['title']), amount: `${c.currency} ${c.amount.toFixed(2)}` });
-    const { checkoutOutcome, settleAfter = 1500 } = this.options;
+    const { checkoutOutcome, settleAfter = SETTLE_AFTER } = this.options;
     if (checkoutOutcome) this.later(settleAfter, () => this.settleCheckout(checkoutOutcome, checkoutId));
     // Relative to iframe.html, so the static build works under any path.
     return json(checkoutCreated({ checkoutId, checkoutUrl: `hosted-checkout.html?${page}` }), 201);

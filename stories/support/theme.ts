@@ -55,4 +55,16 @@ export const DARK_THEME = {
 export const dark = { args: DARK_THEME, globals: { backgrounds: { value: 'dark' } } };
 
 /** A right-to-left page (the elements use logical properties only). */
-export const rightToLeft: Decorator = (story) => html`<div dir="rtl">${story()}</div>`;
+const rightToLeft: Decorator = (story) => html`<div dir="rtl">${story()}</div>`;
+
+/** Story settings of a right-to-left page. */
+export const rtl = {
+  decorators: [rightToLeft],
+  parameters: {
+    docs: {
+      description: {
+        story: 'In a right-to-left page the layout mirrors. The words stay English (no right-to-left language ships), so their punctuation lands on the left.',
+      },
+    },
+  },
+};

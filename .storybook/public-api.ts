@@ -1,0 +1,25 @@
+// custom-elements.json lists every class member, private state included; Storybook shows each one as a row of
+// the docs table (and a control). Designers get the public API only.
+
+interface Member {
+  kind: string;
+  privacy?: string;
+  static?: boolean;
+}
+interface Manifest {
+  modules: { declarations?: { members?: Member[] }[] }[];
+}
+
+/** A copy of the manifest without private, protected or static members. */
+export function publicApi<M extends Manifest>(manifest: M): M {
+  return {
+    ...manifest,
+    modules: manifest.modules.map((mod) => ({
+      ...mod,
+      declarations: mod.declarations?.map((d) => ({
+        ...d,
+        members: d.members?.filter((m) => !m.static && (m.privacy ?? 'public') == 'public'),
+      })),
+    })),
+  };
+}
