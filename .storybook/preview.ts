@@ -4,7 +4,7 @@ import manifest from '../custom-elements.json';
 import '../src/elements/index.js';
 import { axeRules } from '../stories/support/a11y.js';
 import { withFakeProxy } from '../stories/support/fake-proxy.js';
-import { publicApi } from './public-api.js';
+import { publicApi } from '../stories/support/public-api.js';
 
 setCustomElementsManifest(publicApi(manifest));
 
@@ -19,6 +19,7 @@ const preview: Preview = {
   // Every story talks to its own fake proxy (stories/support/fake-proxy.ts): no server, in dev or static.
   beforeEach: withFakeProxy,
   argTypes: {
+    proxy: { control: 'text' },
     // Read-only, or set by the fake proxy for each story.
     state: { control: false },
     token: { control: false },
@@ -26,6 +27,16 @@ const preview: Preview = {
     validity: { control: false },
     strings: { control: 'object' },
   },
+  // CSS parts are for reading (selectors for a stylesheet): no control.
+  argTypesEnhancers: [
+    ({ argTypes }) =>
+      Object.fromEntries(
+        Object.entries(argTypes).map(([name, argType]) => [
+          name,
+          argType.table?.category == 'css shadow parts' ? { ...argType, control: false as const } : argType,
+        ]),
+      ),
+  ],
   parameters: {
     controls: { expanded: true, sort: 'requiredFirst' },
     // Docs pages play each story too, so that a page shows every state side by side.
