@@ -255,8 +255,10 @@ describe("the elements under a strict CSP, on their proxy's origin", () => {
     await payOnHostedPage(popup);
     await reach(page, 'checkout', 'completed');
     expect(await eventOf(page, 'checkout-opened')).toMatchObject({ mode: 'popup' });
+    // One session created upstream for the one click.
     expect(count('checkout.initialize')).toBe(before + 1);
     await clean(page, errors);
+    await popup.close();
     await page.close();
   });
 
