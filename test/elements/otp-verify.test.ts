@@ -273,7 +273,8 @@ describe('<otp-verify>', () => {
         get: (options: { otp: unknown; signal: AbortSignal }) => {
           signals.push(options.signal);
           expect(options.otp).to.deep.equal({ transport: ['sms'] });
-          return signals.length == 1 ? Promise.resolve({ code: '654321' }) : new Promise(() => {});
+          if (signals.length == 1) return Promise.resolve({ code: '654321' });
+          return new Promise((_, reject) => options.signal.addEventListener('abort', () => reject(new DOMException('', 'AbortError'))));
         },
       },
     });
@@ -287,6 +288,10 @@ describe('<otp-verify>', () => {
 
       const again = await sent(await mount());
       expect(signals[1]!.aborted).to.be.false;
+      // A page gets one WebOTP request at a time (Chromium refuses more, and can crash aborting several).
+      const third = await sent(await mount());
+      expect(signals, 'no second request while one is pending').to.have.length(2);
+      third.remove();
       again.remove();
       expect(signals[1]!.aborted, 'aborted on disconnect').to.be.true;
     } finally {

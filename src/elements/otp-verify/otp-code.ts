@@ -13,14 +13,23 @@ export function codeFrom(raw: string, pinType: OtpPinType, pinLength: number): s
   return (runs.find((r) => r.length == pinLength) ?? runs.join('')).slice(0, pinLength);
 }
 
-/** WebOTP: the code of the SMS the browser offers (Android Chrome), or `undefined` if none comes. */
+/** True while a WebOTP request of this page is in flight (a page gets one at a time). */
+let reading = false;
+
+/**
+ * WebOTP: the code of the SMS the browser offers (Android Chrome), or `undefined` if none comes. Only one
+ * request per page: Chromium refuses a second one, and aborting several at once can crash its renderer.
+ */
 export async function readSmsCode(signal: AbortSignal): Promise<string | undefined> {
-  if (!('OTPCredential' in window)) return;
+  if (!('OTPCredential' in window) || reading || signal.aborted) return;
+  reading = true;
   try {
     const otp = await navigator.credentials.get({ otp: { transport: ['sms'] }, signal } as CredentialRequestOptions);
     return signal.aborted ? undefined : (otp as { code?: string } | null)?.code;
   } catch {
     // Aborted, refused or unsupported: the customer types the code.
+  } finally {
+    reading = false;
   }
 }
 
