@@ -31,9 +31,11 @@ export interface ProxyFuzzWorld {
   callbackIds: string[];
 }
 
-/** A proxy route to fuzz, and the schema of its 2xx JSON answers. */
+/** A proxy route to fuzz, and the schemas of its 2xx answers. */
 export interface ProxyRouteSpec extends RouteSpec {
   success?: z.ZodType | undefined;
+  /** Schema of the `data` of each event in the first bytes of a 200 event stream. */
+  streamed?: z.ZodType | undefined;
 }
 
 /** Numbers as people type them: the test numbers, random valid numbers in every format, foreign ones. */
@@ -116,6 +118,7 @@ export function proxyRoutes(world: ProxyFuzzWorld): ProxyRouteSpec[] {
       path: paramPath(mount, pathParam(world.references), (p) => `/payments/${p}/events`),
       ...owned('payment'),
       extra: events,
+      streamed: paymentSnapshot,
     },
     {
       name: 'GET /checkouts/:checkoutId',
@@ -130,6 +133,7 @@ export function proxyRoutes(world: ProxyFuzzWorld): ProxyRouteSpec[] {
       path: paramPath(mount, pathParam(world.checkoutIds), (p) => `/checkouts/${p}/events`),
       ...owned('checkout'),
       extra: events,
+      streamed: checkoutSnapshot,
     },
     {
       name: 'GET /otp/:otpId/delivery',

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { proxyErrorBody } from '../../src/protocol/index.js';
 import type { Harness } from '../proxy/helpers.js';
@@ -62,7 +63,17 @@ function checksFor(route: ProxyRouteSpec): ExchangeCheck {
     const problem = jsonFits(res, route.success);
     return problem ? `${res.status} answer does not fit ${route.name}: ${problem}` : null;
   };
-  return allOf(noServerError, errorsHaveShape(proxyErrorShape), noSecretEchoed(CANARY_FORMS), success);
+  const streamed: ExchangeCheck = (req, res) => {
+    if (!route.streamed || req.method !== 'GET' || res.status !== 200 || !String(res.headers['content-type']).startsWith('text/event-stream')) return null;
+    // Whole events only: the read may have stopped inside the last one.
+    const events = res.body.toString('utf8').split('\n\n').slice(0, -1);
+    for (const line of events.flatMap((e) => e.split('\n')).filter((l) => l.startsWith('data:'))) {
+      const parsed = route.streamed.safeParse(JSON.parse(line.slice(5)));
+      if (!parsed.success) return `an event of ${route.name} does not fit its schema: ${line.slice(0, 200)}`;
+    }
+    return null;
+  };
+  return allOf(noServerError, errorsHaveShape(proxyErrorShape), noSecretEchoed(CANARY_FORMS), success, streamed);
 }
 
 let h: Harness;
@@ -154,16 +165,20 @@ describe('fuzzing the merchant proxy with its default limits', () => {
     await limited?.close();
   });
 
-  /** One token (and for streams its pending payment) per route, so its limits are reached. */
-  const focus: Record<string, (w: ProxyFuzzWorld) => ProxyFuzzWorld> = {
-    'POST /otp/send': (w) => ({ ...w, tokens: { ...w.tokens, otp: [w.tokens.otp[0]!] } }),
-    'POST /accounts/lookup': (w) => ({ ...w, tokens: { ...w.tokens, payment: [w.tokens.payment[0]!] } }),
-    'GET /payments/:reference/events': (w) => ({ ...w, tokens: { ...w.tokens, payment: [w.owners.payment] }, references: [w.references[1]!] }),
+  const routeOf = (w: ProxyFuzzWorld, name: string) => proxyRoutes(w).find((r) => r.name === name)!;
+  /** One token per route so its limits are reached; streams always of the pending payment, so they stay open. */
+  const focus: Record<string, (w: ProxyFuzzWorld) => ProxyRouteSpec> = {
+    'POST /otp/send': (w) => routeOf({ ...w, tokens: { ...w.tokens, otp: [w.tokens.otp[0]!] } }, 'POST /otp/send'),
+    'POST /accounts/lookup': (w) => routeOf({ ...w, tokens: { ...w.tokens, payment: [w.tokens.payment[0]!] } }, 'POST /accounts/lookup'),
+    'GET /payments/:reference/events': (w) => ({
+      ...routeOf({ ...w, tokens: { ...w.tokens, payment: [w.owners.payment] } }, 'GET /payments/:reference/events'),
+      path: fc.constant(`${w.mount}/payments/${w.references[1]}/events`),
+    }),
   };
 
   for (const [name, narrow] of Object.entries(focus)) {
     it(`${name}: limits answer 429 RATE_LIMITED in the error shape, with Retry-After`, async () => {
-      const route = proxyRoutes(narrow(limitedWorld)).find((r) => r.name === name)!;
+      const route = narrow(limitedWorld);
       const statuses: number[] = [];
       await fuzz({
         requests: routeRequests(route, { own: limited.origin, allowed: 'https://shop.example' }),

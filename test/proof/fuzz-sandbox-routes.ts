@@ -1,5 +1,5 @@
 import fc, { type Arbitrary } from 'fast-check';
-import { ghanaNational, headerJunk, jsonText, junkKey, junkString, shapedJson } from './fuzz-arbitraries.js';
+import { ghanaNational, headerJunk, jsonText, junkKey, junkString, percentEncode, shapedJson } from './fuzz-arbitraries.js';
 import { fixedPath, noHeaders, paramPath, pathParam, sometimes, type RouteSpec } from './fuzz-requests.js';
 import { GOOD, type SandboxFuzzWorld } from './fuzz-sandbox-world.js';
 
@@ -31,7 +31,8 @@ const smsText = fc.oneof(
   { weight: 4, arbitrary: text('Hello from the shop', 'Ça va? Привет 🙂') },
   { weight: 1, arbitrary: fc.integer({ min: 1590, max: 1700 }).map((n) => JSON.stringify('x'.repeat(n))) },
 );
-const email = text('a@shop.example', 'Shop <no-reply@shop.example>', 'x@fail.sandbox.invalid', 'not-an-address');
+// Not the sandbox's fail.sandbox.invalid: a recipient there is its documented trigger of a provider 502.
+const email = text('a@shop.example', 'Shop <no-reply@shop.example>');
 const emails = fc.oneof(email, fc.array(email, { maxLength: 4 }).map((items) => `[${items.join(',')}]`));
 
 /** Messaging credentials: usually right, else the limited key, wrong or missing halves, or junk. */
@@ -73,9 +74,9 @@ function authorization(good: string, scheme: 'Basic' | 'Bearer'): Arbitrary<[str
 const formBody: Arbitrary<string> = fc
   .array(
     fc.tuple(
-      fc.oneof({ weight: 4, arbitrary: fc.constant('msisdn') }, { weight: 1, arbitrary: junkKey.map(encodeURIComponent) }, { weight: 1, arbitrary: fc.constantFrom('msisdn[]', 'msisdn[a]', '%zz', '') }),
+      fc.oneof({ weight: 4, arbitrary: fc.constant('msisdn') }, { weight: 1, arbitrary: junkKey.map(percentEncode) }, { weight: 1, arbitrary: fc.constantFrom('msisdn[]', 'msisdn[a]', '%zz', '') }),
       fc.oneof(
-        { weight: 4, arbitrary: digits.map((d) => encodeURIComponent(JSON.parse(d) as string)) },
+        { weight: 4, arbitrary: digits.map((d) => percentEncode(String(JSON.parse(d)))) },
         { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%C3%28', '+233+24+000+0001', '', '&&', '=') },
       ),
     ),
