@@ -105,17 +105,20 @@ export interface FuzzRun {
   total: number;
   /** Requests in flight at once (one batch). */
   concurrency: number;
+  /** True when a request got past the gates into the route's own code; counted into `reached`. */
+  reached?: (req: FuzzRequest, res: FuzzResponse) => boolean;
   /** Called with each answer, for tallies. */
   onAnswer?: (req: FuzzRequest, res: FuzzResponse) => void;
 }
 
 /**
  * Sends `total` generated requests, `concurrency` at a time, and fails on the first exchange that breaks
- * `check` or gets no answer. Returns how many requests were sent. fast-check shrinks a failing batch
- * (boundedly) and reports its seed and path for replay.
+ * `check` or gets no answer. Returns how many requests were sent and how many `reached` the route.
+ * fast-check shrinks a failing batch (boundedly) and reports its seed and path for replay.
  */
-export async function fuzz(run: FuzzRun): Promise<number> {
+export async function fuzz(run: FuzzRun): Promise<{ sent: number; reached: number }> {
   let sent = 0;
+  let reached = 0;
   const batch = fc.limitShrink(fc.array(run.requests, { minLength: run.concurrency, maxLength: run.concurrency }), 100);
   await fc.assert(
     fc.asyncProperty(batch, async (requests) => {
@@ -124,6 +127,7 @@ export async function fuzz(run: FuzzRun): Promise<number> {
           try {
             const res = await run.send(req);
             sent += 1;
+            if (run.reached?.(req, res)) reached += 1;
             run.onAnswer?.(req, res);
             const problem = run.check(req, res);
             return problem ? `${problem}\n${describeExchange(req, res)}` : null;
@@ -137,5 +141,5 @@ export async function fuzz(run: FuzzRun): Promise<number> {
     }),
     { numRuns: Math.ceil(run.total / run.concurrency) },
   );
-  return sent;
+  return { sent, reached };
 }

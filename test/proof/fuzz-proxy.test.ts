@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { proxyErrorBody } from '../../src/protocol/index.js';
 import type { Harness } from '../proxy/helpers.js';
 import {
@@ -13,11 +13,12 @@ import {
   watchProcess,
   type ProcessWatch,
 } from './fuzz-checks.js';
-import { rawClient, type FuzzResponse, type RawClient } from './fuzz-http.js';
+import type { FuzzResponse } from './fuzz-http.js';
 import { proxyRoutes, type ProxyFuzzWorld, type ProxyRouteSpec } from './fuzz-proxy-routes.js';
 import { CANARY_FORMS } from './fuzz-canary.js';
 import { prepareWorld, startCanaryHarness, UNREACHABLE_LIMITS } from './fuzz-proxy-world.js';
 import { routeRequests } from './fuzz-requests.js';
+import { useFuzzTarget } from './fuzz-target.js';
 
 /**
  * Fuzzes every route of the merchant proxy with at least 1,000 generated requests each (8 in flight):
@@ -47,7 +48,7 @@ const proxyErrorShape = (_req: unknown, res: FuzzResponse): string | null => {
 const ROUTE_CODES = new Set(['OTP_INVALID', 'OTP_EXPIRED', 'OTP_LOCKED', 'INVALID_PHONE_NUMBER', 'ACCOUNT_NOT_FOUND', 'ATTEMPTS_EXHAUSTED']);
 
 /** True when the request got past the gates into the route's own code: a success or a route refusal. */
-function reachedRoute(res: FuzzResponse): boolean {
+function reachedRoute(_req: unknown, res: FuzzResponse): boolean {
   if (res.status >= 200 && res.status < 300) return true;
   try {
     return ROUTE_CODES.has((JSON.parse(res.body.toString('utf8')) as { error?: string }).error ?? '');
@@ -76,35 +77,21 @@ function checksFor(route: ProxyRouteSpec): ExchangeCheck {
   return allOf(noServerError, errorsHaveShape(proxyErrorShape), noSecretEchoed(CANARY_FORMS), success, streamed);
 }
 
-let h: Harness;
-let world: ProxyFuzzWorld;
-let client: RawClient;
-let watch: ProcessWatch;
+const ORIGINS = { allowed: 'https://shop.example' };
 
 async function stillAnswers(target: Harness): Promise<void> {
   const res = await fetch(`${target.baseUrl}/health`);
   expect(res.status).toBe(200);
 }
 
-beforeAll(async () => {
-  watch = watchProcess();
-  h = await startCanaryHarness(UNREACHABLE_LIMITS);
-  world = await prepareWorld(h);
-  client = rawClient(h.origin);
-}, 30_000);
-
-afterAll(async () => {
-  client?.close();
-  await h?.close();
-  watch?.stop();
-});
-
+const watch: ProcessWatch = watchProcess();
+afterAll(() => watch.stop());
 afterEach(() => {
   expect(watch.problems()).toEqual([]);
 });
 
 describe('fuzzing the merchant proxy: every route, 1,000 requests each', () => {
-  // Built lazily: the world (tokens, ids) exists only after beforeAll.
+  const t = useFuzzTarget({ start: () => startCanaryHarness(UNREACHABLE_LIMITS), url: (h) => h.origin, prepare: prepareWorld });
   const names = [
     'POST /otp/send',
     'POST /otp/verify',
@@ -121,49 +108,36 @@ describe('fuzzing the merchant proxy: every route, 1,000 requests each', () => {
   ];
 
   it('covers every route of the protocol', () => {
-    expect(proxyRoutes(world).map((r) => r.name)).toEqual(names);
+    expect(proxyRoutes(t.world).map((r) => r.name)).toEqual(names);
   });
 
   for (const name of names) {
     it(`${name}: no 5xx, errors in shape, no secret echoed, still alive`, async () => {
-      const route = proxyRoutes(world).find((r) => r.name === name)!;
-      let deep = 0;
-      const sent = await fuzz({
-        requests: routeRequests(route, { own: h.origin, allowed: 'https://shop.example' }),
-        send: (req) => client.send(req),
+      const route = proxyRoutes(t.world).find((r) => r.name === name)!;
+      const { sent, reached } = await fuzz({
+        requests: routeRequests(route, { own: t.url, ...ORIGINS }),
+        send: (req) => t.client.send(req),
         check: checksFor(route),
         total: PER_ROUTE,
         concurrency: CONCURRENCY,
-        onAnswer: (_req, res) => void (deep += reachedRoute(res) ? 1 : 0),
+        reached: reachedRoute,
       });
       expect(sent).toBeGreaterThanOrEqual(PER_ROUTE);
       // Not only the gates were fuzzed: a good share reached the route's own code.
-      expect(deep).toBeGreaterThan(sent / 10);
-      await stillAnswers(h);
+      expect(reached).toBeGreaterThan(sent / 10);
+      await stillAnswers(t.server);
     }, 120_000);
   }
 
   it('wrote no canary to any log line', () => {
-    expect(h.logs.lines.length).toBeGreaterThan(PER_ROUTE);
-    for (const secret of CANARY_FORMS) expect(h.logs.lines.filter((line) => line.includes(secret))).toEqual([]);
+    const lines = t.server.logs.lines;
+    expect(lines.length).toBeGreaterThan(PER_ROUTE);
+    for (const secret of CANARY_FORMS) expect(lines.filter((line) => line.includes(secret))).toEqual([]);
   });
 });
 
 describe('fuzzing the merchant proxy with its default limits', () => {
-  let limited: Harness;
-  let limitedWorld: ProxyFuzzWorld;
-  let limitedClient: RawClient;
-
-  beforeAll(async () => {
-    limited = await startCanaryHarness();
-    limitedWorld = await prepareWorld(limited);
-    limitedClient = rawClient(limited.origin);
-  }, 30_000);
-
-  afterAll(async () => {
-    limitedClient?.close();
-    await limited?.close();
-  });
+  const t = useFuzzTarget({ start: () => startCanaryHarness(), url: (h) => h.origin, prepare: prepareWorld });
 
   const routeOf = (w: ProxyFuzzWorld, name: string) => proxyRoutes(w).find((r) => r.name === name)!;
   /** One token per route so its limits are reached; streams always of the pending payment, so they stay open. */
@@ -178,11 +152,11 @@ describe('fuzzing the merchant proxy with its default limits', () => {
 
   for (const [name, narrow] of Object.entries(focus)) {
     it(`${name}: limits answer 429 RATE_LIMITED in the error shape, with Retry-After`, async () => {
-      const route = narrow(limitedWorld);
+      const route = narrow(t.world);
       const statuses: number[] = [];
       await fuzz({
-        requests: routeRequests(route, { own: limited.origin, allowed: 'https://shop.example' }),
-        send: (req) => limitedClient.send(req),
+        requests: routeRequests(route, { own: t.url, ...ORIGINS }),
+        send: (req) => t.client.send(req),
         check: checksFor(route),
         total: 160,
         concurrency: CONCURRENCY,
@@ -190,7 +164,7 @@ describe('fuzzing the merchant proxy with its default limits', () => {
       });
       // The property means something only if limits were reached.
       expect(statuses).toContain(429);
-      await stillAnswers(limited);
+      await stillAnswers(t.server);
     }, 60_000);
   }
 });

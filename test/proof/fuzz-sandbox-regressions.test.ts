@@ -1,30 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gatewayErrorEnvelope, providerErrorBody } from '../../src/provider/schemas/index.js';
-import type { StartedSandbox } from '../../src/sandbox/index.js';
-import { rawClient, type FuzzRequest, type RawClient } from './fuzz-http.js';
-import { GOOD, prepareSandboxWorld, startFuzzSandbox, type SandboxFuzzWorld } from './fuzz-sandbox-world.js';
+import type { FuzzRequest } from './fuzz-http.js';
+import { answerOf, useFuzzTarget } from './fuzz-target.js';
+import { GOOD, prepareSandboxWorld, startFuzzSandbox } from './fuzz-sandbox-world.js';
 
 /** Cases the sandbox fuzz (fuzz-sandbox.test.ts) found answering 500, kept as plain tests once fixed. */
 
-let sandbox: StartedSandbox;
-let world: SandboxFuzzWorld;
-let client: RawClient;
-
-beforeAll(async () => {
-  sandbox = await startFuzzSandbox();
-  world = await prepareSandboxWorld(sandbox);
-  client = rawClient(sandbox.url);
-});
-
-afterAll(async () => {
-  client?.close();
-  await sandbox?.close();
-});
-
-async function answer(req: FuzzRequest): Promise<{ status: number; body: unknown }> {
-  const res = await client.send(req);
-  return { status: res.status, body: JSON.parse(res.body.toString('utf8')) };
-}
+const t = useFuzzTarget({ start: () => startFuzzSandbox(), url: (sandbox) => sandbox.url, prepare: prepareSandboxWorld });
+const answer = (req: FuzzRequest) => answerOf(t.client, req);
 
 const json = (value: unknown) => new Uint8Array(Buffer.from(JSON.stringify(value)));
 const quick = json({ to: '233240000001', from: 'SHOP', type: 'Quick', message: 'hi', isGlobal: false });
@@ -54,7 +37,7 @@ describe('sandbox regressions found by fuzzing', () => {
   it('the hosted page answers 400 to a form in a charset it cannot read (was 500)', async () => {
     const res = await answer({
       method: 'POST',
-      path: `/checkout/${world.checkoutIds[0]}/cancel`,
+      path: `/checkout/${t.world.checkoutIds[0]}/cancel`,
       headers: [['content-type', 'application/x-www-form-urlencoded; charset=utf-7']],
       body: new Uint8Array(Buffer.from('msisdn=233240000001')),
     });
@@ -66,7 +49,7 @@ describe('sandbox regressions found by fuzzing', () => {
     const messaging = await answer({ method: 'GET', path: '/v1/external/sms/logs/%', headers: GOOD.messaging });
     expect(messaging.status).toBe(400);
     expect(providerErrorBody.parse(messaging.body).error).toBe('VALIDATION_ERROR');
-    const gateway = await answer({ method: 'GET', path: `/gateway/v1/payment/${world.references[0]}%zz/status`, headers: [['authorization', GOOD.gateway]] });
+    const gateway = await answer({ method: 'GET', path: `/gateway/v1/payment/${t.world.references[0]}%zz/status`, headers: [['authorization', GOOD.gateway]] });
     expect(gateway.status).toBe(400);
     expect(gatewayErrorEnvelope.parse(gateway.body).statusCode).toBe('0400');
   });

@@ -1,12 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { gatewayErrorEnvelope, providerErrorBody } from '../../src/provider/schemas/index.js';
-import type { StartedSandbox } from '../../src/sandbox/index.js';
 import { CANARY_FORMS } from './fuzz-canary.js';
 import { allOf, errorsHaveShape, fuzz, jsonFits, noSecretEchoed, noServerError, watchProcess, type ProcessWatch } from './fuzz-checks.js';
-import { rawClient, type FuzzRequest, type FuzzResponse, type RawClient } from './fuzz-http.js';
+import type { FuzzRequest, FuzzResponse } from './fuzz-http.js';
 import { routeRequests } from './fuzz-requests.js';
 import { sandboxRoutes } from './fuzz-sandbox-routes.js';
-import { GOOD, prepareSandboxWorld, startFuzzSandbox, type SandboxFuzzWorld } from './fuzz-sandbox-world.js';
+import { GOOD, prepareSandboxWorld, startFuzzSandbox } from './fuzz-sandbox-world.js';
+import { useFuzzTarget } from './fuzz-target.js';
 
 /**
  * Fuzzes the sandbox's 13 endpoints of the specification and its hosted checkout page with at least 1,000
@@ -51,27 +51,13 @@ function reachedEndpoint(req: FuzzRequest, res: FuzzResponse): boolean {
 
 const check = allOf(noServerError, errorsHaveShape(sandboxErrorShape), noSecretEchoed(CANARY_FORMS));
 
-let sandbox: StartedSandbox;
-let world: SandboxFuzzWorld;
-let client: RawClient;
-let watch: ProcessWatch;
-
-beforeAll(async () => {
-  watch = watchProcess();
-  sandbox = await startFuzzSandbox();
-  world = await prepareSandboxWorld(sandbox);
-  client = rawClient(sandbox.url);
-});
-
-afterAll(async () => {
-  client?.close();
-  await sandbox?.close();
-  watch?.stop();
-});
-
+const watch: ProcessWatch = watchProcess();
+afterAll(() => watch.stop());
 afterEach(() => {
   expect(watch.problems()).toEqual([]);
 });
+
+const t = useFuzzTarget({ start: startFuzzSandbox, url: (sandbox) => sandbox.url, prepare: prepareSandboxWorld });
 
 const NAMES = [
   'POST /v1/external/sms/quick',
@@ -94,25 +80,24 @@ const NAMES = [
 
 describe('fuzzing the sandbox: every endpoint and the hosted checkout page, 1,000 requests each', () => {
   it('covers the 13 endpoints of the specification and the three hosted page routes', () => {
-    expect(sandboxRoutes(world).map((r) => r.name)).toEqual(NAMES);
+    expect(sandboxRoutes(t.world).map((r) => r.name)).toEqual(NAMES);
   });
 
   for (const name of NAMES) {
     it(`${name}: no 5xx, errors in shape, no secret echoed, still alive`, async () => {
-      const route = sandboxRoutes(world).find((r) => r.name === name)!;
-      let reached = 0;
-      const sent = await fuzz({
-        requests: routeRequests(route, { own: sandbox.url, allowed: 'https://shop.example' }),
-        send: (req) => client.send(req),
+      const route = sandboxRoutes(t.world).find((r) => r.name === name)!;
+      const { sent, reached } = await fuzz({
+        requests: routeRequests(route, { own: t.url, allowed: 'https://shop.example' }),
+        send: (req) => t.client.send(req),
         check,
         total: PER_ROUTE,
         concurrency: CONCURRENCY,
-        onAnswer: (req, res) => void (reached += reachedEndpoint(req, res) ? 1 : 0),
+        reached: reachedEndpoint,
       });
       expect(sent).toBeGreaterThanOrEqual(PER_ROUTE);
       // Not only the shared gates were fuzzed: a good share got through to the endpoint's own work.
       expect(reached).toBeGreaterThan(sent / 4);
-      const balance = await fetch(`${sandbox.url}/v1/external/account/balance`, { headers: Object.fromEntries(GOOD.messaging) });
+      const balance = await fetch(`${t.url}/v1/external/account/balance`, { headers: Object.fromEntries(GOOD.messaging) });
       expect(balance.status).toBe(200);
     }, 120_000);
   }
