@@ -124,16 +124,17 @@ export async function fuzz(run: FuzzRun): Promise<{ sent: number; reached: numbe
     fc.asyncProperty(batch, async (requests) => {
       const outcomes = await Promise.all(
         requests.map(async (req) => {
+          let res: FuzzResponse;
           try {
-            const res = await run.send(req);
-            sent += 1;
-            if (run.reached?.(req, res)) reached += 1;
-            run.onAnswer?.(req, res);
-            const problem = run.check(req, res);
-            return problem ? `${problem}\n${describeExchange(req, res)}` : null;
+            res = await run.send(req);
           } catch (err) {
             return `no answer: ${err instanceof Error ? err.message : String(err)}\n${describeExchange(req)}`;
           }
+          sent += 1;
+          if (run.reached?.(req, res)) reached += 1;
+          run.onAnswer?.(req, res);
+          const problem = run.check(req, res);
+          return problem ? `${problem}\n${describeExchange(req, res)}` : null;
         }),
       );
       const failure = outcomes.find((o) => o !== null);

@@ -28,8 +28,10 @@ import { useFuzzTarget } from './fuzz-target.js';
  * length. Valid tokens and real identifiers are mixed in so most requests reach the routes' own code.
  *
  * Per request: never a 5xx, every 4xx in the protocol's error shape, every 2xx in its route's schema, no
- * canary credential (nor the token secret) in any header or body, SSE first bytes included. Per route:
- * the proxy still answers /health, and no unhandled rejection or uncaught exception happened.
+ * canary credential (nor the token secret) in any header or body, SSE first bytes included (and each
+ * event fits its snapshot schema). Per route: enough requests reached the route's own code, the proxy
+ * still answers /health, and no unhandled rejection, uncaught exception or prototype pollution happened.
+ * Under the default limits, the 429s are in the same shape with a matching Retry-After.
  */
 
 const PER_ROUTE = 1_000;
@@ -69,8 +71,13 @@ function checksFor(route: ProxyRouteSpec): ExchangeCheck {
     // Whole events only: the read may have stopped inside the last one.
     const events = res.body.toString('utf8').split('\n\n').slice(0, -1);
     for (const line of events.flatMap((e) => e.split('\n')).filter((l) => l.startsWith('data:'))) {
-      const parsed = route.streamed.safeParse(JSON.parse(line.slice(5)));
-      if (!parsed.success) return `an event of ${route.name} does not fit its schema: ${line.slice(0, 200)}`;
+      let data: unknown;
+      try {
+        data = JSON.parse(line.slice(5));
+      } catch {
+        return `an event of ${route.name} is not JSON: ${line.slice(0, 200)}`;
+      }
+      if (!route.streamed.safeParse(data).success) return `an event of ${route.name} does not fit its schema: ${line.slice(0, 200)}`;
     }
     return null;
   };

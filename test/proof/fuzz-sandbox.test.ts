@@ -15,8 +15,10 @@ import { useFuzzTarget } from './fuzz-target.js';
  *
  * Per request: never a 5xx; every 4xx in the interface's documented error shape (messaging and checkout:
  * `providerErrorBody`; gateway: `gatewayErrorEnvelope`; the hosted page: an HTML page, or the JSON error
- * body when its JSON could not be read); no canary credential in any header or body. Per endpoint: the
- * sandbox still answers, no unhandled rejection, no built-in prototype polluted.
+ * body when its JSON could not be read); no canary credential in any header or body. Per endpoint: a
+ * quarter at least got past the shared gates (credentials, version, unreadable JSON) into its own work,
+ * the sandbox still answers, no unhandled rejection or uncaught exception, no built-in prototype polluted.
+ * Not sent: the sandbox's deliberate fault triggers (x-sandbox-fault, an email to fail.sandbox.invalid).
  */
 
 const PER_ROUTE = 1_000;
