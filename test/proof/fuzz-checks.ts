@@ -112,6 +112,16 @@ export interface FuzzRun {
 }
 
 /**
+ * The seed (and path) fast-check printed for a failure, from FUZZ_SEED (and FUZZ_PATH), to generate the
+ * same requests again; fast-check picks a fresh seed otherwise.
+ */
+function replay(): { seed?: number; path?: string } {
+  const seed = process.env.FUZZ_SEED;
+  if (seed === undefined || seed === '') return {};
+  return { seed: Number(seed), ...(process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH } : {}) };
+}
+
+/**
  * Sends `total` generated requests, `concurrency` at a time, and fails on the first exchange that breaks
  * `check` or gets no answer. Returns how many requests were sent and how many `reached` the route.
  * fast-check shrinks a failing batch (boundedly) and reports its seed and path for replay.
@@ -140,7 +150,7 @@ export async function fuzz(run: FuzzRun): Promise<{ sent: number; reached: numbe
       const failure = outcomes.find((o) => o !== null);
       if (failure) throw new Error(failure);
     }),
-    { numRuns: Math.ceil(run.total / run.concurrency) },
+    { numRuns: Math.ceil(run.total / run.concurrency), ...replay() },
   );
   return { sent, reached };
 }
