@@ -1,0 +1,108 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  JOURNEY_TIMEOUT_MS,
+  type ShopVisit,
+  addToCart,
+  answerOnPhone,
+  launchChromium,
+  orderShows,
+  payByMobile,
+  payWith,
+  placeOrder,
+  reachesState,
+  sandboxPayments,
+  visitShop,
+} from './shop-browser.js';
+
+// Each journey on a fresh shop. Exactly once: the sandbox's own list of the payment requests it received
+// (`/__sandbox/payments`) holds one request per attempt the customer made, never a second for a reload.
+describe('journey: a customer pays an order with mobile money', { timeout: JOURNEY_TIMEOUT_MS }, () => {
+  let browser: Browser;
+  let visit: ShopVisit | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterEach(async () => {
+    await visit?.close();
+    visit = undefined;
+  });
+  afterAll(() => browser?.close());
+
+  /** A fresh shop with a kente stole and a bag of gari ordered, on the order's mobile-money page. */
+  async function orderToPay(timeScale: number) {
+    visit = await visitShop(browser, { timeScale });
+    await addToCart(visit.page, 'Kente stole', 'Gari, 1 kg');
+    const reference = await placeOrder(visit.page, 'mobile money');
+    await expect(payByMobile(visit.page).getByText('GHS 192.50').textContent()).resolves.toContain('192.50');
+    return { ...visit, reference };
+  }
+
+  it('pays with 024 000 0001 and lands on the order page showing it paid, as the server knows it', async () => {
+    const { page, demo, reference } = await orderToPay(0.1);
+    await payWith(page, '024 000 0001');
+    // The page goes to the order page on payment-completed; the order page asks the server.
+    await page.waitForURL(`**/orders/${reference}`);
+    await orderShows(page, 'paid');
+    await expect(page.getByTestId('payment-status').textContent()).resolves.toMatch(/^COMPLETED: attempt 1 /);
+    const paid = (await sandboxPayments(demo)).filter((p) => p.msisdn === '233240000001');
+    expect(paid.map((p) => p.status)).toEqual(['COMPLETED']);
+    expect(visit!.errors).toEqual([]);
+  });
+
+  it('fails on 024 000 0002, then pays with 024 000 0001 on a second attempt', async () => {
+    const { page, demo, reference } = await orderToPay(0.1);
+    const element = payByMobile(page);
+    await payWith(page, '024 000 0002');
+    await reachesState(element, 'failed');
+    // The provider's status carries no reason (payment-record.ts): the element says the payment did not go through.
+    await element.getByText('The payment did not go through.').waitFor();
+
+    await element.getByRole('button', { name: 'Use another number' }).click();
+    await reachesState(element, 'idle');
+    await payWith(page, '024 000 0001');
+    await page.waitForURL(`**/orders/${reference}`);
+    await orderShows(page, 'paid');
+    await expect(page.getByTestId('payment-status').textContent()).resolves.toMatch(/^COMPLETED: attempt 2 /);
+    const statuses = (await sandboxPayments(demo)).map((p) => `${p.msisdn} ${p.status}`);
+    expect(statuses.sort()).toEqual(['233240000001 COMPLETED', '233240000002 FAILED']);
+  });
+
+  it('is declined on the customer’s phone in a second tab: the element and the order page say so', async () => {
+    // An ordinary number completes by itself after 5 simulated seconds: 20 real ones here, time to decline.
+    const { page, context, demo, reference } = await orderToPay(4);
+    const element = payByMobile(page);
+    await payWith(page, '024 123 4567');
+    await reachesState(element, 'pending');
+    await element.getByText('Approve on your phone with your PIN.').waitFor();
+
+    await answerOnPhone(context, '233241234567', 'Decline');
+    await reachesState(element, 'cancelled');
+    await element.getByText('Payment declined on the phone.').waitFor();
+
+    await page.getByRole('link', { name: 'order page' }).click();
+    await page.waitForURL(`**/orders/${reference}`);
+    await orderShows(page, 'cancelled');
+    await expect(page.getByTestId('payment-status').textContent()).resolves.toMatch(/^CANCELLED: attempt 1 /);
+    expect((await sandboxPayments(demo)).map((p) => `${p.msisdn} ${p.status}`)).toEqual(['233241234567 CANCELLED']);
+  });
+
+  it('reloads the page while the payment waits for approval, resumes it, and completes once approved', async () => {
+    const { page, context, demo, reference } = await orderToPay(0.1);
+    const element = payByMobile(page);
+    // 026 000 0004 never answers by itself: the payment stays pending until the phone does.
+    await payWith(page, '026 000 0004');
+    await reachesState(element, 'pending');
+
+    await page.reload();
+    await reachesState(element, 'pending');
+    await element.getByText('Approve on your phone with your PIN.').waitFor();
+    await expect(element.getByRole('progressbar').isVisible()).resolves.toBe(true);
+
+    await answerOnPhone(context, '233260000004', 'Approve');
+    await page.waitForURL(`**/orders/${reference}`);
+    await orderShows(page, 'paid');
+    // The reload asked for no second payment: one request, the one approved.
+    expect((await sandboxPayments(demo)).map((p) => `${p.msisdn} ${p.status}`)).toEqual(['233260000004 COMPLETED']);
+  });
+});

@@ -1,0 +1,64 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { lastCode } from '../demo/shop-client.js';
+import { JOURNEY_TIMEOUT_MS, type ShopVisit, launchChromium, reachesState, visitShop } from './shop-browser.js';
+
+describe('journey: a customer signs in with a code sent by SMS', { timeout: JOURNEY_TIMEOUT_MS }, () => {
+  let browser: Browser;
+  let visit: ShopVisit | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterEach(() => visit?.close());
+  afterAll(() => browser?.close());
+
+  it('types the number, reads the code on the phone, types it, submits the form and is signed in', async () => {
+    visit = await visitShop(browser, { timeScale: 0.1 });
+    const { page, demo } = visit;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sign in' }).click();
+    await page.waitForURL('**/sign-in');
+
+    const otp = page.getByTestId('otp-verify');
+    const phone = otp.getByLabel('Phone number', { exact: true });
+    await phone.click();
+    await page.keyboard.type('024 000 0001', { delay: 10 });
+    await otp.getByRole('button', { name: 'Send code' }).click();
+    await reachesState(otp, 'sent');
+    await expect(otp.getByText('We sent a code by SMS to').textContent()).resolves.toMatch(/\*\*01/);
+
+    // A wrong code first: the element says so and keeps the customer on the code.
+    const code = await lastCode(demo.url, '233240000001');
+    const wrong = code.replace(/\d$/, (d) => String((Number(d) + 1) % 10));
+    const codeInput = otp.getByLabel('Code from the SMS');
+    await codeInput.pressSequentially(wrong, { delay: 10 });
+    await reachesState(otp, 'wrong-code');
+    await otp.getByText('That code is not right.').waitFor();
+
+    // The right one, typed over it: a complete code is checked without pressing Verify.
+    await codeInput.fill('');
+    await codeInput.pressSequentially(code, { delay: 10 });
+    await reachesState(otp, 'verified');
+    await otp.getByText('Phone number verified.').waitFor();
+
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL('**/account');
+    await expect(page.getByTestId('signed-in-number').textContent()).resolves.toBe('+233 24 *** **01');
+    await expect(page.getByTestId('nav-account').textContent()).resolves.toBe('+233 24 *** **01');
+    expect(visit.errors).toEqual([]);
+  });
+
+  it('is held back by the form until the number is verified', async () => {
+    visit = await visitShop(browser, { timeScale: 0.1 });
+    const { page } = visit;
+    await page.goto('/sign-in');
+    const posts: string[] = [];
+    page.on('request', (r) => r.method() === 'POST' && posts.push(r.url()));
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    // The element is a required form field: the browser keeps the form, points at the number, posts nothing.
+    const otp = page.getByTestId('otp-verify');
+    await page.waitForFunction((el) => el?.shadowRoot?.activeElement?.id === 'input', await otp.elementHandle());
+    await expect(otp.evaluate((el) => (el as HTMLElement & { validity: ValidityState }).validity.valueMissing)).resolves.toBe(true);
+    expect(posts).toEqual([]);
+    expect(page.url()).toMatch(/\/sign-in$/);
+  });
+});
