@@ -37,12 +37,18 @@ export interface ShopVisit extends Customer {
 export interface VisitOptions {
   /** The sandbox's clock: 0.1 settles a test number's payment in 0.3 s and keeps an OTP alive 30 s. */
   timeScale: number;
-  viewport?: { width: number; height: number };
+  screen?: Screen;
+}
+
+/** The screen of a customer's browser: a laptop's by default. */
+export interface Screen {
+  viewport: { width: number; height: number };
+  deviceScaleFactor?: number;
 }
 
 /** A new customer on a running shop, on its home page. */
-export async function newCustomer(browser: Browser, demo: RunningDemo, viewport = { width: 1280, height: 900 }): Promise<Customer> {
-  const context = await browser.newContext({ baseURL: demo.url, viewport });
+export async function newCustomer(browser: Browser, demo: RunningDemo, screen: Screen = { viewport: { width: 1280, height: 900 } }): Promise<Customer> {
+  const context = await browser.newContext({ baseURL: demo.url, ...screen });
   context.setDefaultTimeout(STEP_TIMEOUT_MS);
   const errors: string[] = [];
   context.on('weberror', (e) => errors.push(e.error().message));
@@ -54,7 +60,7 @@ export async function newCustomer(browser: Browser, demo: RunningDemo, viewport 
 /** Starts a fresh demo shop (what `npm start` runs) and a new customer on it. */
 export async function visitShop(browser: Browser, options: VisitOptions): Promise<ShopVisit> {
   const demo = await startDemo({ port: 0, timeScale: options.timeScale, logLevel: 'silent' });
-  const customer = await newCustomer(browser, demo, options.viewport);
+  const customer = await newCustomer(browser, demo, options.screen);
   return {
     ...customer,
     demo,
