@@ -35,6 +35,9 @@ function base(outDir: string): InlineConfig {
     root: ROOT,
     publicDir: false,
     logLevel: 'warn',
+    // Production exports of Lit whatever NODE_ENV says: the demo builds the CDN bundle inside a process
+    // whose Vite dev server has set NODE_ENV=development, which would pick Lit's development build.
+    resolve: { conditions: ['module', 'browser', 'production'] },
     build: { outDir, emptyOutDir: false, target: 'es2022', sourcemap: false, reportCompressedSize: false },
   };
 }

@@ -23,6 +23,8 @@ describe('the embedding demos', () => {
     expect(() => new Script(code)).not.toThrow();
     expect(code).toMatch(/^var MerchantElements=/);
     for (const tag of ['otp-verify', 'pay-by-mobile', 'checkout-button']) expect(code).toContain(tag);
+    // Lit's production build, though the demo's own Vite dev server runs in the same process.
+    expect(code).not.toMatch(/dev mode/i);
   });
 
   it('renders the plain HTML page with the script tag alone and tokens bound to a demo order', async () => {
