@@ -3,6 +3,7 @@
 // the runner under tsx so that this file can also start the real sandbox and proxy for the journey tests.
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
+import { chromiumLaunchOptions } from './test/support/chromium.mjs';
 
 /**
  * The journeys' back end, in this process: a sandbox on 127.0.0.1:0 and an Express app with the merchant
@@ -108,17 +109,9 @@ export default {
     chromeLauncher({
       launchOptions: {
         // The system's Chromium: nothing here may download a browser.
-        executablePath: '/usr/bin/chromium',
+        ...chromiumLaunchOptions(),
         headless: true,
-        args: [
-          '--headless=new',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
+        
       },
     }),
   ],

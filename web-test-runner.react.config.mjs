@@ -3,6 +3,7 @@
 // the elements from src) when the page asks for it.
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { build } from 'vite';
+import { chromiumLaunchOptions } from './test/support/chromium.mjs';
 
 const root = new URL('./', import.meta.url).pathname;
 
@@ -40,9 +41,9 @@ export default {
     chromeLauncher({
       launchOptions: {
         // The system's Chromium: nothing here may download a browser.
-        executablePath: '/usr/bin/chromium',
+        ...chromiumLaunchOptions(),
         headless: true,
-        args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+        
       },
     }),
   ],

@@ -8,6 +8,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPackage } from '../../scripts/check-package.js';
 import { buildPackage, runNode, runScript, type BuiltPackage } from './built-package.js';
+import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
 /** Every code entry point, with names it must export. */
 const ENTRY_POINTS: Record<string, string[]> = {
@@ -166,8 +167,7 @@ describe('the browser builds in Chromium', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       // The system's Chromium: nothing here may download a browser.
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      ...chromiumLaunchOptions(),
     });
   }, 30_000);
   afterAll(async () => {

@@ -3,12 +3,12 @@
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startDemo, type RunningDemo } from '../../demo/server/index.js';
 import { lastCode } from '../demo/shop-client.js';
+import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
 /** The system's Chromium with the team's flags: nothing here may download a browser. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    ...chromiumLaunchOptions(),
   });
 }
 

@@ -21,6 +21,7 @@ import { providerSettingsFromEnv } from '../../src/proxy/config.js';
 import { createMerchantProxy, type MerchantProxy } from '../../src/proxy/create-proxy.js';
 import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
 import { shopRouter, type Violation } from './browser-shop.js';
+import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 /** Mount path of the proxies. */
@@ -157,8 +158,7 @@ export async function startBrowserWorld(): Promise<BrowserWorld> {
 
   const browser = await chromium.launch({
     // The system's Chromium: nothing here may download a browser.
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    ...chromiumLaunchOptions(),
   });
 
   return {

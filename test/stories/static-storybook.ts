@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
+import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
 /** The repository's root. */
 export const ROOT = new URL('../../', import.meta.url).pathname;
@@ -53,16 +54,7 @@ export async function startStaticStorybook(): Promise<StaticStorybook> {
   });
   const browser = await chromium.launch({
     // The system's Chromium: nothing here may download a browser.
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless=new',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    ...chromiumLaunchOptions(),
   });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
