@@ -1,0 +1,74 @@
+/**
+ * A merchant's server as its own process for the bench (forked by lib/processes.ts): Express with the
+ * proxy mounted at /merchant-elements, every rate limit raised out of the way, and the route the merchant's
+ * own pages would use to mint element tokens (`POST /__bench/mint`, outside the proxy's mount). Asked over
+ * IPC for its memory (after a full collection, or the resident size as it is), CPU time and log lines.
+ */
+import type { AddressInfo } from 'node:net';
+import express, { type Request, type Response } from 'express';
+import { pino, type Level } from 'pino';
+import { DEFAULT_LIMITS, providerSettingsFromEnv, type LimitName, type LimitPolicy, type ProxyConfig } from '../../src/proxy/config.js';
+import { createMerchantProxy } from '../../src/proxy/create-proxy.js';
+import { collectedMemory, serveParent } from '../lib/ipc.js';
+
+/** What the bench passes in BENCH_SETTINGS. */
+export interface MerchantSettings {
+  sandboxUrl: string;
+  tokenSecret: string;
+  /** A fixed port (the sandbox's callback URL must name it before this process starts); 0 by default. */
+  port?: number;
+  /** pino level of the proxy's logger; lines are counted, never printed. */
+  logLevel: Level | 'silent';
+  relay?: ProxyConfig['relay'];
+}
+
+/** Every policy of DESIGN's defaults, raised so that no bench traffic is ever refused by a limit. */
+const RAISED_LIMITS = Object.fromEntries(
+  Object.keys(DEFAULT_LIMITS).map((name) => [name, { points: 1_000_000_000, durationSec: 3_600 }]),
+) as Record<LimitName, LimitPolicy>;
+
+const settings = JSON.parse(process.env['BENCH_SETTINGS'] ?? '{}') as MerchantSettings;
+/** The proxy's log lines, counted by pino level (40 warn, 50 error…); the last few error lines kept. */
+const logs = { byLevel: {} as Record<string, number>, lastErrors: [] as string[] };
+const logger = pino(
+  { level: settings.logLevel },
+  {
+    write(line: string) {
+      const level = String((JSON.parse(line) as { level?: number }).level);
+      logs.byLevel[level] = (logs.byLevel[level] ?? 0) + 1;
+      if (Number(level) >= 50) logs.lastErrors = [...logs.lastErrors.slice(-4), line];
+    },
+  },
+);
+
+const proxy = createMerchantProxy({
+  provider: providerSettingsFromEnv({ SANDBOX_URL: settings.sandboxUrl }),
+  tokenSecret: settings.tokenSecret,
+  payeeName: 'Bench Shop',
+  logger,
+  limits: RAISED_LIMITS,
+  // The most wrong tries a code may take (10), so that the OTP bench needs as few codes as it can.
+  otp: { maxRetries: 10 },
+  ...(settings.relay ? { relay: settings.relay } : {}),
+});
+
+const app = express();
+app.post('/__bench/mint', express.json(), async (req: Request, res: Response) => {
+  const { kind, input, count = 1 } = req.body as { kind: 'otp' | 'payment' | 'checkout'; input: never; count?: number };
+  const mint = proxy.tokens[kind] as (input: unknown) => Promise<string>;
+  res.json({ tokens: await Promise.all(Array.from({ length: count }, () => mint(input))) });
+});
+app.use('/merchant-elements', proxy.router);
+
+const server = app.listen(settings.port ?? 0, '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  serveParent(
+    {
+      memory: collectedMemory,
+      cpu: () => process.cpuUsage(),
+      rss: () => process.memoryUsage().rss,
+      logs: () => logs,
+    },
+    { url: `http://127.0.0.1:${port}` },
+  );
+});
