@@ -1,0 +1,59 @@
+// `npm run bench`: speed and size figures of merchant-elements, each measured side by side with a baseline
+// in the same run. Prints a markdown table and writes docs/benchmarks.md (date, machine, how each figure
+// was measured). Not part of `npm test`. `npm run bench -- --only sizes,render` runs some sections and
+// writes nothing (for working on the bench itself).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { document, machine, resultsTable, writeDocument, type SectionResult } from './lib/report.js';
+import { firstRender } from './sections/first-render.js';
+import { fanOut } from './sections/fan-out.js';
+import { proxyOverhead } from './sections/proxy-overhead.js';
+import { bundleSizes } from './sections/sizes.js';
+import { soak } from './sections/soak.js';
+
+const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
+const SECTIONS = ['sizes', 'overhead', 'fanout', 'render', 'soak'] as const;
+type SectionName = (typeof SECTIONS)[number];
+
+const { values } = parseArgs({ options: { only: { type: 'string' } } });
+const only = values.only?.split(',').map((s) => s.trim()) as SectionName[] | undefined;
+const unknown = only?.filter((s) => !SECTIONS.includes(s));
+if (unknown?.length) throw new Error(`unknown section(s) ${unknown.join(', ')}; known: ${SECTIONS.join(', ')}`);
+const wanted = (name: SectionName) => !only || only.includes(name);
+
+const started = Date.now();
+const header = { date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), machine: machine() };
+const log = (line: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+log(`machine: ${header.machine}`);
+
+const cdnDir = await mkdtemp(join(tmpdir(), 'bench-cdn-'));
+const sections: SectionResult[] = [];
+const run = async (name: SectionName, title: string, section: () => Promise<SectionResult>) => {
+  if (!wanted(name)) return;
+  log(`${title}…`);
+  sections.push(await section());
+};
+try {
+  // The size section builds the CDN module the render section serves.
+  await run('sizes', 'bundle sizes', () => bundleSizes(cdnDir));
+  if (wanted('render') && !wanted('sizes')) await bundleSizes(cdnDir);
+  await run('overhead', 'proxy overhead (autocannon)', () => proxyOverhead(log));
+  await run('fanout', 'status-relay fan-out', () => fanOut(log));
+  await run('render', 'element first render (Chromium)', () => firstRender(cdnDir));
+  await run('soak', 'soak', () => soak(log));
+} finally {
+  await rm(cdnDir, { recursive: true, force: true });
+}
+
+const runtimeSec = (Date.now() - started) / 1000;
+const notes = sections.flatMap((s) => s.notes.map((n) => `- ${s.title}: ${n}`));
+process.stdout.write(`\n${resultsTable(sections)}\n${notes.join('\n')}\n\nTotal runtime ${runtimeSec.toFixed(0)} s.\n`);
+if (!only) {
+  await writeDocument(DOC, document(sections, { ...header, runtimeSec }));
+  log(`wrote ${DOC}`);
+}
+// Chromium, undici and the servers' sockets are closed; anything left (a keep-alive timer) must not hold us.
+process.exit(0);
