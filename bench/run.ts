@@ -12,7 +12,7 @@ import { firstRender } from './sections/first-render.js';
 import { fanOut } from './sections/fan-out.js';
 import { proxyOverhead } from './sections/proxy-overhead.js';
 import { bundleSizes } from './sections/sizes.js';
-import { soak } from './sections/soak.js';
+import { soak, startSoakServers } from './sections/soak.js';
 
 const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 const SECTIONS = ['sizes', 'overhead', 'fanout', 'render', 'soak'] as const;
@@ -30,6 +30,9 @@ const log = (line: string) => process.stderr.write(`[bench ${((Date.now() - star
 log(`machine: ${header.machine}`);
 
 const cdnDir = await mkdtemp(join(tmpdir(), 'bench-cdn-'));
+// Started now, idle until the soak: a fresh server's memory takes ~20 s to settle.
+const soakServers = wanted('soak') ? startSoakServers() : null;
+soakServers?.catch(() => undefined); // a failed start is reported by the soak itself
 const sections: SectionResult[] = [];
 const run = async (name: SectionName, title: string, section: () => Promise<SectionResult>) => {
   if (!wanted(name)) return;
@@ -43,9 +46,13 @@ try {
   await run('overhead', 'proxy overhead (autocannon)', () => proxyOverhead(log));
   await run('fanout', 'status-relay fan-out', () => fanOut(log));
   await run('render', 'element first render (Chromium)', () => firstRender(cdnDir));
-  await run('soak', 'soak', () => soak(log));
+  await run('soak', 'soak', () => soak(log, soakServers!));
 } finally {
   await rm(cdnDir, { recursive: true, force: true });
+  await soakServers?.then(async ({ sandbox, merchant }) => {
+    await merchant.stop();
+    await sandbox.stop();
+  });
 }
 
 const runtimeSec = (Date.now() - started) / 1000;

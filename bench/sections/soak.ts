@@ -5,7 +5,7 @@ import type { SectionResult } from '../lib/report.js';
 import { fmt, percentile } from '../lib/stats.js';
 
 const DURATION_MS = 60_000;
-const WARMUP_MS = 10_000;
+const WARMUP_MS = 15_000;
 const SAMPLE_EVERY_MS = 5_000;
 /** One journey started every this many ms, whatever the others are doing (open loop: a steady rate). */
 const START_EVERY_MS = 100;
@@ -106,31 +106,59 @@ function journeys(sandbox: BenchProcess, merchant: BenchProcess, tally: Tally, p
   ];
 }
 
-/** Soak: a minute of mixed traffic at a steady rate through one proxy process; errors and its memory. */
-export async function soak(log: (line: string) => void): Promise<SectionResult> {
+/**
+ * How long after its start a server process is left alone before the soak measures it: RSS of a fresh
+ * `node --import tsx` process drops by a third some 15-20 s in, idle or not (start-up heap handed back).
+ */
+const SETTLE_MS = 25_000;
+
+/** The soak's own sandbox and merchant processes, and when they started. */
+export interface SoakServers {
+  sandbox: BenchProcess;
+  merchant: BenchProcess;
+  startedAt: number;
+}
+
+/**
+ * Starts the soak's servers. `npm run bench` calls it first and runs the other sections meanwhile, so
+ * that the servers have settled by the time the soak begins (else the soak waits for it).
+ */
+export async function startSoakServers(): Promise<SoakServers> {
+  const startedAt = performance.now();
   const sandbox = await startProcess('sandbox', { initialCredit: 1e9 });
   const merchant = await startProcess('merchant', { sandboxUrl: sandbox.url, tokenSecret: BENCH_SECRET, logLevel: 'warn' });
+  return { sandbox, merchant, startedAt };
+}
+
+/** Soak: a minute of mixed traffic at a steady rate through one proxy process; errors and its memory. */
+export async function soak(log: (line: string) => void, servers: Promise<SoakServers>): Promise<SectionResult> {
+  const { sandbox, merchant, startedAt } = await servers;
   const tally = new Tally();
   try {
+    const settle = startedAt + SETTLE_MS - performance.now();
+    if (settle > 0) {
+      log(`  letting the servers settle for ${fmt(settle / 1000)} s`);
+      await sleep(settle);
+    }
     const [token] = await mint(merchant, 'payment', { amount: 1, referenceNo: 'SOAK-PENDING', narration: 'Pending' });
     const pending = await call(`${merchant.url}${MOUNT}/payments`, { body: { msisdn: STAYS_PENDING }, headers: browserHeaders(merchant, token!, true) });
     const pendingRef = { reference: expectStatus(pending, 202, 'pending payment').body.reference as string, token: token! };
     const kinds = journeys(sandbox, merchant, tally, pendingRef);
 
-    // Start from a collected heap: the first sample should not carry the start-up's garbage.
-    await merchant.ask('memory');
     const running = new Set<Promise<void>>();
     const started = performance.now();
     let next = 0;
     const samples: { raw: number; collected: number; heap: number }[] = [];
+    // Collections run on the same beat from the start, so the recorded samples all see the same regime
+    // (V8 hands pages back some seconds after a collection, not at once).
     const sample = async () => {
       const raw = await merchant.ask<number>('rss');
       const after = await merchant.ask<NodeJS.MemoryUsage>('memory');
-      samples.push({ raw, collected: after.rss, heap: after.heapUsed });
+      if (performance.now() - started >= WARMUP_MS - 100) samples.push({ raw, collected: after.rss, heap: after.heapUsed });
     };
     let sampling: Promise<void> = Promise.resolve();
     const sampler = setInterval(() => {
-      if (performance.now() - started >= WARMUP_MS - 100) sampling = sampling.then(sample);
+      sampling = sampling.then(sample);
     }, SAMPLE_EVERY_MS);
     const starter = setInterval(() => {
       const journey = kinds[next++ % kinds.length]!();
@@ -152,7 +180,8 @@ export async function soak(log: (line: string) => void): Promise<SectionResult> 
     const last = collected.at(-1)!;
     const growth = (last - first) / first;
     const mib = (bytes: number) => `${fmt(bytes / 2 ** 20, 1)} MiB`;
-    const span = (values: number[]) => `first ${mib(values[0]!)}, last ${mib(values.at(-1)!)}, max ${mib(Math.max(...values))}`;
+    const span = (values: number[]) =>
+      `first ${mib(values[0]!)}, last ${mib(values.at(-1)!)}, min ${mib(Math.min(...values))}, max ${mib(Math.max(...values))}`;
     const expected = Object.entries(tally.expected).map(([k, n]) => `${n} × ${k}`).join(', ') || 'none';
     return {
       title: 'Soak',
@@ -182,9 +211,9 @@ export async function soak(log: (line: string) => void): Promise<SectionResult> 
         },
       ],
       method: [
-        `A sandbox process and a merchant process (proxy logger at warn, its lines counted and not printed; every limit raised). For ${DURATION_MS / 1000} s the bench starts one journey every ${START_EVERY_MS} ms (open loop, whatever the earlier ones are doing), in turn: an OTP sent to a new number, a wrong code (400 OTP_INVALID, expected), the right code read from the sandbox's outbox (200 and a proof); an account lookup; a payment from ${PAYS} (completes in about 3 s) watched by ${WATCHERS_PER_PAYMENT} SSE streams until COMPLETED, then its status read; three status reads of a payment that stays PENDING; a checkout session created and read. Every token is minted by the merchant process's own route, as its pages would.`,
+        `A sandbox process and a merchant process (proxy logger at warn, its lines counted and not printed; every limit raised), started when the bench starts and left idle until the soak, at least ${SETTLE_MS / 1000} s (a fresh \`node --import tsx\` process hands back a third of its resident memory some 15-20 s after it starts, traffic or not). For ${DURATION_MS / 1000} s the bench starts one journey every ${START_EVERY_MS} ms (open loop, whatever the earlier ones are doing), in turn: an OTP sent to a new number, a wrong code (400 OTP_INVALID, expected), the right code read from the sandbox's outbox (200 and a proof); an account lookup; a payment from ${PAYS} (completes in about 3 s) watched by ${WATCHERS_PER_PAYMENT} SSE streams until COMPLETED, then its status read; three status reads of a payment that stays PENDING; a checkout session created and read. Every token is minted by the merchant process's own route, as its pages would.`,
         'An error is any answer through the proxy other than the one the journey expects (status, and the error code where one is expected), a failed request, or a watcher that does not see COMPLETED within 20 s.',
-        `Memory: every ${SAMPLE_EVERY_MS / 1000} s from the end of the warm-up to the end of the traffic, the merchant process's \`process.memoryUsage().rss\` (asked over IPC), then the same after two forced full collections (\`--expose-gc\`); growth = last / first − 1 of the collected figure. The target is on the collected figure: between collections V8 lets its heap grow before it collects (a larger heap means fewer collections), so RSS as it stands rises and falls with garbage, not with what the proxy keeps.`,
+        `Memory: every ${SAMPLE_EVERY_MS / 1000} s from the start (recorded from the end of the warm-up to the end of the traffic), the merchant process's \`process.memoryUsage().rss\` (asked over IPC), then the same after two forced full collections (\`--expose-gc\`); growth = last / first − 1 of the collected figure. The target is on the collected figure: between collections V8 lets its heap grow before it collects (a larger heap means fewer collections), so RSS as it stands rises and falls with garbage, not with what the proxy keeps.`,
       ],
       notes: [
         `Proxy log lines by pino level: ${JSON.stringify(logs.byLevel)} (40 = warn: access lines of 4xx answers, i.e. the wrong codes; 50 = error).${logs.lastErrors.length ? ` Last error lines: ${logs.lastErrors.join(' ')}` : ''}`,
