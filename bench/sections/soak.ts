@@ -44,6 +44,9 @@ class Tally {
   }
 }
 
+/** `+2.6 %` from `from` to `to`. */
+const percentChange = (from: number, to: number) => `${to >= from ? '+' : ''}${fmt(((to - from) / from) * 100, 1)} %`;
+
 /** The journeys, each a person's use of one element through the proxy, started in turn. */
 function journeys(sandbox: BenchProcess, merchant: BenchProcess, tally: Tally, pendingRef: { reference: string; token: string }) {
   const base = `${merchant.url}${MOUNT}`;
@@ -195,7 +198,7 @@ export async function soak(log: (line: string) => void, servers: Promise<SoakSer
         },
         {
           figure: `Proxy resident memory after a full collection, every ${SAMPLE_EVERY_MS / 1000} s after a ${WARMUP_MS / 1000} s warm-up`,
-          value: `${span(collected)} (${growth >= 0 ? '+' : ''}${fmt(growth * 100, 1)} %)`,
+          value: `${span(collected)} (${percentChange(first, last)})`,
           baseline: `first sample ${mib(first)}`,
           ratio: `${fmt(last / first, 3)}×`,
           target: 'growth < 10 %',
@@ -203,7 +206,7 @@ export async function soak(log: (line: string) => void, servers: Promise<SoakSer
         },
         {
           figure: 'Proxy resident memory just before each of those collections',
-          value: `${span(raw)} (${fmt(((raw.at(-1)! - raw[0]!) / raw[0]!) * 100, 1)} %)`,
+          value: `${span(raw)} (${percentChange(raw[0]!, raw.at(-1)!)})`,
         },
         {
           figure: 'Soak request latency through the proxy (as the bench saw it)',
