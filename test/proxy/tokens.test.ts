@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ProxyError } from '../../src/proxy/errors.js';
 import { MemoryStore } from '../../src/proxy/store/memory.js';
-import { createTokenService, type TokenService } from '../../src/proxy/tokens/service.js';
+import { createTokenService, type TokenService, VERIFIED_CACHE_SIZE } from '../../src/proxy/tokens/service.js';
 import { startHarness, TEST_SECRET, type Harness } from './helpers.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -92,6 +92,61 @@ describe('token service', () => {
     } finally {
       clock -= 31_000;
     }
+  });
+
+  describe('verified tokens remembered', () => {
+    it('checks the signature of a token once, then answers its repeats from memory', async () => {
+      const token = await tokens.payment({ amount: 5, referenceNo: 'CACHED-1', narration: 'n' });
+      const hmac = vi.spyOn(crypto.subtle, 'verify');
+      try {
+        const first = await tokens.verify(token, 'payment');
+        const again = await tokens.verify(token, 'payment');
+        expect(again).toEqual(first);
+        expect(hmac).toHaveBeenCalledTimes(1);
+        expect(Object.isFrozen(again)).toBe(true);
+      } finally {
+        hmac.mockRestore();
+      }
+    });
+
+    it('still expires a remembered token, and keeps refusing it', async () => {
+      const token = await tokens.otp({ purpose: 'p', expiresIn: 30 });
+      await tokens.verify(token, 'otp');
+      clock += 30_000;
+      try {
+        expect(await refusal(tokens.verify(token, 'otp'))).toBe('TOKEN_EXPIRED');
+        expect(await refusal(tokens.verify(token, 'otp'))).toBe('TOKEN_EXPIRED');
+      } finally {
+        clock -= 30_000;
+      }
+    });
+
+    it('refuses a remembered token for another scope, and a copy with another signature', async () => {
+      const token = await tokens.otp({ purpose: 'p' });
+      await tokens.verify(token, 'otp');
+      expect(await refusal(tokens.verify(token, 'payment'))).toBe('TOKEN_INVALID');
+      const [header, payload, signature] = token.split('.');
+      const flipped = `${signature![0] === 'A' ? 'B' : 'A'}${signature!.slice(1)}`;
+      expect(await refusal(tokens.verify(`${header}.${payload}.${flipped}`, 'otp'))).toBe('TOKEN_INVALID');
+      const forged = await forge({ scope: 'otp', purpose: 'p' }, { secret: 'another secret of at least thirty-two chars' });
+      expect(await refusal(tokens.verify(forged, 'otp'))).toBe('TOKEN_INVALID');
+    });
+
+    it('forgets the oldest token when full, and verifies it again in full', async () => {
+      const first = await tokens.checkout({ title: 'T', reference: 'R-0', amount: 5, description: 'D', returnUrl: 'https://shop.example/r' });
+      await tokens.verify(first, 'checkout');
+      const others = await Promise.all(Array.from({ length: VERIFIED_CACHE_SIZE }, (_, i) => forge({ scope: 'otp', purpose: `p${i}` })));
+      for (const other of others) await tokens.verify(other, 'otp');
+      const hmac = vi.spyOn(crypto.subtle, 'verify');
+      try {
+        await tokens.verify(others.at(-1)!, 'otp');
+        expect(hmac).toHaveBeenCalledTimes(0);
+        expect(await tokens.verify(first, 'checkout')).toMatchObject({ reference: 'R-0' });
+        expect(hmac).toHaveBeenCalledTimes(1);
+      } finally {
+        hmac.mockRestore();
+      }
+    });
   });
 
   describe('verifyOtpProof', () => {

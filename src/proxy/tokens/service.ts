@@ -44,6 +44,14 @@ const CLAIM_SCHEMAS: { [S in TokenScope]: z.ZodType<ClaimsByScope[S]> } = {
   'otp-proof': otpProofClaims,
 };
 
+/**
+ * How many verified element tokens the service remembers. A page sends its one token with every call
+ * (send, verify, status reads, SSE reconnects), so a repeat skips the HMAC and the claim checks; the
+ * entry is keyed by the whole token string, signature included, so only the very bytes verified before
+ * hit it, and the expiry is checked again on every hit. About 1 kB each.
+ */
+export const VERIFIED_CACHE_SIZE = 10_000;
+
 /** What a successful `verifyOtpProof` tells the merchant. */
 export interface VerifiedOtpProof {
   /** The verified number (E.164 digits without `+`). */
@@ -88,6 +96,12 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     'verify',
   ]);
   const nowSec = () => Math.floor(options.now() / 1000);
+  // Insertion order is age order: when full, the oldest entry goes.
+  const verified = new Map<string, { scope: TokenScope; claims: Readonly<{ exp: number }> }>();
+  const remember = (token: string, scope: TokenScope, claims: Readonly<{ exp: number }>) => {
+    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+    verified.set(token, { scope, claims });
+  };
 
   async function sign(scope: TokenScope, claims: Record<string, unknown>, ttlSec: number, sub?: string) {
     const iat = nowSec();
@@ -140,6 +154,15 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     },
 
     async verify(token, scope) {
+      const known = verified.get(token);
+      if (known) {
+        if (known.claims.exp <= nowSec()) {
+          verified.delete(token);
+          throw new ProxyError('TOKEN_EXPIRED', 'This page has expired. Reload it to continue.');
+        }
+        if (known.scope !== scope) throw new ProxyError('TOKEN_INVALID', 'The token of this page is not valid.');
+        return known.claims as ClaimsByScope[typeof scope];
+      }
       let payload: unknown;
       try {
         ({ payload } = await jwtVerify(token, await key, {
@@ -156,6 +179,8 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
       }
       const claims = CLAIM_SCHEMAS[scope].safeParse(payload);
       if (!claims.success) throw new ProxyError('TOKEN_INVALID', 'The token of this page is not valid.');
+      // Proofs are single-use and checked once: only element tokens are worth remembering.
+      if (scope !== 'otp-proof') remember(token, scope, Object.freeze(claims.data));
       return claims.data;
     },
 
