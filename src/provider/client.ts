@@ -81,8 +81,9 @@ export const providerClientConfigSchema = z.strictObject({
  * - `messaging`: `{base_url}` and the API key and secret (sent as `x-api-key`, `x-api-secret`).
  * - `payment`: `{payment_base_url}` (gateway path included) and the HTTP Basic username and password.
  * - `checkout`: the Bearer key; `baseUrl` defaults to `messaging.baseUrl`.
- * - `fetch`: an injected fetch (tests, instrumentation); the global one by default.
- * - `timeouts`: `connectMs` (3000) per connection of the global fetch; `totalMs` (10000) for the whole
+ * - `fetch`: an injected fetch (tests, instrumentation); by default the client keeps its own undici
+ *   connection pool and calls it through undici's request API.
+ * - `timeouts`: `connectMs` (3000) per connection of that pool; `totalMs` (10000) for the whole
  *   call, retries included.
  * - `retry`: GETs only, on unavailability only: `maxRetries` (2), decorrelated-jitter backoff from
  *   `baseDelayMs` (200) capped at `maxDelayMs` (2000).

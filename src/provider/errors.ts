@@ -137,6 +137,11 @@ export interface ErrorFromResponseOptions {
 /** 5xx answers after which a non-GET request was not processed (the service itself refused it). */
 const NOT_PROCESSED_5XX = new Set([501, 503]);
 
+/** The one thing read of an answer's headers (a fetch `Headers` is one). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
 /**
  * The one factory mapping a provider answer to an error. Recognises the gateway error envelope
  * (`0400`, `0401`, `0404`) and the messaging/checkout error body `{ error, message, details }`; any other
@@ -146,7 +151,7 @@ const NOT_PROCESSED_5XX = new Set([501, 503]);
 export function errorFromResponse(
   operation: string,
   status: number,
-  headers: Headers,
+  headers: HeaderReader,
   text: string,
   options: ErrorFromResponseOptions = {},
 ): ProviderError {

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createProviderClient,
   ProviderMalformedResponseError,
@@ -33,13 +35,14 @@ function faulty(fault: string, times = 1) {
   return { fetch, attempts: () => attempts };
 }
 
-function clientWith(fetch: typeof globalThis.fetch, overrides: Partial<ProviderClientConfig> = {}): ClosableProviderClient {
+/** A client of the sandbox; without `fetch`, on the client's own transport. */
+function clientWith(fetch: typeof globalThis.fetch | undefined, overrides: Partial<ProviderClientConfig> = {}): ClosableProviderClient {
   const urls = sandboxEndpoints(sandbox.url);
   const client = createProviderClient({
     messaging: { baseUrl: urls.messaging, apiKey: 'test-api-key', apiSecret: 'test-api-secret' },
     payment: { baseUrl: urls.payment, username: 'test-user', password: 'test-password' },
     checkout: { baseUrl: urls.checkout, apiKey: 'test-checkout-key' },
-    fetch,
+    ...(fetch ? { fetch } : {}),
     retry: { baseDelayMs: 5, maxDelayMs: 20 },
     ...overrides,
   });
@@ -135,5 +138,97 @@ describe('provider client against sandbox faults', () => {
     const error = await client.account.balance().catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: 'circuit-open', outcomeUnknown: false });
     expect(wrapper.attempts()).toBe(3);
+  });
+});
+
+/**
+ * The same faults through the client's own transport (undici's request API on its own pool, what the
+ * proxy uses unless a fetch is injected): the sandbox is told by a scripted fault, so nothing wraps the call.
+ */
+describe("provider client's own transport against sandbox faults", () => {
+  async function script(kind: string, options: { method?: string; path?: string; after?: boolean; count?: number } = {}) {
+    const answer = await fetch(`${sandbox.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind, count: options.count ?? 1, after: options.after ?? false, ...options }),
+    });
+    expect(answer.status).toBe(201);
+  }
+  const own = (overrides: Partial<ProviderClientConfig> = {}) => clientWith(undefined, overrides);
+  const faultsLeft = () => sandbox.app.sandbox.scriptedFaults.length;
+
+  beforeEach(() => {
+    sandbox.app.sandbox.scriptedFaults.length = 0;
+  });
+
+  it('does not retry a POST through a 503, and knows it was not processed', async () => {
+    await script('503', { method: 'POST' });
+    const error = await own().sms.send(sms('own: refused by 503')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error).toMatchObject({ reason: 'http', status: 503, outcomeUnknown: false, code: 'SERVICE_UNAVAILABLE' });
+    expect(smsCount('own: refused by 503')).toBe(0);
+  });
+
+  it('reports a 500 after processing as an unknown outcome, and the SMS was indeed sent', async () => {
+    await script('500', { method: 'POST', after: true });
+    const error = await own().sms.send(sms('own: lost answer')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'http', status: 500, outcomeUnknown: true });
+    expect(smsCount('own: lost answer')).toBe(1);
+  });
+
+  it('retries a GET through a 503 and a reset, and succeeds on the third attempt', async () => {
+    await script('503', { method: 'GET' });
+    await script('reset', { method: 'GET' });
+    await expect(own().payments.accountHolder(KWAME)).resolves.toMatchObject({ statusCode: '0000' });
+    expect(faultsLeft()).toBe(0);
+  });
+
+  it('reports a malformed body with its raw text', async () => {
+    await script('malformed', { method: 'GET' });
+    const error = await own({ retry: { maxRetries: 0 } }).account.balance().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderMalformedResponseError);
+    expect(error).toMatchObject({ status: 200 });
+    expect(() => JSON.parse((error as ProviderMalformedResponseError).raw as string)).toThrow();
+  });
+
+  it('ends a hanging call at the total timeout', async () => {
+    await script('hang', { method: 'POST' });
+    const started = Date.now();
+    const error = await own({ timeouts: { totalMs: 300 } }).sms.send(sms('own: hung')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'timeout', outcomeUnknown: true, status: 0 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('reports a reset connection on a POST as a network failure with an unknown outcome', async () => {
+    await script('reset', { method: 'POST' });
+    const error = await own().sms.send(sms('own: reset')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error).toMatchObject({ reason: 'network', outcomeUnknown: true, status: 0 });
+  });
+
+  it('knows a refused connection sent nothing', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const client = createProviderClient({
+      messaging: { baseUrl: `http://127.0.0.1:${port}/v1/external`, apiKey: 'k', apiSecret: 's' },
+      payment: { baseUrl: `http://127.0.0.1:${port}/gateway/v1`, username: 'u', password: 'p' },
+      checkout: { apiKey: 'c' },
+    });
+    opened.push(client);
+    const error = await client.sms.send(sms('nobody listens')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error).toMatchObject({ reason: 'network', outcomeUnknown: false });
+    expect((error as Error).message).toContain('ECONNREFUSED');
+  });
+
+  it("passes the caller's abort through untouched", async () => {
+    await script('hang', { method: 'GET' });
+    const controller = new AbortController();
+    const pending = own().account.balance({ signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('caller gave up')), 50);
+    await expect(pending).rejects.toThrow('caller gave up');
   });
 });
