@@ -10,6 +10,7 @@ import {
   ProviderUnavailableError,
   isProviderError,
 } from '../provider/errors.js';
+import { sendJson } from './respond.js';
 
 const STATUS: Record<ProxyErrorCode, number> = {
   INVALID_INPUT: 400,
@@ -166,7 +167,7 @@ function describeUnknown(err: unknown): Record<string, unknown> {
 export function sendError(res: Response, error: ProxyError): void {
   const retryAfter = error.details.retryAfter;
   if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
-  res.status(error.status).json({ error: error.code, message: error.message, details: error.details });
+  sendJson(res, error.status, { error: error.code, message: error.message, details: error.details });
 }
 
 /** The one error handler of the proxy router: every error becomes the protocol's error shape. */

@@ -139,6 +139,23 @@ describe('proxy hardening', () => {
     });
   });
 
+  describe('caching', () => {
+    it('marks every answer no-store, the proof of a verified code included, and sends no ETag', async () => {
+      const otpToken = await h.mintOtp();
+      const sent = await h.post('/otp/send', { recipient: '0240000007' }, { token: otpToken });
+      const verified = await h.post('/otp/verify', { recipient: '0240000007', code: h.lastCode('233240000007') }, { token: otpToken });
+      expect(verified.body).toMatchObject({ verified: true, proof: expect.any(String) });
+      const answers = [sent, verified, await lookup(), await h.get('/health'), await h.get('/nothing/here'), await lookup({}, '{')];
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 404, 400]);
+      for (const answer of answers) {
+        expect(answer.headers.get('cache-control')).toBe('no-store');
+        expect(answer.headers.get('etag')).toBeNull();
+        expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(Number(answer.headers.get('content-length'))).toBe(Buffer.byteLength(answer.text));
+      }
+    });
+  });
+
   describe('errors', () => {
     it('answers an unknown path with a JSON 404', async () => {
       const res = await h.get('/nothing/here');

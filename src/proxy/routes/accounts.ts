@@ -7,6 +7,7 @@ import { enforce } from '../limits.js';
 import { claimsOf, requireToken } from '../middleware/require-token.js';
 import { maskForLog, normaliseLocalPhone } from '../phone.js';
 import { clientIp } from './otp.js';
+import { sendJson } from '../respond.js';
 
 /** The account holder's name as shown to the payer: first name and the initial of the last (`KWAME M.`). */
 export function maskAccountName(fullName: string): string {
@@ -48,7 +49,7 @@ export function accountsRouter(ctx: ProxyContext): Router {
       network: holder.network,
       msisdn: digits,
     };
-    res.status(200).json(answer);
+    sendJson(res, 200, answer);
   });
 
   return router;

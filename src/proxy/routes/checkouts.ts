@@ -10,6 +10,7 @@ import type { Relay } from '../relay/relay.js';
 import { serveEvents } from '../relay/serve-events.js';
 import type { CheckoutClaims } from '../tokens/claims.js';
 import { clientIp } from './otp.js';
+import { sendJson } from '../respond.js';
 
 /**
  * POST /checkouts (the token's hosted session, created once), GET /checkouts/:checkoutId (snapshot) and
@@ -22,14 +23,13 @@ export function checkoutsRouter(ctx: ProxyContext, relay: Relay): Router {
   router.post(PROXY_PATHS.checkouts, auth, async (req: Request, res: Response) => {
     const claims = claimsOf(res, 'checkout');
     parseInput(checkoutCreateRequest, req.body);
-    res.status(201).json(await createCheckout(ctx, relay, claims));
+    sendJson(res, 201, await createCheckout(ctx, relay, claims));
   });
 
   router.get('/checkouts/:checkoutId', auth, async (req: Request, res: Response) => {
     const record = await ownedCheckout(relay, claimsOf(res, 'checkout'), req);
     if (!isFinalCheckoutStatus(record.status)) relay.checkouts.tracker.track(record.checkoutId);
-    res.setHeader('Cache-Control', 'no-store');
-    res.status(200).json(toCheckoutSnapshot(record));
+    sendJson(res, 200, toCheckoutSnapshot(record));
   });
 
   router.get('/checkouts/:checkoutId/events', auth, async (req: Request, res: Response) => {

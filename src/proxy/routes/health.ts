@@ -1,6 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { PROXY_PATHS, type HealthResponse } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
+import { sendJson } from '../respond.js';
 
 /**
  * GET /health: the circuit breaker's state and whether the store answers. 200 when both are fine, 503
@@ -13,7 +14,7 @@ export function healthRouter(ctx: ProxyContext): Router {
     const circuit = ctx.client.circuitState();
     const ok = storeOk && circuit !== 'open';
     const answer: HealthResponse = { ok, upstream: { circuit, store: ctx.store.kind, storeOk } };
-    res.status(ok ? 200 : 503).json(answer);
+    sendJson(res, ok ? 200 : 503, answer);
   });
   return router;
 }

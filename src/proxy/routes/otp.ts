@@ -19,6 +19,7 @@ import { ProxyError, parseInput } from '../errors.js';
 import { consume, enforce, peek, refund } from '../limits.js';
 import { claimsOf, requireToken } from '../middleware/require-token.js';
 import { maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../phone.js';
+import { sendJson } from '../respond.js';
 
 /** What the proxy keeps of an OTP it sent, under `otp:<otpId>`. */
 interface OtpRecord {
@@ -136,7 +137,7 @@ export function otpRouter(ctx: ProxyContext): Router {
       pinLength: otp.pinLength,
       pinType: otp.pinType,
     };
-    res.status(200).json(answer);
+    sendJson(res, 200, answer);
   });
 
   router.post(PROXY_PATHS.otpVerify, requireToken(ctx, 'otp'), async (req: Request, res: Response) => {
@@ -190,7 +191,7 @@ export function otpRouter(ctx: ProxyContext): Router {
     const proof = await ctx.tokens.proof({ recipient: digits, purpose: claims.purpose });
     log.info({ otpId, recipient: maskForLog(digits) }, 'otp verified');
     const answer: OtpVerifyResponse = { verified: true, proof };
-    res.status(200).json(answer);
+    sendJson(res, 200, answer);
   });
 
   router.get('/otp/:otpId/delivery', requireToken(ctx, 'otp'), async (req: Request, res: Response) => {
@@ -208,7 +209,7 @@ export function otpRouter(ctx: ProxyContext): Router {
       deliveryStatus = 'ACCEPTED';
     }
     const answer: OtpDeliveryResponse = { deliveryStatus };
-    res.status(200).json(answer);
+    sendJson(res, 200, answer);
   });
 
   return router;

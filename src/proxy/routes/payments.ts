@@ -11,6 +11,7 @@ import type { Relay } from '../relay/relay.js';
 import { serveEvents } from '../relay/serve-events.js';
 import type { PaymentClaims } from '../tokens/claims.js';
 import { clientIp } from './otp.js';
+import { sendJson } from '../respond.js';
 
 /**
  * POST /payments (start or rejoin the order's payment), GET /payments/:reference (snapshot) and
@@ -31,14 +32,13 @@ export function paymentsRouter(ctx: ProxyContext, relay: Relay): Router {
       });
     }
     const snapshot = await createPayment(ctx, relay, claims, digits);
-    res.status(202).json(snapshot);
+    sendJson(res, 202, snapshot);
   });
 
   router.get('/payments/:reference', auth, async (req: Request, res: Response) => {
     const record = await ownedPayment(relay, claimsOf(res, 'payment'), req);
     if (!isFinalPaymentStatus(record.status)) relay.payments.tracker.track(record.reference);
-    res.setHeader('Cache-Control', 'no-store');
-    res.status(200).json(toPaymentSnapshot(record));
+    sendJson(res, 200, toPaymentSnapshot(record));
   });
 
   router.get('/payments/:reference/events', auth, async (req: Request, res: Response) => {
