@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { BoundedMap } from '../../src/proxy/bounded-map.js';
 import { ProxyError } from '../../src/proxy/errors.js';
 import { maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../../src/proxy/phone.js';
 
@@ -51,5 +52,32 @@ describe('phone', () => {
     expect(maskPhone('233240000001')).toBe('+233 24 *** **01');
     expect(maskForLog('233240000001')).toBe('233******001');
     expect(phonePrefix('233240000001')).toBe('23324000');
+  });
+});
+
+describe('phone: numbers remembered', () => {
+  it('answers a repeat with the same frozen result, per default country', () => {
+    const first = normalisePhone('024 000 0009', 'GH');
+    expect(normalisePhone('024 000 0009', 'GH')).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    // The same typed digits mean another number, or none, under another default country.
+    expect(code(() => normalisePhone('024 000 0009', 'NG'))).not.toBe('none');
+    expect(normalisePhone('0803 000 0009', 'NG').digits).toBe('2348030000009');
+  });
+
+  it('keeps refusing an invalid number, and keeps the country rule on a remembered number', () => {
+    for (let i = 0; i < 2; i++) expect(code(() => normalisePhone('0240', 'GH'))).toBe('INVALID_PHONE_NUMBER');
+    normalisePhone('+234 803 000 0009', 'GH');
+    expect(code(() => normaliseLocalPhone('+234 803 000 0009', 'GH'))).toBe('INVALID_PHONE_NUMBER');
+  });
+});
+
+describe('BoundedMap', () => {
+  it('drops the oldest entry when a new key comes to a full map, never on an update', () => {
+    const map = new BoundedMap<string, number>(2);
+    map.set('a', 1).set('b', 2).set('a', 3);
+    expect([...map]).toEqual([['a', 3], ['b', 2]]);
+    map.set('c', 4);
+    expect([...map]).toEqual([['b', 2], ['c', 4]]);
   });
 });

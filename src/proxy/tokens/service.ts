@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import type { z } from 'zod';
+import { BoundedMap } from '../bounded-map.js';
 import { ProxyError, parseInput } from '../errors.js';
 import { normalisePhone } from '../phone.js';
 import type { ProxyStore } from '../store/types.js';
@@ -96,12 +97,7 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     'verify',
   ]);
   const nowSec = () => Math.floor(options.now() / 1000);
-  // Insertion order is age order: when full, the oldest entry goes.
-  const verified = new Map<string, { scope: TokenScope; claims: Readonly<{ exp: number }> }>();
-  const remember = (token: string, scope: TokenScope, claims: Readonly<{ exp: number }>) => {
-    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
-    verified.set(token, { scope, claims });
-  };
+  const verified = new BoundedMap<string, { scope: TokenScope; claims: Readonly<{ exp: number }> }>(VERIFIED_CACHE_SIZE);
 
   async function sign(scope: TokenScope, claims: Record<string, unknown>, ttlSec: number, sub?: string) {
     const iat = nowSec();
@@ -180,7 +176,7 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
       const claims = CLAIM_SCHEMAS[scope].safeParse(payload);
       if (!claims.success) throw new ProxyError('TOKEN_INVALID', 'The token of this page is not valid.');
       // Proofs are single-use and checked once: only element tokens are worth remembering.
-      if (scope !== 'otp-proof') remember(token, scope, Object.freeze(claims.data));
+      if (scope !== 'otp-proof') verified.set(token, { scope, claims: Object.freeze(claims.data) });
       return claims.data;
     },
 
