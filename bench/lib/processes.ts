@@ -1,5 +1,8 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import type { MerchantSettings } from '../servers/merchant-process.js';
 import type { ChildMessage } from './ipc.js';
@@ -15,22 +18,48 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Inside node_modules, so that the compiled servers resolve the project's packages as src does. */
+const OUT_DIR = join(ROOT, 'node_modules', '.cache', 'merchant-elements-bench');
 const SCRIPTS = {
-  sandbox: fileURLToPath(new URL('../servers/sandbox-process.ts', import.meta.url)),
-  merchant: fileURLToPath(new URL('../servers/merchant-process.ts', import.meta.url)),
+  sandbox: join(OUT_DIR, 'bench', 'servers', 'sandbox-process.js'),
+  merchant: join(OUT_DIR, 'bench', 'servers', 'merchant-process.js'),
 } as const;
 
+let compiled: Promise<void> | undefined;
+
 /**
- * Forks `node --import tsx --expose-gc bench/servers/<kind>-process.ts` with `settings` in BENCH_SETTINGS
- * (JSON) and resolves once it reports ready. Its stdout and stderr go to the bench's stderr.
+ * Compiles the server processes and the src they import with tsc (tsconfig.bench.json: the settings
+ * `npm run build` ships the proxy and sandbox with), once per bench run. The servers run that JavaScript,
+ * not src through tsx: tsx compiles with esbuild's `keepNames`, which wraps every closure the code
+ * creates in a `__name(fn, "name")` call at run time, a cost no merchant pays and one that falls unevenly
+ * on the two sides of a comparison.
+ */
+export function compileServers(): Promise<void> {
+  compiled ??= (async () => {
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.bench.json', '--noCheck', '--outDir', OUT_DIR], { cwd: ROOT }).catch(
+      (err: { stdout?: string; stderr?: string }) => {
+        throw new Error(`tsc -p tsconfig.bench.json failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+      },
+    );
+  })();
+  return compiled;
+}
+
+/**
+ * Forks `node --expose-gc <compiled>/bench/servers/<kind>-process.js` (see {@link compileServers}) with
+ * `settings` in BENCH_SETTINGS (JSON) and resolves once it reports ready. Its stdout and stderr go to the
+ * bench's stderr.
  */
 export async function startProcess(kind: 'sandbox', settings: SandboxOptions): Promise<BenchProcess>;
 export async function startProcess(kind: 'merchant', settings: MerchantSettings): Promise<BenchProcess>;
 export async function startProcess(kind: keyof typeof SCRIPTS, settings: object): Promise<BenchProcess> {
   const timeoutMs = 60_000;
+  await compileServers();
   const child: ChildProcess = fork(SCRIPTS[kind], [], {
     // BENCH_NODE_ARGS adds node flags to the servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where time goes.
-    execArgv: ['--import', 'tsx', '--expose-gc', ...(process.env['BENCH_NODE_ARGS']?.split(/\s+/).filter(Boolean) ?? [])],
+    execArgv: ['--expose-gc', ...(process.env['BENCH_NODE_ARGS']?.split(/\s+/).filter(Boolean) ?? [])],
     env: { ...process.env, BENCH_SETTINGS: JSON.stringify(settings) },
     stdio: ['ignore', 2, 2, 'ipc'],
   });
