@@ -161,9 +161,11 @@ export function errorFromResponse(
   let details: Record<string, unknown> | undefined;
   let category = status;
 
-  const envelope = gatewayErrorEnvelope.safeParse(raw);
-  const body = envelope.success ? undefined : providerErrorBody.safeParse(raw);
-  if (envelope.success) {
+  // Each schema is tried only on a body of its shape: a failed zod parse builds its issues, which cost a
+  // proxied wrong-code answer more than the rest of this function.
+  const envelope = isGatewayLike(raw) ? gatewayErrorEnvelope.safeParse(raw) : undefined;
+  const body = envelope?.success || !hasErrorField(raw) ? undefined : providerErrorBody.safeParse(raw);
+  if (envelope?.success) {
     code = envelope.data.statusCode;
     message = envelope.data.statusMessage;
     if (status < 400) category = GATEWAY_HTTP_STATUS[envelope.data.statusCode] ?? status;
@@ -224,6 +226,10 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function hasErrorField(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)['error'] === 'string';
 }
 
 function isGatewayLike(value: unknown): value is { statusCode: string; statusMessage: string } {

@@ -224,6 +224,31 @@ describe("provider client's own transport against sandbox faults", () => {
     expect((error as Error).message).toContain('ECONNREFUSED');
   });
 
+  it('sends the path of a base URL with spaces or non-ASCII percent-encoded, as fetch did', async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ error: 'NOT_FOUND', message: 'nothing here' }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = createProviderClient({
+        messaging: { baseUrl: `http://127.0.0.1:${port}/my shop/é`, apiKey: 'k', apiSecret: 's' },
+        payment: { baseUrl: `http://127.0.0.1:${port}/gateway`, username: 'u', password: 'p' },
+        checkout: { apiKey: 'c' },
+        retry: { maxRetries: 0 },
+      });
+      opened.push(client);
+      await expect(client.sms.receipt('SEQ 1')).rejects.toMatchObject({ status: 200 });
+      await expect(client.payments.status('REF/1')).rejects.toBeInstanceOf(Error);
+      expect(seen).toEqual(['/my%20shop/%C3%A9/v1/external/sms/logs/SEQ%201', '/gateway/v1/payment/REF%2F1/status']);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it("passes the caller's abort through untouched", async () => {
     await script('hang', { method: 'GET' });
     const controller = new AbortController();
