@@ -67,11 +67,19 @@ export interface BrowserWorld {
 function recordRequests(log: SeenRequest[]) {
   return (req: Request, res: Response, next: NextFunction) => {
     let error: string | undefined;
-    const json = res.json.bind(res);
-    res.json = ((body: { error?: unknown } | undefined) => {
-      if (typeof body?.error == 'string') error = body.error;
-      return json(body);
-    }) as Response['json'];
+    // The proxy writes its JSON answers straight to res.end.
+    const end = res.end.bind(res);
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      if ((typeof chunk === 'string' || Buffer.isBuffer(chunk)) && /json/.test(String(res.getHeader('content-type')))) {
+        try {
+          const body = JSON.parse(chunk.toString()) as { error?: unknown };
+          if (typeof body.error === 'string') error = body.error;
+        } catch {
+          // Not JSON after all: no error code to record.
+        }
+      }
+      return (end as (...args: unknown[]) => Response)(chunk, ...rest);
+    }) as Response['end'];
     res.on('close', () =>
       log.push({
         method: req.method,

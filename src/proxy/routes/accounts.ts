@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { PROXY_PATHS, type AccountLookupResponse, accountLookupRequest } from '../../protocol/index.js';
 import { ProviderNotFoundError } from '../../provider/errors.js';
 import type { ProxyContext } from '../context.js';
@@ -18,8 +18,7 @@ export function maskAccountName(fullName: string): string {
 }
 
 /** POST /accounts/lookup: who holds the mobile-money account of a number, for the payer to confirm. */
-export function accountsRouter(ctx: ProxyContext): Router {
-  const router = Router();
+export function accountsRoutes(router: Router, ctx: ProxyContext): void {
 
   router.post(PROXY_PATHS.accountLookup, requireToken(ctx, 'payment'), async (req: Request, res: Response) => {
     const claims = claimsOf(res, 'payment');
@@ -52,5 +51,4 @@ export function accountsRouter(ctx: ProxyContext): Router {
     sendJson(res, 200, answer);
   });
 
-  return router;
 }

@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { ProxyContext } from '../context.js';
 import { KEYS, subject } from '../payments/keys.js';
 import type { Relay } from '../relay/relay.js';
@@ -10,8 +10,7 @@ import { describeError } from '../relay/relay-core.js';
  * Always 204, for a known callbackId or not, so the route tells a prober nothing. The wake goes through
  * the store, so whichever instance polls the payment reads it at once.
  */
-export function callbacksRouter(ctx: ProxyContext, relay: Relay): Router {
-  const router = Router();
+export function callbacksRoutes(router: Router, ctx: ProxyContext, relay: Relay): void {
 
   router.post('/callbacks/payments/:callbackId', async (req: Request, res: Response) => {
     const callbackId = String(req.params.callbackId ?? '');
@@ -24,5 +23,4 @@ export function callbacksRouter(ctx: ProxyContext, relay: Relay): Router {
     res.status(204).end();
   });
 
-  return router;
 }

@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { PROXY_PATHS, checkoutCreateRequest } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
 import { ProxyError, parseInput } from '../errors.js';
@@ -16,8 +16,7 @@ import { sendJson } from '../respond.js';
  * POST /checkouts (the token's hosted session, created once), GET /checkouts/:checkoutId (snapshot) and
  * GET /checkouts/:checkoutId/events (SSE), all with a checkout-scope token.
  */
-export function checkoutsRouter(ctx: ProxyContext, relay: Relay): Router {
-  const router = Router();
+export function checkoutsRoutes(router: Router, ctx: ProxyContext, relay: Relay): void {
   const auth = requireToken(ctx, 'checkout');
 
   router.post(PROXY_PATHS.checkouts, auth, async (req: Request, res: Response) => {
@@ -49,7 +48,6 @@ export function checkoutsRouter(ctx: ProxyContext, relay: Relay): Router {
     });
   });
 
-  return router;
 }
 
 /** The session named in the path, when it was made for the token's reference; NOT_FOUND otherwise. */

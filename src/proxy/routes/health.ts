@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { PROXY_PATHS, type HealthResponse } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
 import { sendJson } from '../respond.js';
@@ -7,8 +7,7 @@ import { sendJson } from '../respond.js';
  * GET /health: the circuit breaker's state and whether the store answers. 200 when both are fine, 503
  * (same body) when the store fails or the circuit is open, so a load balancer can act on the status.
  */
-export function healthRouter(ctx: ProxyContext): Router {
-  const router = Router();
+export function healthRoutes(router: Router, ctx: ProxyContext): void {
   router.get(PROXY_PATHS.health, async (_req: Request, res: Response) => {
     const storeOk = await ctx.store.ping().catch(() => false);
     const circuit = ctx.client.circuitState();
@@ -16,5 +15,4 @@ export function healthRouter(ctx: ProxyContext): Router {
     const answer: HealthResponse = { ok, upstream: { circuit, store: ctx.store.kind, storeOk } };
     sendJson(res, ok ? 200 : 503, answer);
   });
-  return router;
 }

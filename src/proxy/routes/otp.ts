@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import {
   PROXY_PATHS,
   type OtpDeliveryResponse,
@@ -75,8 +75,7 @@ const codeDead = () =>
   new ProxyError('OTP_EXPIRED', 'This code has expired or was already used. Request a new code.');
 
 /** The OTP routes: send, verify, delivery status (DESIGN: protocol table and OTP policies). */
-export function otpRouter(ctx: ProxyContext): Router {
-  const router = Router();
+export function otpRoutes(router: Router, ctx: ProxyContext): void {
   const { otp, defaultCountry, limits } = ctx.config;
 
   router.post(PROXY_PATHS.otpSend, requireToken(ctx, 'otp'), async (req: Request, res: Response) => {
@@ -212,7 +211,6 @@ export function otpRouter(ctx: ProxyContext): Router {
     sendJson(res, 200, answer);
   });
 
-  return router;
 }
 
 function codeLocked(): ProxyError {

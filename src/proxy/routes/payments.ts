@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { PROXY_PATHS, paymentCreateRequest } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
 import { ProxyError, parseInput } from '../errors.js';
@@ -18,8 +18,7 @@ import { sendJson } from '../respond.js';
  * GET /payments/:reference/events (SSE), all with a payment-scope token. Amount, reference, payee and
  * narration come from the token, never from the browser; the browser gives only the paying number.
  */
-export function paymentsRouter(ctx: ProxyContext, relay: Relay): Router {
-  const router = Router();
+export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay): void {
   const auth = requireToken(ctx, 'payment');
 
   router.post(PROXY_PATHS.payments, auth, async (req: Request, res: Response) => {
@@ -58,7 +57,6 @@ export function paymentsRouter(ctx: ProxyContext, relay: Relay): Router {
     });
   });
 
-  return router;
 }
 
 /** The attempt named in the path, when it belongs to the token's order; NOT_FOUND otherwise (either way). */
