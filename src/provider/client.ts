@@ -64,6 +64,7 @@ export const providerClientConfigSchema = z.strictObject({
       path: ['maxDelayMs'],
     }),
   circuitBreaker: z.union([z.literal(false), breakerSchema]).prefault({}),
+  errorStacks: z.boolean(required('true or false')).default(true),
   logger: z
     .custom<ProviderLogger>(
       (value) =>
@@ -92,6 +93,9 @@ export const providerClientConfigSchema = z.strictObject({
  *   `halfOpenAfterMs` (30000). `false` disables it.
  * - `logger`: pino-compatible; gets operation, status and duration of each attempt, never credentials,
  *   bodies or path parameters.
+ * - `errorStacks`: whether the errors the client throws capture a stack (true). The merchant proxy turns
+ *   it off: it answers and logs each failure by its fields (operation, status, code), and capturing a
+ *   stack under a route's async frames cost it more than any other step of a refused OTP validation.
  */
 export type ProviderClientConfig = z.input<typeof providerClientConfigSchema>;
 
@@ -118,6 +122,7 @@ export function createProviderClient(config: ProviderClientConfig): ClosableProv
     retry: transport.retry,
     circuitBreaker: transport.circuitBreaker,
     logger: transport.logger,
+    errorStacks: transport.errorStacks,
   });
   const basic = Buffer.from(`${payment.username}:${payment.password}`, 'utf8').toString('base64');
 

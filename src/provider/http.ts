@@ -54,6 +54,8 @@ export interface HttpSettings {
   retry: RetrySettings;
   circuitBreaker: BreakerSettings | false;
   logger?: ProviderLogger | undefined;
+  /** Whether the errors thrown capture a stack (see the client's `errorStacks`); true when absent. */
+  errorStacks?: boolean | undefined;
 }
 
 /** The one request function with the state it keeps (breaker, connection pool). */
@@ -82,6 +84,7 @@ export function createHttp(settings: HttpSettings): Http {
   const agent = settings.fetch ? undefined : new Agent({ connect: { timeout: timeouts.connectMs } });
 
   const resilience = createResilience(settings.retry, settings.circuitBreaker);
+  const stackless = settings.errorStacks === false;
 
   async function attempt<T>(spec: RequestSpec<T>, init: RequestInit, url: string, deadline: AbortSignal, n: number): Promise<T> {
     const started = performance.now();
@@ -90,11 +93,12 @@ export function createHttp(settings: HttpSettings): Http {
       // A retry whose backoff outlived the deadline must not send anything.
       signal.throwIfAborted();
       const answer = agent ? await exchange(agent, url, init, signal) : await fetched(settings.fetch!, url, init, signal);
-      const result = parseAnswer(spec, answer);
+      const result = stackless ? withoutStacks(() => parseAnswer(spec, answer)) : parseAnswer(spec, answer);
       logger?.debug({ operation: spec.operation, method: spec.method, status: answer.status, durationMs: elapsed(started), attempt: n }, 'provider call');
       return result;
     } catch (caught) {
-      const error = isProviderError(caught) ? caught : transportError(spec, caught, deadline, settings.timeouts.totalMs);
+      const map = () => transportError(spec, caught, deadline, settings.timeouts.totalMs);
+      const error = isProviderError(caught) ? caught : stackless ? withoutStacks(map) : map();
       if (isProviderError(error)) logFailure(spec, error, elapsed(started), n);
       throw error;
     }
@@ -121,7 +125,15 @@ export function createHttp(settings: HttpSettings): Http {
     async request<T>(spec: RequestSpec<T>): Promise<T> {
       const { url, body } = prepare(spec);
       spec.signal?.throwIfAborted();
-      const deadline = AbortSignal.timeout(timeouts.totalMs);
+      // A timer cleared when the call settles rather than AbortSignal.timeout, whose timer and weak
+      // references outlive every call by the whole timeout (a proxied validation's CPU showed it).
+      const timeout = new AbortController();
+      const timer = setTimeout(
+        () => timeout.abort(new DOMException(`The provider call took longer than ${timeouts.totalMs} ms`, 'TimeoutError')),
+        timeouts.totalMs,
+      );
+      timer.unref();
+      const deadline = timeout.signal;
       const signal = spec.signal ? AbortSignal.any([deadline, spec.signal]) : deadline;
       const headers: Record<string, string> = { accept: 'application/json', ...spec.upstream.headers };
       if (body !== undefined) headers['content-type'] = 'application/json';
@@ -129,7 +141,11 @@ export function createHttp(settings: HttpSettings): Http {
 
       const refused = () => logger?.warn({ operation: spec.operation, reason: 'circuit-open' }, 'provider call refused: circuit open');
       const once = (n: number) => resilience.guard(spec.operation, () => attempt(spec, init, url, deadline, n), refused);
-      return spec.method === 'GET' ? resilience.retried(once, signal) : once(1);
+      try {
+        return await (spec.method === 'GET' ? resilience.retried(once, signal) : once(1));
+      } finally {
+        clearTimeout(timer);
+      }
     },
 
     circuitState: () => resilience.circuitState(),
@@ -328,6 +344,17 @@ function raced<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
+}
+
+/** Runs `make` with stack capture off: the errors it builds carry no frames. */
+function withoutStacks<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 function elapsed(started: number): number {

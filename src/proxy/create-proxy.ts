@@ -63,6 +63,8 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     payment: { baseUrl: config.provider.paymentBaseUrl, ...config.provider.payment },
     checkout: { baseUrl: config.provider.checkoutBaseUrl, ...config.provider.checkout },
     logger: logger.child({ part: 'provider-client' }),
+    // Every provider failure becomes an answer and a log line of its fields: no stack is ever read.
+    errorStacks: false,
     ...(config.fetch ? { fetch: config.fetch } : {}),
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     ...(config.circuitBreaker !== undefined ? { circuitBreaker: config.circuitBreaker } : {}),

@@ -194,6 +194,32 @@ describe('createProviderClient: answers', () => {
   });
 });
 
+describe('createProviderClient: error stacks', () => {
+  const frames = (error: unknown) => ((error as Error).stack ?? '').split('\n').filter((line) => /^\s+at /.test(line)).length;
+
+  it('captures a stack by default, for a merchant calling the client', async () => {
+    const refused = await client(cannedFetch(reply(400, { error: 'INVALID_PHONE_NUMBER', message: 'Bad number' })).fetch)
+      .sms.send({ to: '233240000001', from: 'Shop', type: 'Quick', message: 'hi', isGlobal: false })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'INVALID_PHONE_NUMBER', status: 400 });
+    expect(frames(refused)).toBeGreaterThan(0);
+  });
+
+  it('captures none with errorStacks: false, answer and transport errors alike, and restores the stack limit', async () => {
+    const limit = Error.stackTraceLimit;
+    const refused = await client(cannedFetch(reply(400, { error: 'INVALID_PHONE_NUMBER', message: 'Bad number' })).fetch, { errorStacks: false })
+      .sms.send({ to: '233240000001', from: 'Shop', type: 'Quick', message: 'hi', isGlobal: false })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'INVALID_PHONE_NUMBER', status: 400, message: 'Bad number' });
+    expect(frames(refused)).toBe(0);
+    const reset = () => Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }));
+    const lost = await client(cannedFetch(reset).fetch, { errorStacks: false }).account.balance().catch((e: unknown) => e);
+    expect(lost).toMatchObject({ reason: 'network' });
+    expect(frames(lost)).toBe(0);
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
+});
+
 describe('createProviderClient: timeouts and network failures', () => {
   const never = () => new Promise<Response>(() => undefined);
 
