@@ -177,6 +177,22 @@ export function sendError(res: Response, error: ProxyError): void {
   sendJson(res, error.status, { error: error.code, message: error.message, details: error.details });
 }
 
+/**
+ * Wraps a route handler so that its refusals (a ProxyError thrown) are answered on the spot: the same
+ * answer the error handler gives them, without passing the error down every later route of the router
+ * (each matched against the path on the way). Anything else still goes to the error handler.
+ */
+export function answering(handler: (req: Request, res: Response) => Promise<void>) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    try {
+      await handler(req, res);
+    } catch (err) {
+      if (err instanceof ProxyError && !res.headersSent) sendError(res, err);
+      else next(err);
+    }
+  };
+}
+
 /** The one error handler of the proxy router: every error becomes the protocol's error shape. */
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {

@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import { PROXY_PATHS, type AccountLookupResponse, accountLookupRequest } from '../../protocol/index.js';
 import { ProviderNotFoundError } from '../../provider/errors.js';
 import type { ProxyContext } from '../context.js';
-import { ProxyError, parseInput } from '../errors.js';
+import { answering, parseInput, ProxyError } from '../errors.js';
 import { enforce } from '../limits.js';
 import { claimsOf, requireToken } from '../middleware/require-token.js';
 import { maskForLog, normaliseLocalPhone } from '../phone.js';
@@ -20,7 +20,7 @@ export function maskAccountName(fullName: string): string {
 /** POST /accounts/lookup: who holds the mobile-money account of a number, for the payer to confirm. */
 export function accountsRoutes(router: Router, ctx: ProxyContext): void {
 
-  router.post(PROXY_PATHS.accountLookup, requireToken(ctx, 'payment'), async (req: Request, res: Response) => {
+  router.post(PROXY_PATHS.accountLookup, requireToken(ctx, 'payment'), answering(async (req: Request, res: Response) => {
     const claims = claimsOf(res, 'payment');
     const body = parseInput(accountLookupRequest, req.body);
     const { digits } = normaliseLocalPhone(body.msisdn, ctx.config.defaultCountry);
@@ -49,6 +49,6 @@ export function accountsRoutes(router: Router, ctx: ProxyContext): void {
       msisdn: digits,
     };
     sendJson(res, 200, answer);
-  });
+  }));
 
 }

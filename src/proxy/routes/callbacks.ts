@@ -1,5 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import type { ProxyContext } from '../context.js';
+import { answering } from '../errors.js';
 import { KEYS, subject } from '../payments/keys.js';
 import type { Relay } from '../relay/relay.js';
 import { describeError } from '../relay/relay-core.js';
@@ -12,7 +13,7 @@ import { describeError } from '../relay/relay-core.js';
  */
 export function callbacksRoutes(router: Router, ctx: ProxyContext, relay: Relay): void {
 
-  router.post('/callbacks/payments/:callbackId', async (req: Request, res: Response) => {
+  router.post('/callbacks/payments/:callbackId', answering(async (req: Request, res: Response) => {
     const callbackId = String(req.params.callbackId ?? '');
     try {
       const reference = /^[A-Za-z0-9_-]{1,64}$/.test(callbackId) ? await ctx.store.get(KEYS.callback(callbackId)) : null;
@@ -21,6 +22,6 @@ export function callbacksRoutes(router: Router, ctx: ProxyContext, relay: Relay)
       ctx.logger.warn({ err: describeError(err) }, 'payment callback hint not delivered');
     }
     res.status(204).end();
-  });
+  }));
 
 }

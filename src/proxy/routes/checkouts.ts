@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { PROXY_PATHS, checkoutCreateRequest } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
-import { ProxyError, parseInput } from '../errors.js';
+import { answering, parseInput, ProxyError } from '../errors.js';
 import { claimsOf, requireToken } from '../middleware/require-token.js';
 import { isFinalCheckoutStatus, toCheckoutSnapshot, type CheckoutRecord } from '../payments/checkout-record.js';
 import { createCheckout } from '../payments/create-checkout.js';
@@ -19,19 +19,19 @@ import { sendJson } from '../respond.js';
 export function checkoutsRoutes(router: Router, ctx: ProxyContext, relay: Relay): void {
   const auth = requireToken(ctx, 'checkout');
 
-  router.post(PROXY_PATHS.checkouts, auth, async (req: Request, res: Response) => {
+  router.post(PROXY_PATHS.checkouts, auth, answering(async (req: Request, res: Response) => {
     const claims = claimsOf(res, 'checkout');
     parseInput(checkoutCreateRequest, req.body);
     sendJson(res, 201, await createCheckout(ctx, relay, claims));
-  });
+  }));
 
-  router.get('/checkouts/:checkoutId', auth, async (req: Request, res: Response) => {
+  router.get('/checkouts/:checkoutId', auth, answering(async (req: Request, res: Response) => {
     const record = await ownedCheckout(relay, claimsOf(res, 'checkout'), req);
     if (!isFinalCheckoutStatus(record.status)) relay.checkouts.tracker.track(record.checkoutId);
     sendJson(res, 200, toCheckoutSnapshot(record));
-  });
+  }));
 
-  router.get('/checkouts/:checkoutId/events', auth, async (req: Request, res: Response) => {
+  router.get('/checkouts/:checkoutId/events', auth, answering(async (req: Request, res: Response) => {
     const claims = claimsOf(res, 'checkout');
     const record = await ownedCheckout(relay, claims, req);
     const tracker = relay.checkouts.tracker;
@@ -46,7 +46,7 @@ export function checkoutsRoutes(router: Router, ctx: ProxyContext, relay: Relay)
         return { seq: current.seq, snapshot: toCheckoutSnapshot(current), final };
       },
     });
-  });
+  }));
 
 }
 

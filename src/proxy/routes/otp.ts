@@ -15,7 +15,7 @@ import {
   ProviderValidationError,
 } from '../../provider/errors.js';
 import type { ProxyContext } from '../context.js';
-import { ProxyError, parseInput } from '../errors.js';
+import { answering, parseInput, ProxyError } from '../errors.js';
 import { consume, enforce, peek, refund } from '../limits.js';
 import { claimsOf, requireToken } from '../middleware/require-token.js';
 import { maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../phone.js';
@@ -78,7 +78,7 @@ const codeDead = () =>
 export function otpRoutes(router: Router, ctx: ProxyContext): void {
   const { otp, defaultCountry, limits } = ctx.config;
 
-  router.post(PROXY_PATHS.otpSend, requireToken(ctx, 'otp'), async (req: Request, res: Response) => {
+  router.post(PROXY_PATHS.otpSend, requireToken(ctx, 'otp'), answering(async (req: Request, res: Response) => {
     const claims = claimsOf(res, 'otp');
     const body = parseInput(otpSendRequest, req.body);
     const typed = normalisePhone(body.recipient, defaultCountry);
@@ -137,9 +137,9 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
       pinType: otp.pinType,
     };
     sendJson(res, 200, answer);
-  });
+  }));
 
-  router.post(PROXY_PATHS.otpVerify, requireToken(ctx, 'otp'), async (req: Request, res: Response) => {
+  router.post(PROXY_PATHS.otpVerify, requireToken(ctx, 'otp'), answering(async (req: Request, res: Response) => {
     const claims = claimsOf(res, 'otp');
     const body = parseInput(otpVerifyRequest, req.body);
     const { digits } = normaliseLocalPhone(body.recipient, defaultCountry);
@@ -191,9 +191,9 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     log.info({ otpId, recipient: maskForLog(digits) }, 'otp verified');
     const answer: OtpVerifyResponse = { verified: true, proof };
     sendJson(res, 200, answer);
-  });
+  }));
 
-  router.get('/otp/:otpId/delivery', requireToken(ctx, 'otp'), async (req: Request, res: Response) => {
+  router.get('/otp/:otpId/delivery', requireToken(ctx, 'otp'), answering(async (req: Request, res: Response) => {
     const claims = claimsOf(res, 'otp');
     const otpId = String(req.params.otpId ?? '');
     const raw = await ctx.store.get(keys.record(otpId));
@@ -209,7 +209,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     }
     const answer: OtpDeliveryResponse = { deliveryStatus };
     sendJson(res, 200, answer);
-  });
+  }));
 
 }
 

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { PROXY_PATHS, paymentCreateRequest } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
-import { ProxyError, parseInput } from '../errors.js';
+import { answering, parseInput, ProxyError } from '../errors.js';
 import { claimsOf, requireToken } from '../middleware/require-token.js';
 import { createPayment } from '../payments/create-payment.js';
 import { subject } from '../payments/keys.js';
@@ -21,7 +21,7 @@ import { sendJson } from '../respond.js';
 export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay): void {
   const auth = requireToken(ctx, 'payment');
 
-  router.post(PROXY_PATHS.payments, auth, async (req: Request, res: Response) => {
+  router.post(PROXY_PATHS.payments, auth, answering(async (req: Request, res: Response) => {
     const claims = claimsOf(res, 'payment');
     const body = parseInput(paymentCreateRequest, req.body);
     const { digits } = normaliseLocalPhone(body.msisdn, ctx.config.defaultCountry);
@@ -32,15 +32,15 @@ export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay):
     }
     const snapshot = await createPayment(ctx, relay, claims, digits);
     sendJson(res, 202, snapshot);
-  });
+  }));
 
-  router.get('/payments/:reference', auth, async (req: Request, res: Response) => {
+  router.get('/payments/:reference', auth, answering(async (req: Request, res: Response) => {
     const record = await ownedPayment(relay, claimsOf(res, 'payment'), req);
     if (!isFinalPaymentStatus(record.status)) relay.payments.tracker.track(record.reference);
     sendJson(res, 200, toPaymentSnapshot(record));
-  });
+  }));
 
-  router.get('/payments/:reference/events', auth, async (req: Request, res: Response) => {
+  router.get('/payments/:reference/events', auth, answering(async (req: Request, res: Response) => {
     const claims = claimsOf(res, 'payment');
     const record = await ownedPayment(relay, claims, req);
     const tracker = relay.payments.tracker;
@@ -55,7 +55,7 @@ export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay):
         return { seq: current.seq, snapshot: toPaymentSnapshot(current), final };
       },
     });
-  });
+  }));
 
 }
 
