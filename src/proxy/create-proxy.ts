@@ -95,14 +95,20 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // about a quarter of a status read's CPU (measured by `npm run bench`). Checked per request, so a level
   // raised at run time brings the access lines back.
   const accessLog = requestLogger(logger);
-  router.use((req, res, next) => (logger.isLevelEnabled('error') ? accessLog(req, res, next) : next()));
-  // Provider callbacks are server-to-server: no origin rule, any body (never trusted), still 10 kB at most.
-  router.use('/callbacks', anyBody());
+  const callbackBodies = anyBody();
   const origins = originPolicy(config.allowedOrigins);
   const bodies = jsonBodies();
+  // One layer in front of the routes (each layer is a path match and a hop per request): the access line,
+  // then, for provider callbacks (server-to-server), any body (never trusted, still 10 kB at most) and no
+  // origin rule; for everything else the origin rule and JSON bodies.
   router.use((req, res, next) => {
-    if (req.path.startsWith('/callbacks/')) return next();
-    origins(req, res, (err?: unknown) => (err ? next(err) : bodies(req, res, next)));
+    const guard = (err?: unknown) => {
+      if (err) next(err);
+      else if (req.path.startsWith('/callbacks/')) callbackBodies(req, res, next);
+      else origins(req, res, (refused?: unknown) => (refused ? next(refused) : bodies(req, res, next)));
+    };
+    if (logger.isLevelEnabled('error')) accessLog(req, res, guard);
+    else guard();
   });
   healthRoutes(router, ctx);
   otpRoutes(router, ctx);

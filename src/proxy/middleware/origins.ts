@@ -19,7 +19,9 @@ function ownOrigin(req: Request): string {
 export function originPolicy(allowedOrigins: readonly string[]) {
   const allowed = new Set(allowedOrigins);
   return (req: Request, res: Response, next: NextFunction): void => {
-    res.vary('Origin');
+    // Express's res.vary parses and merges an existing Vary; most answers have none yet.
+    if (res.getHeader('Vary') === undefined) res.setHeader('Vary', 'Origin');
+    else res.vary('Origin');
     const origin = req.get('origin');
     const listed = origin !== undefined && allowed.has(origin);
     const same = origin !== undefined && origin === ownOrigin(req);
