@@ -15,6 +15,8 @@ export interface CannonRun {
   mismatches: number;
   /** CPU time (user + system) each watched server process spent per answer, in µs, by process name. */
   cpuUs: Record<string, number>;
+  /** CPU time the bench process (autocannon, the load) spent per answer, in µs. */
+  loadUs: number;
 }
 
 const cpuTimes = (processes: Record<string, BenchProcess>) =>
@@ -31,6 +33,7 @@ const cpuTimes = (processes: Record<string, BenchProcess>) =>
  */
 export async function cannon(options: autocannon.Options, watched: Record<string, BenchProcess> = {}): Promise<CannonRun> {
   const before = await cpuTimes(watched);
+  const loadBefore = process.cpuUsage();
   // Our own clock: autocannon notices that a fixed `amount` is done only at its next one-second tick, so
   // its start and finish would round a 1.2 s run up to 2 s.
   const started = performance.now();
@@ -40,11 +43,13 @@ export async function cannon(options: autocannon.Options, watched: Record<string
     lastAnswer = performance.now();
   });
   const result = await instance;
+  const load = process.cpuUsage(loadBefore);
   const after = await cpuTimes(watched);
   const answers = Object.values(result.statusCodeStats).reduce((sum, s) => sum + Number(s.count), 0);
   const seconds = (lastAnswer - started) / 1000;
   return {
     cpuUs: Object.fromEntries(after.map(([name, t], i) => [name, (t - before[i]![1]) / answers])),
+    loadUs: (load.user + load.system) / answers,
     rps: answers / seconds,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -64,6 +69,8 @@ export interface PairSide {
   mismatches: number;
   /** Median CPU µs per answer, by process name. */
   cpuUs: Record<string, number>;
+  /** Median CPU µs per answer of the load generator. */
+  loadUs: number;
 }
 
 const side = (runs: CannonRun[]): PairSide => ({
@@ -74,24 +81,33 @@ const side = (runs: CannonRun[]): PairSide => ({
   errors: runs.reduce((n, r) => n + r.errors, 0),
   mismatches: runs.reduce((n, r) => n + r.mismatches, 0),
   cpuUs: Object.fromEntries(Object.keys(runs[0]?.cpuUs ?? {}).map((name) => [name, median(runs.map((r) => r.cpuUs[name]!))])),
+  loadUs: median(runs.map((r) => r.loadUs)),
 });
 
 /**
  * Measures `a` against `b`: one warm-up run of each (discarded, but handed to the runs, which may size
- * themselves by it), then `pairs` interleaved runs A, B, A, B…; medians of each side.
+ * themselves by it), then `pairs` pairs of runs in ABBA order (A B, B A, A B…, so that a drift of the
+ * machine's load weighs on both sides alike); medians of each side, and the median of the pairs' own
+ * ratios (each of two runs made back to back, under the same load).
  */
 export async function interleaved(
   pairs: number,
   a: (warm?: CannonRun) => Promise<CannonRun>,
   b: (warm?: CannonRun) => Promise<CannonRun>,
-): Promise<{ a: PairSide; b: PairSide }> {
+): Promise<{ a: PairSide; b: PairSide; ratios: number[]; ratio: number }> {
   const warmA = await a();
   const warmB = await b();
   const runsA: CannonRun[] = [];
   const runsB: CannonRun[] = [];
   for (let i = 0; i < pairs; i++) {
-    runsA.push(await a(warmA));
-    runsB.push(await b(warmB));
+    if (i % 2 === 0) {
+      runsA.push(await a(warmA));
+      runsB.push(await b(warmB));
+    } else {
+      runsB.push(await b(warmB));
+      runsA.push(await a(warmA));
+    }
   }
-  return { a: side(runsA), b: side(runsB) };
+  const ratios = runsA.map((run, i) => run.rps / runsB[i]!.rps);
+  return { a: side(runsA), b: side(runsB), ratios, ratio: median(ratios) };
 }
