@@ -110,8 +110,8 @@ function journeys(sandbox: BenchProcess, merchant: BenchProcess, tally: Tally, p
 }
 
 /**
- * How long after its start a server process is left alone before the soak measures it: RSS of a fresh
- * `node --import tsx` process drops by a third some 15-20 s in, idle or not (start-up heap handed back).
+ * How long after its start a server process is left alone before the soak measures it, so that start-up
+ * memory is handed back first (under tsx, RSS dropped by a third some 15-20 s in, idle or not).
  */
 const SETTLE_MS = 25_000;
 
@@ -214,7 +214,7 @@ export async function soak(log: (line: string) => void, servers: Promise<SoakSer
         },
       ],
       method: [
-        `A sandbox process and a merchant process (proxy logger at warn, its lines counted and not printed; every limit raised), started when the bench starts and left idle until the soak, at least ${SETTLE_MS / 1000} s (a fresh \`node --import tsx\` process hands back a third of its resident memory some 15-20 s after it starts, traffic or not). For ${DURATION_MS / 1000} s the bench starts one journey every ${START_EVERY_MS} ms (open loop, whatever the earlier ones are doing), in turn: an OTP sent to a new number, a wrong code (400 OTP_INVALID, expected), the right code read from the sandbox's outbox (200 and a proof); an account lookup; a payment from ${PAYS} (completes in about 3 s) watched by ${WATCHERS_PER_PAYMENT} SSE streams until COMPLETED, then its status read; three status reads of a payment that stays PENDING; a checkout session created and read. Every token is minted by the merchant process's own route, as its pages would.`,
+        `A sandbox process and a merchant process (proxy logger at warn, its lines counted and not printed; every limit raised), started when the bench starts and left idle until the soak, at least ${SETTLE_MS / 1000} s, so that start-up memory is handed back before the first sample. For ${DURATION_MS / 1000} s the bench starts one journey every ${START_EVERY_MS} ms (open loop, whatever the earlier ones are doing), in turn: an OTP sent to a new number, a wrong code (400 OTP_INVALID, expected), the right code read from the sandbox's outbox (200 and a proof); an account lookup; a payment from ${PAYS} (completes in about 3 s) watched by ${WATCHERS_PER_PAYMENT} SSE streams until COMPLETED, then its status read; three status reads of a payment that stays PENDING; a checkout session created and read. Every token is minted by the merchant process's own route, as its pages would.`,
         'An error is any answer through the proxy other than the one the journey expects (status, and the error code where one is expected), a failed request, or a watcher that does not see COMPLETED within 20 s.',
         `Memory: every ${SAMPLE_EVERY_MS / 1000} s from the start (recorded from the end of the warm-up to the end of the traffic), the merchant process's \`process.memoryUsage().rss\` (asked over IPC), then the same after two forced full collections (\`--expose-gc\`); growth = last / first − 1 of the collected figure. The target is on the collected figure: between collections V8 lets its heap grow before it collects (a larger heap means fewer collections), so RSS as it stands rises and falls with garbage, not with what the proxy keeps.`,
       ],
