@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import type { MerchantSettings } from '../servers/merchant-process.js';
+import type { RelaySettings } from '../servers/relay-process.js';
 import type { ChildMessage } from './ipc.js';
 
 /** A server the bench started in its own process (so its work and memory are its own). */
@@ -24,6 +25,7 @@ const OUT_DIR = join(ROOT, 'node_modules', '.cache', 'merchant-elements-bench');
 const SCRIPTS = {
   sandbox: join(OUT_DIR, 'bench', 'servers', 'sandbox-process.js'),
   merchant: join(OUT_DIR, 'bench', 'servers', 'merchant-process.js'),
+  relay: join(OUT_DIR, 'bench', 'servers', 'relay-process.js'),
 } as const;
 
 let compiled: Promise<void> | undefined;
@@ -54,6 +56,7 @@ export function compileServers(): Promise<void> {
  */
 export async function startProcess(kind: 'sandbox', settings: SandboxOptions): Promise<BenchProcess>;
 export async function startProcess(kind: 'merchant', settings: MerchantSettings): Promise<BenchProcess>;
+export async function startProcess(kind: 'relay', settings: RelaySettings): Promise<BenchProcess>;
 export async function startProcess(kind: keyof typeof SCRIPTS, settings: object): Promise<BenchProcess> {
   const timeoutMs = 60_000;
   await compileServers();

@@ -19,6 +19,8 @@ const WARM_OTP_REQUESTS = 5_000;
 const RUN_SECONDS = 3;
 /** Five pairs: single runs move ±5 % with the load of other work on the shared cores. */
 const PAIRS = 5;
+/** Pairs of the bare-relay floor (a reference, not a target). */
+const RELAY_PAIRS = 3;
 /** A code no numeric OTP can match: every validation is a wrong code, on both sides. */
 const WRONG_CODE = 'X12345';
 /** The proxy allows at most 10 wrong codes per OTP (`otp.maxRetries` ≤ 10), the sandbox the same when told 10. */
@@ -72,11 +74,12 @@ async function statusPair(sandbox: BenchProcess, merchant: BenchProcess) {
  * goes to a number of a pool sent just before the run, ten requests per number, and neither side ever
  * answers "locked" (the proxy's per-number failure limit is raised).
  */
-async function otpPair(sandbox: BenchProcess, merchant: BenchProcess) {
+async function otpPairs(sandbox: BenchProcess, merchant: BenchProcess, relay: BenchProcess) {
   const [token] = await mint(merchant, 'otp', { purpose: 'sign-in' });
   const headers = upstreamHeaders(sandbox.url).messaging;
   const proxyNumbers = numbers('23324');
   const directNumbers = numbers('23354');
+  const relayNumbers = numbers('23355');
   const sendThroughProxy = (recipient: string) =>
     call(`${merchant.url}${MOUNT}/otp/send`, { body: { recipient }, headers: browserHeaders(merchant, token!, true) }).then((a) => expectStatus(a, 200, 'otp send'));
   const generateDirect = (recipient: string) =>
@@ -93,7 +96,14 @@ async function otpPair(sandbox: BenchProcess, merchant: BenchProcess) {
       },
     }).then((a) => expectStatus(a, 200, 'otp generate'));
 
-  const run = (url: string, runHeaders: Record<string, string>, take: (n: number) => string[], send: (r: string) => Promise<unknown>, expected: string) =>
+  const run = (
+    url: string,
+    runHeaders: Record<string, string>,
+    take: (n: number) => string[],
+    send: (r: string) => Promise<unknown>,
+    expected: string,
+    watched: Record<string, BenchProcess>,
+  ) =>
     async (warm?: CannonRun) => {
       const amount = warm ? Math.max(500, Math.round(warm.rps * RUN_SECONDS)) : WARM_OTP_REQUESTS;
       // autocannon builds a request per connection before it starts: a margin keeps every number at ≤ 10.
@@ -115,13 +125,22 @@ async function otpPair(sandbox: BenchProcess, merchant: BenchProcess) {
           },
         ],
         verifyBody: (body) => body.includes(expected),
-      }, { proxy: merchant, sandbox });
+      }, watched);
     };
-  return interleaved(
+  const sandboxSaysWrong = '"message":"The code is not correct."';
+  const direct = run(`${sandbox.url}/v1/external/validate/otp`, headers, directNumbers, generateDirect, sandboxSaysWrong, { proxy: merchant, sandbox });
+  const proxy = await interleaved(
     PAIRS,
-    run(`${merchant.url}${MOUNT}/otp/verify`, browserHeaders(merchant, token!, true), proxyNumbers, sendThroughProxy, '"error":"OTP_INVALID"'),
-    run(`${sandbox.url}/v1/external/validate/otp`, headers, directNumbers, generateDirect, '"message":"The code is not correct."'),
+    run(`${merchant.url}${MOUNT}/otp/verify`, browserHeaders(merchant, token!, true), proxyNumbers, sendThroughProxy, '"error":"OTP_INVALID"', { proxy: merchant, sandbox }),
+    direct,
   );
+  // The floor: the same validations through a relay that checks nothing, against direct again.
+  const floor = await interleaved(
+    RELAY_PAIRS,
+    run(`${relay.url}/relay`, headers, relayNumbers, generateDirect, sandboxSaysWrong, { proxy: relay, sandbox }),
+    run(`${sandbox.url}/v1/external/validate/otp`, headers, directNumbers, generateDirect, sandboxSaysWrong, { proxy: relay, sandbox }),
+  );
+  return { proxy, floor };
 }
 
 /** A pair as `interleaved` measures it. */
@@ -169,8 +188,8 @@ function cpuNote(name: string, { a, b, ratio }: Pair): string {
 }
 
 /** Why OTP validation through the proxy falls short of 0.6 of the sandbox's own rate, when it does. */
-function otpMissNote(otp: Pair): string {
-  return `OTP validation misses its target in this run (${fmt(otp.ratio, 2)}; pair ratios ${describeRatios(otp)}). Through the proxy a wrong code is a browser request served and an upstream request made, on the same cores as the sandbox and autocannon (the note above gives the bounds this sets); the load of other work on the shared cores moves single runs by about ±5 %.`;
+function otpMissNote(otp: Pair, floor: Pair): string {
+  return `OTP validation misses its target in this run (${fmt(otp.ratio, 2)}; pair ratios ${describeRatios(otp)}). Through the proxy a wrong code is a browser request served and an upstream request made, on the same cores as the sandbox and autocannon. An Express relay that checks nothing at all reaches ${fmt(floor.ratio, 2)} of direct in this same run (pair ratios ${describeRatios(floor)}), so that is the ceiling of any relay on this machine; the proxy runs at ${fmt(otp.a.rps / floor.a.rps, 2)} of that relay, its token, origin, body, number, store, limit and error-mapping steps costing the rest. The load of other work on the shared cores moves single runs by about ±5 %.`;
 }
 
 /** The proxy's CPU per validation, and what cut it, as measured while this bench was being written. */
@@ -181,20 +200,31 @@ const HISTORY_NOTE =
 export async function proxyOverhead(log: (line: string) => void): Promise<SectionResult> {
   const sandbox = await startProcess('sandbox', { initialCredit: 1e9 });
   const merchant = await startProcess('merchant', { sandboxUrl: sandbox.url, tokenSecret: BENCH_SECRET, logLevel: 'silent' });
+  const relay = await startProcess('relay', { upstream: sandbox.url, path: '/v1/external/validate/otp' });
   try {
     log('  status reads');
     const status = await statusPair(sandbox, merchant);
     log('  OTP validation');
-    const otp = await otpPair(sandbox, merchant);
-    const failures = [status.a, status.b, otp.a, otp.b].reduce((n, s) => n + s.errors + s.mismatches, 0);
+    const { proxy: otp, floor } = await otpPairs(sandbox, merchant, relay);
+    const failures = [status.a, status.b, otp.a, otp.b, floor.a, floor.b].reduce((n, s) => n + s.errors + s.mismatches, 0);
     return {
       title: 'Proxy overhead',
-      figures: [...pairFigures('Payment status read', status), ...pairFigures('OTP validation (wrong code)', otp)],
+      figures: [
+        ...pairFigures('Payment status read', status),
+        ...pairFigures('OTP validation (wrong code)', otp),
+        {
+          figure: 'OTP validation through a bare Express relay (checks nothing): requests per second, the floor of any relay',
+          value: `${fmt(floor.a.rps)} req/s through the relay (proxy ${fmt(otp.a.rps)}: ${times(otp.a.rps / floor.a.rps)} of it)`,
+          baseline: `${fmt(floor.b.rps)} req/s direct`,
+          ratio: times(floor.ratio),
+        },
+      ],
       method: [
         `autocannon with ${CONNECTIONS} connections (enough that each side is bounded by its CPU, not by one request's round trip), programmatic API, in the bench process; the sandbox and the merchant server (Express with \`createMerchantProxy\` mounted at ${MOUNT}) each in its own Node process, running what tsc compiles from src (tsconfig.bench.json, the settings the package is built with; not src through tsx, whose per-closure \`__name\` wrappers no merchant runs), all on 127.0.0.1. Proxy logger silent, every rate limit raised to 10^9.`,
         `Each pair: one warm-up run per side (discarded: ${WARM_SECONDS} s of status reads, ${fmt(WARM_OTP_REQUESTS)} OTP validations), then ${PAIRS} pairs of runs in ABBA order (A proxy, B direct: A B, B A, A B…, so that a drift of the machine's load weighs on both sides alike); the throughput ratio is the median of the pairs' own ratios (two runs back to back, under the same load), every other figure the median of a side's runs. Requests per second = answers / time from the start of the run to its last answer (the bench's clock: autocannon's own start and finish are rounded to its one-second ticks). Latencies are autocannon's, in whole milliseconds. CPU per request = the growth of \`process.cpuUsage()\` (user + system) of each server process over the run, asked over IPC, / answers; autocannon's is the bench process's own. To see where a server's time goes: \`BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench -- --only overhead\`.`,
         `Payment status: through the proxy \`GET ${MOUNT}/payments/:reference\` with the payment token, which is what a browser gets (the proxy answers from its store; its relay polls the sandbox in the background, so the proxy figure is not an upstream round trip); direct: the sandbox's \`GET /gateway/v1/payment/:referenceId/status\` with HTTP Basic. One payment that stays PENDING; ${RUN_SECONDS} s runs; every body checked to say PENDING.`,
         `OTP validation: through the proxy \`POST ${MOUNT}/otp/verify\` (token, same-origin Origin header, as a browser sends) vs the sandbox's \`POST /v1/external/validate/otp\` with the messaging headers. Always a wrong code (\`${WRONG_CODE}\`, which no numeric code matches), so every request is a full validation on both sides and nothing is used up. Limits raised so neither side locks: the proxy's per-number failure limit is raised, but a code can take at most 10 wrong tries (\`otp.maxRetries\` tops out at 10, and the sandbox is asked for the same), so each run sends a fresh pool of OTPs before it starts (through the proxy for A, straight to the sandbox for B, not timed) and gives each number exactly ≤ 10 requests. A run is a fixed number of requests (its warm-up rate × ${RUN_SECONDS} s). Every answer checked to be the wrong-code answer (\`OTP_INVALID\` / \`The code is not correct.\`).`,
+        `The floor: bench/servers/relay-process.ts in a process of its own, an Express app taking the sandbox's validation body (express.json) and sending it on with one undici request, the answer passed back as it came: no token, origin rule, schema, number, store, limit or error mapping. The same wrong-code validations go through it (OTPs generated straight at the sandbox), after a warm-up of ${fmt(WARM_OTP_REQUESTS)}, in ${RELAY_PAIRS} ABBA pairs against direct.`,
       ],
       notes: [
         `Runs (req/s): status through the proxy ${describeRuns(status.a)}; direct ${describeRuns(status.b)}; OTP through the proxy ${describeRuns(otp.a)}; direct ${describeRuns(otp.b)}.`,
@@ -202,11 +232,12 @@ export async function proxyOverhead(log: (line: string) => void): Promise<Sectio
         `Ratio of each pair (proxy/direct, runs back to back): status ${describeRatios(status)}; OTP ${describeRatios(otp)}.`,
         cpuNote('Payment status read', status),
         cpuNote('OTP validation', otp),
-        ...(otp.ratio < 0.6 ? [otpMissNote(otp)] : []),
+        ...(otp.ratio < 0.6 ? [otpMissNote(otp, floor)] : []),
         HISTORY_NOTE,
       ],
     };
   } finally {
+    await relay.stop();
     await merchant.stop();
     await sandbox.stop();
   }
