@@ -234,7 +234,11 @@ describe('chaos: 200 payments through 20 % upstream faults', () => {
 
     // The browser saw only a pending payment or "unavailable, try again".
     const answers = flows.flatMap((f) => f.posts.map((p) => `${p.status} ${p.body?.error ?? p.body?.status}`));
-    expect(new Set(answers.map((a) => a.split(' ')[0]))).toEqual(new Set(['202', '503']));
+    // 503 comes only from a 503 struck before processing whose status read then answers 0404: a few a run
+    // at most, and some runs have none, so it is allowed here, not required (money.test.ts covers it).
+    const statuses = new Set(answers.map((a) => a.split(' ')[0]));
+    expect(statuses.has('202')).toBe(true);
+    expect([...statuses].filter((s) => s !== '202' && s !== '503')).toEqual([]);
 
     // Every SSE watcher ends on the truth: the upstream status, or FAILED for an attempt never created.
     const truth = new Map(received.map((p) => [p.referenceNo, p.status as string]));
