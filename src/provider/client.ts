@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkoutApi } from './checkout.js';
 import { trimTrailingSlashes } from './endpoints.js';
-import { fieldsOfIssues } from './errors.js';
+import { fieldsOfIssues } from './fields.js';
 import { gatewayApi } from './gateway.js';
 import { createHttp, type ProviderLogger } from './http.js';
 import { messagingApi } from './messaging.js';

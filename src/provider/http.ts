@@ -1,9 +1,7 @@
 import { Agent } from 'undici';
 import type { z } from 'zod';
+import { errorFromResponse } from './error-mapping.js';
 import {
-  errorFromResponse,
-  fieldsOfIssues,
-  type HeaderReader,
   isProviderError,
   ProviderAuthenticationError,
   ProviderMalformedResponseError,
@@ -12,6 +10,8 @@ import {
   type ProviderError,
   type ProviderFieldError,
 } from './errors.js';
+import { fieldsOfIssues } from './fields.js';
+import { fetchTransport, undiciTransport, type Answer, type Outgoing, type Transport } from './transport.js';
 import { createResilience, type BreakerSettings, type CircuitStateName, type RetrySettings } from './resilience.js';
 import { gatewayErrorEnvelope } from './schemas/index.js';
 
@@ -86,13 +86,14 @@ export function createHttp(settings: HttpSettings): Http {
   const resilience = createResilience(settings.retry, settings.circuitBreaker);
   const stackless = settings.errorStacks === false;
 
-  async function attempt<T>(spec: RequestSpec<T>, init: RequestInit, url: string, deadline: AbortSignal, n: number): Promise<T> {
+  const send: Transport = agent ? undiciTransport(agent) : fetchTransport(settings.fetch!);
+
+  async function attempt<T>(spec: RequestSpec<T>, outgoing: Outgoing, deadline: AbortSignal, n: number): Promise<T> {
     const started = performance.now();
-    const signal = init.signal!;
     try {
       // A retry whose backoff outlived the deadline must not send anything.
-      signal.throwIfAborted();
-      const answer = agent ? await exchange(agent, url, init, signal) : await fetched(settings.fetch!, url, init, signal);
+      outgoing.signal.throwIfAborted();
+      const answer = await send(outgoing);
       const result = stackless ? withoutStacks(() => parseAnswer(spec, answer)) : parseAnswer(spec, answer);
       logger?.debug({ operation: spec.operation, method: spec.method, status: answer.status, durationMs: elapsed(started), attempt: n }, 'provider call');
       return result;
@@ -137,10 +138,10 @@ export function createHttp(settings: HttpSettings): Http {
       const signal = spec.signal ? AbortSignal.any([deadline, spec.signal]) : deadline;
       const headers: Record<string, string> = { accept: 'application/json', ...spec.upstream.headers };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const init: RequestInit = { method: spec.method, headers, body, redirect: 'manual', signal };
+      const outgoing: Outgoing = { url, method: spec.method, headers, body, signal };
 
       const refused = () => logger?.warn({ operation: spec.operation, reason: 'circuit-open' }, 'provider call refused: circuit open');
-      const once = (n: number) => resilience.guard(spec.operation, () => attempt(spec, init, url, deadline, n), refused);
+      const once = (n: number) => resilience.guard(spec.operation, () => attempt(spec, outgoing, deadline, n), refused);
       try {
         return await (spec.method === 'GET' ? resilience.retried(once, signal) : once(1));
       } finally {
@@ -181,70 +182,6 @@ function prepare(spec: RequestSpec<unknown>): { url: string; body: string | unde
   }
   const path = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(params[name] ?? ''));
   return { url: spec.upstream.baseUrl + path, body: body === undefined ? undefined : JSON.stringify(body) };
-}
-
-/** A provider's answer, read whole: what parseAnswer needs, whichever transport brought it. */
-interface Answer {
-  status: number;
-  headers: HeaderReader;
-  text: string;
-}
-
-/**
- * One exchange through undici's own request API on the client's connection pool: the default transport.
- * WHATWG fetch on the same pool cost the proxy about a tenth of an OTP validation's CPU in Request,
- * Response and stream objects (measured by `npm run bench`); the answer is the same status, headers and text.
- */
-async function exchange(agent: Agent, url: string, init: RequestInit, signal: AbortSignal): Promise<Answer> {
-  const { origin, path } = splitUrl(url);
-  // undici ends the request and its body stream with the signal's reason: no race needed.
-  const response = await agent.request({
-    origin,
-    path,
-    method: init.method as 'GET' | 'POST',
-    headers: init.headers as Record<string, string>,
-    body: (init.body as string | undefined) ?? null,
-    signal,
-  });
-  const text = await response.body.text();
-  const headers = response.headers;
-  return {
-    status: response.statusCode,
-    headers: {
-      get(name: string) {
-        const value = headers[name.toLowerCase()];
-        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-      },
-    },
-    text,
-  };
-}
-
-/** Origins of the base URLs seen (a handful per client): parsing a URL on every call costs more than the lookup. */
-const origins = new Map<string, string>();
-
-/** A URL's origin and the rest (path and query), as undici's request takes them. */
-function splitUrl(url: string): { origin: string; path: string } {
-  // A base URL with spaces or non-ASCII in its path is percent-encoded by the URL parser, as fetch did.
-  if (/[^\x21-\x7e]/.test(url)) {
-    const parsed = new URL(url);
-    return { origin: parsed.origin, path: parsed.pathname + parsed.search };
-  }
-  const end = url.indexOf('/', url.indexOf('//') + 2);
-  const head = end === -1 ? url : url.slice(0, end);
-  let origin = origins.get(head);
-  if (origin === undefined) {
-    origin = new URL(head).origin;
-    if (origins.size < 100) origins.set(head, origin);
-  }
-  return { origin, path: end === -1 ? '/' : url.slice(end) };
-}
-
-/** One exchange through an injected fetch (tests, instrumentation), which may ignore the signal. */
-async function fetched(fetchImpl: typeof fetch, url: string, init: RequestInit, signal: AbortSignal): Promise<Answer> {
-  const response = await raced(fetchImpl(url, init), signal);
-  const text = await raced(response.text(), signal);
-  return { status: response.status, headers: response.headers, text };
 }
 
 /** Turns a received answer into the parsed result, or throws the error it stands for. */
@@ -322,28 +259,6 @@ function causeCode(error: unknown): string | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-/** Settles with the promise, or rejects as soon as the signal aborts (an injected fetch may ignore it). */
-function raced<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** Runs `make` with stack capture off: the errors it builds carry no frames. */

@@ -1,6 +1,8 @@
 export * from './schemas/index.js';
 export type * from './types.js';
 export * from './errors.js';
+export * from './error-mapping.js';
+export * from './fields.js';
 export * from './endpoints.js';
 export {
   createProviderClient,

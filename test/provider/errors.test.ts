@@ -10,7 +10,7 @@ import {
   ProviderRateLimitedError,
   ProviderUnavailableError,
   ProviderValidationError,
-} from '../../src/provider/errors.js';
+} from '../../src/provider/index.js';
 import { emailSendRequest } from '../../src/provider/schemas/index.js';
 
 const json = (body: unknown) => JSON.stringify(body);
