@@ -1,5 +1,6 @@
 import { Agent } from 'undici';
 import type { z } from 'zod';
+import { Deadline } from './deadline.js';
 import { errorFromResponse } from './error-mapping.js';
 import {
   isProviderError,
@@ -88,17 +89,17 @@ export function createHttp(settings: HttpSettings): Http {
 
   const send: Transport = agent ? undiciTransport(agent) : fetchTransport(settings.fetch!);
 
-  async function attempt<T>(spec: RequestSpec<T>, outgoing: Outgoing, deadline: AbortSignal, n: number): Promise<T> {
+  async function attempt<T>(spec: RequestSpec<T>, outgoing: Outgoing, n: number): Promise<T> {
     const started = performance.now();
     try {
       // A retry whose backoff outlived the deadline must not send anything.
-      outgoing.signal.throwIfAborted();
+      outgoing.deadline.throwIfAborted();
       const answer = await send(outgoing);
       const result = stackless ? withoutStacks(() => parseAnswer(spec, answer)) : parseAnswer(spec, answer);
       logger?.debug({ operation: spec.operation, method: spec.method, status: answer.status, durationMs: elapsed(started), attempt: n }, 'provider call');
       return result;
     } catch (caught) {
-      const map = () => transportError(spec, caught, deadline, settings.timeouts.totalMs);
+      const map = () => transportError(spec, caught, outgoing.deadline, settings.timeouts.totalMs);
       const error = isProviderError(caught) ? caught : stackless ? withoutStacks(map) : map();
       if (isProviderError(error)) logFailure(spec, error, elapsed(started), n);
       throw error;
@@ -126,26 +127,19 @@ export function createHttp(settings: HttpSettings): Http {
     async request<T>(spec: RequestSpec<T>): Promise<T> {
       const { url, body } = prepare(spec);
       spec.signal?.throwIfAborted();
-      // A timer cleared when the call settles rather than AbortSignal.timeout, whose timer and weak
-      // references outlive every call by the whole timeout (a proxied validation's CPU showed it).
-      const timeout = new AbortController();
-      const timer = setTimeout(
-        () => timeout.abort(new DOMException(`The provider call took longer than ${timeouts.totalMs} ms`, 'TimeoutError')),
-        timeouts.totalMs,
-      );
-      timer.unref();
-      const deadline = timeout.signal;
-      const signal = spec.signal ? AbortSignal.any([deadline, spec.signal]) : deadline;
+      // A timer cleared when the call settles (not AbortSignal.timeout, whose timer and weak references
+      // outlive every call by the whole timeout), and no AbortSignal unless something needs one.
+      const deadline = new Deadline(timeouts.totalMs, spec.signal);
       const headers: Record<string, string> = { accept: 'application/json', ...spec.upstream.headers };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const outgoing: Outgoing = { url, method: spec.method, headers, body, signal };
+      const outgoing: Outgoing = { url, method: spec.method, headers, body, deadline };
 
       const refused = () => logger?.warn({ operation: spec.operation, reason: 'circuit-open' }, 'provider call refused: circuit open');
-      const once = (n: number) => resilience.guard(spec.operation, () => attempt(spec, outgoing, deadline, n), refused);
+      const once = (n: number) => resilience.guard(spec.operation, () => attempt(spec, outgoing, n), refused);
       try {
-        return await (spec.method === 'GET' ? resilience.retried(once, signal) : once(1));
+        return await (spec.method === 'GET' ? resilience.retried(once, deadline) : once(1));
       } finally {
-        clearTimeout(timer);
+        deadline.clear();
       }
     },
 
@@ -219,10 +213,10 @@ function parseAnswer<T>(spec: RequestSpec<T>, response: Answer): T {
 }
 
 /** Maps a fetch or body-read failure to an error; a caller's abort is passed through as its reason. */
-function transportError(spec: RequestSpec<unknown>, caught: unknown, deadline: AbortSignal, totalMs: number): unknown {
+function transportError(spec: RequestSpec<unknown>, caught: unknown, deadline: Deadline, totalMs: number): unknown {
   if (spec.signal?.aborted) return spec.signal.reason;
   const isGet = spec.method === 'GET';
-  if (deadline.aborted) {
+  if (deadline.timedOut) {
     return new ProviderUnavailableError({
       operation: spec.operation,
       reason: 'timeout',

@@ -10,6 +10,7 @@ import {
   type CircuitBreakerPolicy,
   type RetryPolicy,
 } from 'cockatiel';
+import type { Deadline } from './deadline.js';
 import { ProviderUnavailableError } from './errors.js';
 
 /** Retry settings: GETs only, on unavailability only. */
@@ -39,9 +40,9 @@ export interface Resilience {
   guard<T>(operation: string, attempt: () => Promise<T>, onRefused?: () => void): Promise<T>;
   /**
    * Runs `attempt` with retries (jittered exponential backoff) through unavailability other than an open
-   * circuit; stops when `signal` aborts. `attempt` gets the 1-based attempt number.
+   * circuit; stops when the deadline passes. `attempt` gets the 1-based attempt number.
    */
-  retried<T>(attempt: (n: number) => Promise<T>, signal: AbortSignal): Promise<T>;
+  retried<T>(attempt: (n: number) => Promise<T>, deadline: Deadline): Promise<T>;
   circuitState(): CircuitStateName;
 }
 
@@ -97,9 +98,9 @@ export function createResilience(retrySettings: RetrySettings, breakerSettings: 
       }
     },
 
-    retried(attempt, signal) {
+    retried(attempt, deadline) {
       if (!retryPolicy) return attempt(1);
-      return retryPolicy.execute(({ attempt: retries }) => attempt(retries + 1), signal);
+      return retryPolicy.execute(({ attempt: retries }) => attempt(retries + 1), deadline.signal);
     },
 
     circuitState() {

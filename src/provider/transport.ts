@@ -1,6 +1,7 @@
 // The two ways a provider call travels: undici's request API on the client's own pool (the default), or
 // an injected fetch (tests, instrumentation). Both bring back the same thing: status, headers and text.
 import type { Agent } from 'undici';
+import type { Deadline } from './deadline.js';
 import type { HeaderReader } from './error-mapping.js';
 
 /** One request as the client sends it. */
@@ -9,8 +10,8 @@ export interface Outgoing {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body: string | undefined;
-  /** Ends the exchange at any point: the deadline, or the caller's abort. */
-  signal: AbortSignal;
+  /** Ends the exchange at any point: the total timeout, or the caller's abort. */
+  deadline: Deadline;
 }
 
 /** A provider's answer, read whole. */
@@ -27,10 +28,11 @@ export type Transport = (outgoing: Outgoing) => Promise<Answer>;
  * of a proxied OTP validation's CPU in Request, Response and stream objects (measured by `npm run bench`).
  */
 export function undiciTransport(agent: Agent): Transport {
-  return async ({ url, method, headers, body, signal }) => {
+  return async ({ url, method, headers, body, deadline }) => {
     const { origin, path } = splitUrl(url);
-    // undici ends the request and its body stream with the signal's reason: no race needed.
-    const response = await agent.request({ origin, path, method, headers, body: body ?? null, signal });
+    // undici takes the deadline as an EventEmitter signal and ends the request and its body stream with
+    // its reason: no race needed.
+    const response = await agent.request({ origin, path, method, headers, body: body ?? null, signal: deadline });
     const text = await response.body.text();
     const received = response.headers;
     return {
@@ -48,7 +50,8 @@ export function undiciTransport(agent: Agent): Transport {
 
 /** Exchanges through an injected fetch, which may ignore the signal: the signal still ends the wait. */
 export function fetchTransport(fetchImpl: typeof fetch): Transport {
-  return async ({ url, method, headers, body, signal }) => {
+  return async ({ url, method, headers, body, deadline }) => {
+    const { signal } = deadline;
     const response = await raced(fetchImpl(url, { method, headers, body, redirect: 'manual', signal }), signal);
     const text = await raced(response.text(), signal);
     return { status: response.status, headers: response.headers, text };

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -247,6 +248,42 @@ describe("provider client's own transport against sandbox faults", () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+
+  it('ends a call whose answer stalls after its headers at the total timeout', async () => {
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"balance":');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = createProviderClient({
+        messaging: { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', apiSecret: 's' },
+        payment: { baseUrl: `http://127.0.0.1:${port}`, username: 'u', password: 'p' },
+        checkout: { apiKey: 'c' },
+        retry: { maxRetries: 0 },
+        timeouts: { totalMs: 200 },
+      });
+      opened.push(client);
+      const started = Date.now();
+      const error = await client.account.balance().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderUnavailableError);
+      expect(error).toMatchObject({ reason: 'timeout', outcomeUnknown: false, status: 0 });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it("lets go of a caller's long-lived signal when each call settles", async () => {
+    const shutdown = new AbortController();
+    const client = own();
+    for (let i = 0; i < 12; i++) await client.account.balance({ signal: shutdown.signal });
+    await client.sms.send(sms('own: with a signal'), { signal: shutdown.signal });
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
   });
 
   it("passes the caller's abort through untouched", async () => {
