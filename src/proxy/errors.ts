@@ -187,10 +187,15 @@ export function answering(handler: (req: Request, res: Response) => Promise<void
     try {
       await handler(req, res);
     } catch (err) {
-      if (err instanceof ProxyError && !res.headersSent) sendError(res, err);
-      else next(err);
+      answerOrPass(err, res, next);
     }
   };
+}
+
+/** Answers a refusal (a ProxyError, while nothing is sent yet) at once; passes anything else to the error handler. */
+export function answerOrPass(err: unknown, res: Response, next: NextFunction): void {
+  if (err instanceof ProxyError && !res.headersSent) sendError(res, err);
+  else next(err);
 }
 
 /** The one error handler of the proxy router: every error becomes the protocol's error shape. */

@@ -1,10 +1,10 @@
-import type { Request, Response, Router } from 'express';
+import type { Router } from 'express';
 import { PROXY_PATHS, type AccountLookupResponse, accountLookupRequest } from '../../protocol/index.js';
 import { ProviderNotFoundError } from '../../provider/errors.js';
 import type { ProxyContext } from '../context.js';
-import { answering, parseInput, ProxyError } from '../errors.js';
+import { parseInput, ProxyError } from '../errors.js';
 import { enforce } from '../limits.js';
-import { claimsOf, requireToken } from '../middleware/require-token.js';
+import { withToken } from '../middleware/require-token.js';
 import { maskForLog, normaliseLocalPhone } from '../phone.js';
 import { clientIp } from './otp.js';
 import { sendJson } from '../respond.js';
@@ -20,8 +20,7 @@ export function maskAccountName(fullName: string): string {
 /** POST /accounts/lookup: who holds the mobile-money account of a number, for the payer to confirm. */
 export function accountsRoutes(router: Router, ctx: ProxyContext): void {
 
-  router.post(PROXY_PATHS.accountLookup, requireToken(ctx, 'payment'), answering(async (req: Request, res: Response) => {
-    const claims = claimsOf(res, 'payment');
+  router.post(PROXY_PATHS.accountLookup, withToken(ctx, 'payment', async (req, res, claims) => {
     const body = parseInput(accountLookupRequest, req.body);
     const { digits } = normaliseLocalPhone(body.msisdn, ctx.config.defaultCountry);
     if (claims.msisdn !== undefined && claims.msisdn !== digits) {

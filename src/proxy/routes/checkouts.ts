@@ -1,8 +1,8 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import { PROXY_PATHS, checkoutCreateRequest } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
-import { answering, parseInput, ProxyError } from '../errors.js';
-import { claimsOf, requireToken } from '../middleware/require-token.js';
+import { parseInput, ProxyError } from '../errors.js';
+import { withToken } from '../middleware/require-token.js';
 import { isFinalCheckoutStatus, toCheckoutSnapshot, type CheckoutRecord } from '../payments/checkout-record.js';
 import { createCheckout } from '../payments/create-checkout.js';
 import { subject } from '../payments/keys.js';
@@ -17,22 +17,18 @@ import { sendJson } from '../respond.js';
  * GET /checkouts/:checkoutId/events (SSE), all with a checkout-scope token.
  */
 export function checkoutsRoutes(router: Router, ctx: ProxyContext, relay: Relay): void {
-  const auth = requireToken(ctx, 'checkout');
-
-  router.post(PROXY_PATHS.checkouts, auth, answering(async (req: Request, res: Response) => {
-    const claims = claimsOf(res, 'checkout');
+  router.post(PROXY_PATHS.checkouts, withToken(ctx, 'checkout', async (req, res, claims) => {
     parseInput(checkoutCreateRequest, req.body);
     sendJson(res, 201, await createCheckout(ctx, relay, claims));
   }));
 
-  router.get('/checkouts/:checkoutId', auth, answering(async (req: Request, res: Response) => {
-    const record = await ownedCheckout(relay, claimsOf(res, 'checkout'), req);
+  router.get('/checkouts/:checkoutId', withToken(ctx, 'checkout', async (req, res, claims) => {
+    const record = await ownedCheckout(relay, claims, req);
     if (!isFinalCheckoutStatus(record.status)) relay.checkouts.tracker.track(record.checkoutId);
     sendJson(res, 200, toCheckoutSnapshot(record));
   }));
 
-  router.get('/checkouts/:checkoutId/events', auth, answering(async (req: Request, res: Response) => {
-    const claims = claimsOf(res, 'checkout');
+  router.get('/checkouts/:checkoutId/events', withToken(ctx, 'checkout', async (req, res, claims) => {
     const record = await ownedCheckout(relay, claims, req);
     const tracker = relay.checkouts.tracker;
     serveEvents(ctx, relay, req, res, {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Request, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import {
   PROXY_PATHS,
   type OtpDeliveryResponse,
@@ -15,9 +15,9 @@ import {
   ProviderValidationError,
 } from '../../provider/errors.js';
 import type { ProxyContext } from '../context.js';
-import { answering, parseInput, ProxyError } from '../errors.js';
+import { parseInput, ProxyError } from '../errors.js';
 import { consume, enforce, peek, refund } from '../limits.js';
-import { claimsOf, requireToken } from '../middleware/require-token.js';
+import { withToken } from '../middleware/require-token.js';
 import { maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../phone.js';
 import { sendJson } from '../respond.js';
 
@@ -78,8 +78,7 @@ const codeDead = () =>
 export function otpRoutes(router: Router, ctx: ProxyContext): void {
   const { otp, defaultCountry, limits } = ctx.config;
 
-  router.post(PROXY_PATHS.otpSend, requireToken(ctx, 'otp'), answering(async (req: Request, res: Response) => {
-    const claims = claimsOf(res, 'otp');
+  router.post(PROXY_PATHS.otpSend, withToken(ctx, 'otp', async (req, res, claims) => {
     const body = parseInput(otpSendRequest, req.body);
     const typed = normalisePhone(body.recipient, defaultCountry);
     checkBound(claims.recipient, typed.digits, 'recipient');
@@ -139,8 +138,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     sendJson(res, 200, answer);
   }));
 
-  router.post(PROXY_PATHS.otpVerify, requireToken(ctx, 'otp'), answering(async (req: Request, res: Response) => {
-    const claims = claimsOf(res, 'otp');
+  router.post(PROXY_PATHS.otpVerify, withToken(ctx, 'otp', async (req, res, claims) => {
     const body = parseInput(otpVerifyRequest, req.body);
     const { digits } = normaliseLocalPhone(body.recipient, defaultCountry);
     checkBound(claims.recipient, digits, 'recipient');
@@ -193,8 +191,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     sendJson(res, 200, answer);
   }));
 
-  router.get('/otp/:otpId/delivery', requireToken(ctx, 'otp'), answering(async (req: Request, res: Response) => {
-    const claims = claimsOf(res, 'otp');
+  router.get('/otp/:otpId/delivery', withToken(ctx, 'otp', async (req, res, claims) => {
     const otpId = String(req.params.otpId ?? '');
     const raw = await ctx.store.get(keys.record(otpId));
     const record = raw ? (JSON.parse(raw) as OtpRecord) : null;

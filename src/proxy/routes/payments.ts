@@ -1,8 +1,8 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import { PROXY_PATHS, paymentCreateRequest } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
-import { answering, parseInput, ProxyError } from '../errors.js';
-import { claimsOf, requireToken } from '../middleware/require-token.js';
+import { parseInput, ProxyError } from '../errors.js';
+import { withToken } from '../middleware/require-token.js';
 import { createPayment } from '../payments/create-payment.js';
 import { subject } from '../payments/keys.js';
 import { isFinalPaymentStatus, toPaymentSnapshot, type PaymentRecord } from '../payments/payment-record.js';
@@ -19,10 +19,7 @@ import { sendJson } from '../respond.js';
  * narration come from the token, never from the browser; the browser gives only the paying number.
  */
 export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay): void {
-  const auth = requireToken(ctx, 'payment');
-
-  router.post(PROXY_PATHS.payments, auth, answering(async (req: Request, res: Response) => {
-    const claims = claimsOf(res, 'payment');
+  router.post(PROXY_PATHS.payments, withToken(ctx, 'payment', async (req, res, claims) => {
     const body = parseInput(paymentCreateRequest, req.body);
     const { digits } = normaliseLocalPhone(body.msisdn, ctx.config.defaultCountry);
     if (claims.msisdn !== undefined && claims.msisdn !== digits) {
@@ -34,14 +31,13 @@ export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay):
     sendJson(res, 202, snapshot);
   }));
 
-  router.get('/payments/:reference', auth, answering(async (req: Request, res: Response) => {
-    const record = await ownedPayment(relay, claimsOf(res, 'payment'), req);
+  router.get('/payments/:reference', withToken(ctx, 'payment', async (req, res, claims) => {
+    const record = await ownedPayment(relay, claims, req);
     if (!isFinalPaymentStatus(record.status)) relay.payments.tracker.track(record.reference);
     sendJson(res, 200, toPaymentSnapshot(record));
   }));
 
-  router.get('/payments/:reference/events', auth, answering(async (req: Request, res: Response) => {
-    const claims = claimsOf(res, 'payment');
+  router.get('/payments/:reference/events', withToken(ctx, 'payment', async (req, res, claims) => {
     const record = await ownedPayment(relay, claims, req);
     const tracker = relay.payments.tracker;
     serveEvents(ctx, relay, req, res, {
