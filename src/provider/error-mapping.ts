@@ -46,7 +46,8 @@ export function errorFromResponse(
 
   // Each schema is tried only on a body of its shape: a failed zod parse builds its issues, which cost a
   // proxied wrong-code answer more than the rest of this function.
-  const envelope = isGatewayLike(raw) ? gatewayErrorEnvelope.safeParse(raw) : undefined;
+  const gatewayLike = isGatewayLike(raw);
+  const envelope = gatewayLike ? gatewayErrorEnvelope.safeParse(raw) : undefined;
   const body = envelope?.success || !hasErrorField(raw) ? undefined : providerErrorBody.safeParse(raw);
   if (envelope?.success) {
     code = envelope.data.statusCode;
@@ -56,7 +57,7 @@ export function errorFromResponse(
     code = body.data.error;
     message = body.data.message;
     details = body.data.details;
-  } else if (isGatewayLike(raw)) {
+  } else if (gatewayLike) {
     // Another gateway envelope (the spec lists only 0400/0401/0404; a 5xx may come as `0503`).
     code = raw.statusCode;
     message = raw.statusMessage;

@@ -95,12 +95,15 @@ export function createHttp(settings: HttpSettings): Http {
       // A retry whose backoff outlived the deadline must not send anything.
       outgoing.deadline.throwIfAborted();
       const answer = await send(outgoing);
-      const result = stackless ? withoutStacks(() => parseAnswer(spec, answer)) : parseAnswer(spec, answer);
+      const result = stackless ? withoutStacks(parseAnswer, spec, answer) : parseAnswer(spec, answer);
       logger?.debug({ operation: spec.operation, method: spec.method, status: answer.status, durationMs: elapsed(started), attempt: n }, 'provider call');
       return result;
     } catch (caught) {
-      const map = () => transportError(spec, caught, outgoing.deadline, settings.timeouts.totalMs);
-      const error = isProviderError(caught) ? caught : stackless ? withoutStacks(map) : map();
+      const error = isProviderError(caught)
+        ? caught
+        : stackless
+          ? withoutStacks(transportError, spec, caught, outgoing.deadline, settings.timeouts.totalMs)
+          : transportError(spec, caught, outgoing.deadline, settings.timeouts.totalMs);
       if (isProviderError(error)) logFailure(spec, error, elapsed(started), n);
       throw error;
     }
@@ -154,8 +157,9 @@ export function createHttp(settings: HttpSettings): Http {
 /** Validates path parameters and body, then builds the URL and the JSON body. */
 function prepare(spec: RequestSpec<unknown>): { url: string; body: string | undefined } {
   const fields: ProviderFieldError[] = [];
-  const params = spec.params ?? {};
-  for (const [name, value] of Object.entries(params)) {
+  const params = spec.params;
+  for (const name in params) {
+    const value = params[name];
     if (typeof value !== 'string' || value.trim() === '') fields.push({ path: name, message: 'must be a non-empty string' });
     // The URL parser would resolve these as dot segments, landing on another endpoint.
     else if (value === '.' || value === '..') fields.push({ path: name, message: 'must not be "." or ".."' });
@@ -174,7 +178,7 @@ function prepare(spec: RequestSpec<unknown>): { url: string; body: string | unde
       message: `Invalid request to ${spec.operation}: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`,
     });
   }
-  const path = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(params[name] ?? ''));
+  const path = params ? spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(params[name] ?? '')) : spec.path;
   return { url: spec.upstream.baseUrl + path, body: body === undefined ? undefined : JSON.stringify(body) };
 }
 
@@ -255,12 +259,12 @@ function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Runs `make` with stack capture off: the errors it builds carry no frames. */
-function withoutStacks<T>(make: () => T): T {
+/** Calls `make` with stack capture off: the errors it builds carry no frames (no closure made per call). */
+function withoutStacks<A extends unknown[], T>(make: (...args: A) => T, ...args: A): T {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return make();
+    return make(...args);
   } finally {
     Error.stackTraceLimit = limit;
   }

@@ -34,18 +34,18 @@ export function undiciTransport(agent: Agent): Transport {
     // its reason: no race needed.
     const response = await agent.request({ origin, path, method, headers, body: body ?? null, signal: deadline });
     const text = await response.body.text();
-    const received = response.headers;
-    return {
-      status: response.statusCode,
-      headers: {
-        get(name: string) {
-          const value = received[name.toLowerCase()];
-          return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-        },
-      },
-      text,
-    };
+    return { status: response.statusCode, headers: new ReceivedHeaders(response.headers), text };
   };
+}
+
+/** undici's header object, read as a fetch `Headers` is (repeated headers joined). */
+class ReceivedHeaders implements HeaderReader {
+  constructor(private readonly received: Record<string, string | string[] | undefined>) {}
+
+  get(name: string): string | null {
+    const value = this.received[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  }
 }
 
 /** Exchanges through an injected fetch, which may ignore the signal: the signal still ends the wait. */
