@@ -6,9 +6,9 @@ export type RateDecision = { allowed: true } | { allowed: false; retryAfterSecon
  * window is a function so it follows the sandbox's time scale; `now` is the sandbox clock.
  */
 export class SlidingWindowLimiter {
-  private readonly hits = new Map<string, number[]>();
-
+  /** `hits`: when each key's recent requests came; the owner may clear it (the sandbox's reset does). */
   constructor(
+    private readonly hits: Map<string, number[]>,
     private readonly limit: number,
     private readonly windowMs: () => number,
     private readonly now: () => number,

@@ -42,6 +42,7 @@ function asList(value: string | string[] | undefined): string[] {
 export function emailRouter(state: SandboxState): Router {
   const router = Router();
   const limiter = new SlidingWindowLimiter(
+    state.emailHits,
     state.options.emailRatePerMinute,
     () => state.scaled(RATE_WINDOW_MS),
     () => state.now(),

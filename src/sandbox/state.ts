@@ -135,6 +135,8 @@ export class SandboxState {
   readonly requestCounts = new Map<string, number>();
   /** Faults scripted through the inspection routes, consumed in order by matching requests. */
   readonly scriptedFaults: ScriptedFault[] = [];
+  /** When each API key sent its recent emails (sandbox clock), for the email rate window. */
+  readonly emailHits = new Map<string, number[]>();
   /** Pending timers (payment callbacks, hung requests); cleared by `close()`. */
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
 
@@ -200,7 +202,10 @@ export class SandboxState {
     this.timers.clear();
   }
 
-  /** Forgets every message, OTP, payment, checkout, count and scripted fault, and refills the credit. */
+  /**
+   * Forgets every message, OTP, payment, checkout, count, scripted fault and the email rate window, and
+   * refills the credit.
+   */
   reset(): void {
     this.close();
     this.outbox.length = 0;
@@ -210,6 +215,7 @@ export class SandboxState {
     this.checkouts.clear();
     this.requestCounts.clear();
     this.scriptedFaults.length = 0;
+    this.emailHits.clear();
     this.balance.credit = this.options.initialCredit;
     this.balance.intlCredit = this.options.initialIntlCredit;
   }

@@ -172,4 +172,16 @@ describe('email rate limit', () => {
       await sandbox.close();
     }
   });
+
+  it('starts a fresh window after POST /__sandbox/reset', async () => {
+    const sandbox = await start({ timeScale: 1, emailRatePerMinute: 2 });
+    try {
+      for (let i = 0; i < 2; i++) expect((await call(sandbox, 'POST', SEND, email())).status).toBe(200);
+      expect((await call(sandbox, 'POST', SEND, email())).status).toBe(429);
+      expect((await call(sandbox, 'POST', '/__sandbox/reset', {})).status).toBe(204);
+      expect((await call(sandbox, 'POST', SEND, email())).status).toBe(200);
+    } finally {
+      await sandbox.close();
+    }
+  });
 });
