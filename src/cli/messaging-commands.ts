@@ -1,5 +1,4 @@
 import type { SmsSendResponse, SmsSendResult } from '../provider/index.js';
-import type { CliCommand } from './command.js';
 import { UsageError } from './errors.js';
 import { listFlag, operation, stringFlag } from './operation.js';
 import { formatFields } from './output.js';
