@@ -37,10 +37,29 @@ function litInternalState() {
   };
 }
 
+/**
+ * Only what a page may use: the analyzer lists private and protected members too (an element's state
+ * machine, its proxy client, the base classes' plumbing), which Storybook's docs and editors' completions
+ * would offer as if they were API.
+ */
+function publicMembersOnly() {
+  const internal = (m) => m.privacy === 'private' || m.privacy === 'protected' || m.name?.startsWith('#');
+  return {
+    name: 'public-members-only',
+    packageLinkPhase({ customElementsManifest }) {
+      for (const mod of customElementsManifest.modules) {
+        for (const decl of mod.declarations ?? []) {
+          if (decl.members) decl.members = decl.members.filter((m) => !internal(m));
+        }
+      }
+    },
+  };
+}
+
 export default {
   globs: ['src/elements/**/*.ts'],
   exclude: ['src/elements/**/*.test.ts'],
   outdir: '.',
   litelement: true,
-  plugins: [litInternalState()],
+  plugins: [litInternalState(), publicMembersOnly()],
 };

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,6 +56,17 @@ describe('npm run build', () => {
     for (const file of ['dist/cdn/merchant-elements.js', 'dist/cdn/merchant-elements.iife.js', 'custom-elements.json']) {
       expect(existsSync(join(built.dir, file)), file).toBe(true);
     }
+  });
+
+  it('ships a custom-elements.json of the public API only: no private or protected member', () => {
+    type Member = { name: string; privacy?: string };
+    type Declaration = { tagName?: string; members?: Member[] };
+    const manifest = JSON.parse(readFileSync(join(built.dir, 'custom-elements.json'), 'utf8')) as { modules: { declarations?: Declaration[] }[] };
+    const declarations = manifest.modules.flatMap((m) => m.declarations ?? []);
+    const members = declarations.flatMap((d) => d.members ?? []);
+    expect(members.filter((m) => m.privacy === 'private' || m.privacy === 'protected' || m.name.startsWith('#'))).toEqual([]);
+    const otp = declarations.find((d) => d.tagName === 'otp-verify');
+    expect(otp?.members?.map((m) => m.name)).toEqual(expect.arrayContaining(['value', 'token', 'proxy', 'lang', 'state']));
   });
 
   it('imports every entry point in Node through the package name, and the sandbox runs from dist', async () => {
