@@ -1,16 +1,17 @@
-import { html, nothing, type PropertyDeclarations, type PropertyValues } from 'lit';
+import type { PropertyDeclarations, PropertyValues } from 'lit';
 import type { OtpDeliveryStatus } from '../../protocol/codes.js';
 import { PROXY_PATHS } from '../../protocol/paths.js';
 import type { OtpSendResponse, OtpVerifyResponse } from '../../protocol/schemas.js';
 import { CountdownController } from '../shared/countdown.js';
 import { FormValueController } from '../shared/form-value.js';
-import { LocalizeController, clock } from '../shared/localize.js';
+import { LocalizeController } from '../shared/localize.js';
 import { FormAssociatedElement } from '../shared/form-associated.js';
 import { ProxyClientError, type ClientErrorCode } from '../shared/proxy-client.js';
 import { tokenClaims } from '../shared/token.js';
 import { codeFrom, pollDelivery, readSmsCode } from './otp-code.js';
 import { otpVerifyEn, type OtpVerifyStrings } from './otp-verify.strings.js';
 import { otpVerifyStyles } from './otp-verify.styles.js';
+import { renderOtpVerify, type OtpVerifyActions } from './otp-verify.view.js';
 
 export type OtpVerifyState =
   | 'idle' | 'sending' | 'sent' | 'verifying' | 'verified' | 'wrong-code'
@@ -237,84 +238,47 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
     return this.t.error(f.code) + (f.code == 'OTP_INVALID' && typeof left == 'number' ? ' ' + this.t.strings.attemptsLeft(left) : '');
   }
 
-  private handleSubmit(e: SubmitEvent) {
-    e.preventDefault();
-    if (this.step == 'phone') this.send();
-    else this.verify();
-  }
-
-  private handlePhoneInput(e: InputEvent) {
-    this.value = (e.target as HTMLInputElement).value;
-  }
-
-  /** Keeps the code in what was typed or pasted (the whole SMS may be) and checks it once complete. */
-  private handleCodeInput(e: Event) {
-    const input = e.target as HTMLInputElement;
-    const { pinType, pinLength } = this.sent!;
-    const raw = e.type == 'paste' ? ((e.preventDefault(), (e as ClipboardEvent).clipboardData?.getData('text')) ?? '') : input.value;
-    input.value = this.code = codeFrom(raw, pinType, pinLength);
-    if (this.code.length == pinLength) this.verify();
-  }
-
-  private handleChangeNumber() {
-    this.reset();
-    this.refocus = true;
-  }
-
-  private statusText() {
-    const s = this.t.strings;
-    const { state, sent, delivery } = this;
-    if (state == 'sending') return s.sending;
-    if (state == 'verifying') return s.verifying;
-    if (state == 'verified') return s.verified;
-    if (!sent || this.step == 'phone') return '';
-    return `${s.sent(sent.recipient)} ${delivery == 'DELIVERED' ? s.delivered : delivery && delivery != 'ACCEPTED' ? s.notDelivered : ''}`;
-  }
+  /** What the template's controls do (one object, so that no listener is re-bound on render). */
+  private readonly actions: OtpVerifyActions = {
+    submit: (e) => {
+      e.preventDefault();
+      if (this.step == 'phone') this.send();
+      else this.verify();
+    },
+    phoneInput: (e) => (this.value = (e.target as HTMLInputElement).value),
+    // Keeps the code in what was typed or pasted (the whole SMS may be) and checks it once complete.
+    codeInput: (e) => {
+      const input = e.target as HTMLInputElement;
+      const { pinType, pinLength } = this.sent!;
+      const raw = e.type == 'paste' ? ((e.preventDefault(), (e as ClipboardEvent).clipboardData?.getData('text')) ?? '') : input.value;
+      input.value = this.code = codeFrom(raw, pinType, pinLength);
+      if (this.code.length == pinLength) this.verify();
+    },
+    resend: () => this.send(this.recipient),
+    changeNumber: () => {
+      this.reset();
+      this.refocus = true;
+    },
+    retry: () => this.retry?.(),
+  };
 
   override render() {
-    const s = this.t.strings;
-    const { state, sent } = this;
-    const busy = this.busy() || this.disabled;
-    const waiting = this.waitCountdown.left;
-    const resendLeft = this.resendCountdown.left;
-    const invalid = state == 'wrong-code' || state == 'error';
-    return html`
-      <form @submit=${this.handleSubmit}>
-        ${state == 'verified'
-          ? nothing
-          : this.step == 'phone' || !sent
-            ? html`<div class="field">
-                  <label for="input">${s.phone}</label>
-                  <input id="input" part="phone-input" type="tel" autocomplete="tel" inputmode="tel" required
-                    .value=${this.value} ?readonly=${busy} aria-invalid=${invalid} aria-describedby="error"
-                    @input=${this.handlePhoneInput} />
-                </div>
-                <button part="send-button" ?disabled=${busy || !!waiting}>${s.send}</button>`
-            : html`<div class="field">
-                  <label for="input">${s.code}</label>
-                  <input id="input" part="code-input" autocomplete="one-time-code" required
-                    inputmode=${sent.pinType == 'NUMERIC' ? 'numeric' : 'text'} maxlength=${sent.pinLength}
-                    .value=${this.code} ?readonly=${busy} aria-invalid=${invalid} aria-describedby="error"
-                    @input=${this.handleCodeInput} @paste=${this.handleCodeInput} />
-                </div>
-                <button part="verify-button" ?disabled=${busy || !!waiting || state == 'expired' || state == 'locked'}>
-                  ${s.verify}
-                </button>
-                <button type="button" class="link" part="resend-button" @click=${() => this.send(this.recipient)}
-                  ?disabled=${busy || !!waiting || !!resendLeft || state == 'locked'}>
-                  ${resendLeft ? s.resendIn(clock(resendLeft)) : s.resend}
-                </button>
-                <button type="button" class="link" part="change-button" ?disabled=${busy} @click=${this.handleChangeNumber}>
-                  ${s.changeNumber}
-                </button>`}
-      </form>
-      <p part="status" aria-live="polite" class=${state == 'verified' ? 'ok' : ''}>${this.statusText()}</p>
-      <p id="error" part="error-message" aria-live="assertive">${this.errorText()}</p>
-      ${waiting ? html`<p>${s.waitFor(clock(waiting))}</p>` : nothing}
-      ${state == 'network-error'
-        ? html`<button type="button" part="retry-button" @click=${() => this.retry?.()}>${s.tryAgain}</button>`
-        : nothing}
-    `;
+    return renderOtpVerify(
+      {
+        s: this.t.strings,
+        state: this.state,
+        step: this.step,
+        sent: this.sent,
+        delivery: this.delivery,
+        value: this.value,
+        code: this.code,
+        busy: this.busy() || this.disabled,
+        waiting: this.waitCountdown.left,
+        resendLeft: this.resendCountdown.left,
+        error: this.errorText(),
+      },
+      this.actions,
+    );
   }
 }
 
