@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './errors.js';
+import { serveUntilStopped } from './serve.js';
 
 /** Options of `merchant-elements demo`, as parsed from the command line. */
 export interface DemoCommandOptions {
@@ -72,19 +73,9 @@ export const demoCommand: CliCommand = {
       return EXIT.failed;
     }
     const { startDemo, demoBanner } = (await import(DEMO_MODULE.href)) as DemoModule;
-    let demo: Awaited<ReturnType<DemoModule['startDemo']>>;
-    try {
-      demo = await startDemo(options);
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      if (e.code !== 'EADDRINUSE') throw err;
-      io.stderr(`merchant-elements: demo: port ${options.port} is already in use; pick another with --port or PORT\n`);
-      return EXIT.failed;
-    }
-    io.stdout(`${demoBanner(demo)}\n`);
-    const stop = () => void demo.close().then(() => process.exit(EXIT.ok));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    return new Promise<number>(() => {});
+    return serveUntilStopped(io, 'demo', options.port, async () => {
+      const demo = await startDemo(options);
+      return { banner: demoBanner(demo), close: () => demo.close() };
+    });
   },
 };

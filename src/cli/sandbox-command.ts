@@ -3,6 +3,7 @@ import { FAULT_KINDS, type FaultKind, type SandboxOptions } from '../sandbox/ind
 import { startSandbox, type StartedSandbox } from '../sandbox/index.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './errors.js';
+import { serveUntilStopped } from './serve.js';
 
 /** Options of `merchant-elements sandbox`, as parsed from the command line. */
 export interface SandboxCommandOptions {
@@ -100,24 +101,15 @@ export const sandboxCommand: CliCommand = {
       io.stdout(SANDBOX_HELP);
       return EXIT.ok;
     }
-    let started: Awaited<ReturnType<typeof runSandboxCommand>>;
-    try {
-      started = await runSandboxCommand({
-        port: Number(values.port),
+    const port = Number(values.port);
+    return serveUntilStopped(io, 'sandbox', port, async () => {
+      const { sandbox, banner } = await runSandboxCommand({
+        port,
         host: values.host,
         timeScale: Number(values['time-scale']),
         ...(values.faults === undefined ? {} : { faults: values.faults }),
       });
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      if (e.code !== 'EADDRINUSE') throw err;
-      io.stderr(`merchant-elements: sandbox: the port is already in use (${e.message}); pick another with --port\n`);
-      return EXIT.failed;
-    }
-    io.stdout(`${started.banner}\n`);
-    const stop = () => void started.sandbox.close().then(() => process.exit(EXIT.ok));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    return new Promise<number>(() => {});
+      return { banner, close: () => sandbox.close() };
+    });
   },
 };

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/errors.js';
 import { parseFaults, runSandboxCommand } from '../../src/cli/sandbox-command.js';
@@ -32,6 +34,25 @@ describe('merchant-elements sandbox', () => {
     const res = await fetch(`${sandbox.url}/__sandbox/outbox`);
     expect(res.status).toBe(200);
   });
+
+  it.each(['sandbox', 'demo'])('%s: exits 1 naming the port when it is already in use', async (command) => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => busy.close(() => resolve())));
+    const { port } = busy.address() as AddressInfo;
+    const child = spawn(process.execPath, ['bin/merchant-elements.js', command, '--port', String(port)], {
+      cwd: new URL('../..', import.meta.url).pathname,
+    });
+    cleanups.push(() => child.kill('SIGKILL'));
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toBe(`merchant-elements: ${command}: port ${port} is already in use; pick another with --port or PORT\n`);
+    expect(out).toBe('');
+  }, 30_000);
 
   it('runs as a command, serves until stopped, and exits 2 on a bad option', async () => {
     const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['bin/merchant-elements.js', 'sandbox', '--port', '0'], {
