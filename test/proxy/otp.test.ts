@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { otpSendResponse } from '../../src/protocol/index.js';
 import type { OtpSendCheck } from '../../src/proxy/context.js';
+import { MemoryStore } from '../../src/proxy/store/index.js';
 import { startHarness, startRedis, type Harness, type HarnessOptions } from './helpers.js';
 
 const KWAME = '233240000001'; // SMS delivered
@@ -278,6 +279,37 @@ describe('POST /otp/verify', () => {
     const after = await h.post('/otp/verify', { recipient: '0240000001', code: h.lastCode(KWAME) }, { token });
     expect(after.body.error).toBe('OTP_LOCKED');
     expect(validations()).toBe(before);
+  });
+
+  it('checks the latest code sent: a resend starts a fresh count, and the first code stays readable for delivery', async () => {
+    await start({ config: { limits: LOOSE } });
+    const token = await h.mintOtp();
+    const first = await sendTo('0240000001', token);
+    const firstCode = h.lastCode(KWAME);
+    const wrong = (code: string) => (code === '000000' ? '111111' : '000000');
+    for (const left of [4, 3]) {
+      const res = await h.post('/otp/verify', { recipient: '0240000001', code: wrong(firstCode) }, { token });
+      expect(res.body).toMatchObject({ error: 'OTP_INVALID', details: { attemptsLeft: left } });
+    }
+    const second = await sendTo('0240000001', token);
+    expect(second.otpId).not.toBe(first.otpId);
+    const code = h.lastCode(KWAME);
+    const miss = await h.post('/otp/verify', { recipient: '0240000001', code: wrong(code) }, { token });
+    expect(miss.body).toMatchObject({ error: 'OTP_INVALID', details: { attemptsLeft: 4 } });
+    const ok = await h.post('/otp/verify', { recipient: '0240000001', code }, { token });
+    expect(ok.status, ok.text).toBe(200);
+    expect((await h.get(`/otp/${first.otpId}/delivery`, { token })).status).toBe(200);
+  });
+
+  it('answers OTP_EXPIRED, not a 500, for a stored code it cannot read (a shared store written by another version)', async () => {
+    const store = new MemoryStore();
+    await start({ config: { store } });
+    const token = await h.mintOtp();
+    await sendTo('0240000001', token);
+    await store.set(`otp-latest:${KWAME}`, 'an-otp-id-of-an-older-layout', 60_000);
+    const res = await h.post('/otp/verify', { recipient: '0240000001', code: h.lastCode(KWAME) }, { token });
+    expect(res.status).toBe(410);
+    expect(res.body.error).toBe('OTP_EXPIRED');
   });
 
   it('answers OTP_EXPIRED once the code expired', async () => {

@@ -35,14 +35,34 @@ interface OtpRecord {
   maxRetries: number;
 }
 
+/** The number's live code, under `otp-latest:<digits>`: its record with its id, so a check reads it at once. */
+interface LatestOtp extends OtpRecord {
+  otpId: string;
+}
+
 /** How long the record of a sent OTP is kept for delivery reads, beyond the code's own life. */
 const RECORD_TTL_MS = 60 * 60_000;
 
+/**
+ * The store's keys. A sent code is written twice: by its id for delivery reads (an hour), and as the
+ * number's live code (until it expires, or is used) with the id inside, so that a verification reads the
+ * live code in one get, not an id and then the record (one store round trip fewer on every code typed).
+ */
 const keys = {
   record: (otpId: string) => `otp:${otpId}`,
   latest: (digits: string) => `otp-latest:${digits}`,
   failures: (otpId: string) => `otp-fails:${otpId}`,
 };
+
+/** A stored record, or null when absent or not a record of this version (never a throw). */
+function readRecord<T extends OtpRecord>(raw: string | null): T | null {
+  if (raw === null || !raw.startsWith('{')) return null;
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    return null;
+  }
+}
 
 /** The client's address as Express sees it (the merchant's `trust proxy` setting applies). */
 export function clientIp(req: Request): string {
@@ -123,7 +143,8 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
       maxRetries: otp.maxRetries,
     };
     await ctx.store.set(keys.record(otpId), JSON.stringify(record), Math.max(RECORD_TTL_MS, expiresAt - now));
-    await ctx.store.set(keys.latest(digits), otpId, expiresAt - now);
+    const latest: LatestOtp = { otpId, ...record };
+    await ctx.store.set(keys.latest(digits), JSON.stringify(latest), expiresAt - now);
     (req.log ?? ctx.logger).info({ otpId, recipient: maskForLog(digits) }, 'otp sent');
 
     const answer: OtpSendResponse = {
@@ -147,12 +168,11 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     const lock = await peek(ctx, 'otpVerifyFailuresPerNumber', digits);
     if (lock && lock.consumedPoints >= limits.otpVerifyFailuresPerNumber.points) throw numberLocked(lock.msBeforeNext);
 
-    const otpId = await ctx.store.get(keys.latest(digits));
-    const raw = otpId ? await ctx.store.get(keys.record(otpId)) : null;
-    const record = raw ? (JSON.parse(raw) as OtpRecord) : null;
-    if (!otpId || !record || record.purpose !== claims.purpose) {
+    const record = readRecord<LatestOtp>(await ctx.store.get(keys.latest(digits)));
+    if (!record || record.purpose !== claims.purpose) {
       throw new ProxyError('OTP_EXPIRED', 'No code is waiting for this number. Request a new code.');
     }
+    const { otpId } = record;
     if (ctx.now() >= record.expiresAt) throw codeDead();
     const failures = Number((await ctx.store.get(keys.failures(otpId))) ?? 0);
     if (failures >= record.maxRetries) throw codeLocked();
@@ -193,8 +213,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
 
   router.get('/otp/:otpId/delivery', withToken(ctx, 'otp', async (req, res, claims) => {
     const otpId = String(req.params.otpId ?? '');
-    const raw = await ctx.store.get(keys.record(otpId));
-    const record = raw ? (JSON.parse(raw) as OtpRecord) : null;
+    const record = readRecord(await ctx.store.get(keys.record(otpId)));
     if (!record || record.jti !== claims.jti) throw new ProxyError('NOT_FOUND', 'There is no such code.');
     let deliveryStatus: OtpDeliveryResponse['deliveryStatus'];
     try {
