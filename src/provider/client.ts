@@ -83,9 +83,9 @@ export const providerClientConfigSchema = z.strictObject({
  * - `payment`: `{payment_base_url}` (gateway path included) and the HTTP Basic username and password.
  * - `checkout`: the Bearer key; `baseUrl` defaults to `messaging.baseUrl`.
  * - `fetch`: an injected fetch (tests, instrumentation); by default the client keeps its own undici
- *   connection pool and calls it through undici's request API.
+ *   connection pool and calls it through undici's dispatcher API.
  * - `timeouts`: `connectMs` (3000) per connection of that pool; `totalMs` (10000) for the whole
- *   call, retries included.
+ *   call, retries included, and it also ends a call still waiting for a connection (then known unsent).
  * - `retry`: GETs only, on unavailability only: `maxRetries` (2), decorrelated-jitter backoff from
  *   `baseDelayMs` (200) capped at `maxDelayMs` (2000).
  * - `circuitBreaker`: opens when at least `threshold` (0.5) of the calls in the last `windowMs` (30000)

@@ -2,8 +2,8 @@ import { EventEmitter } from 'node:events';
 
 /**
  * When one provider call must end: at its total timeout, or when the caller's own signal aborts, whichever
- * comes first. It is the abort signal undici's request API takes in its EventEmitter form (`aborted`,
- * `reason`, an `abort` event), so a call on the default transport builds no AbortController: creating one
+ * comes first. It is an EventEmitter (`aborted`, `reason`, an `abort` event) that the default transport
+ * listens to, so a call on the default transport builds no AbortController: creating one
  * and listening on it cost a proxied OTP validation more CPU than mapping its answer (measured by
  * `npm run bench`). A real AbortSignal is made only for those who need one (an injected fetch, the retry
  * policy's backoff), on first use.

@@ -12,7 +12,7 @@ import {
   type ProviderFieldError,
 } from './errors.js';
 import { fieldsOfIssues } from './fields.js';
-import { fetchTransport, undiciTransport, type Answer, type Outgoing, type Transport } from './transport.js';
+import { fetchTransport, NeverSent, undiciTransport, type Answer, type Outgoing, type Transport } from './transport.js';
 import { createResilience, type BreakerSettings, type CircuitStateName, type RetrySettings } from './resilience.js';
 import { gatewayErrorEnvelope } from './schemas/index.js';
 
@@ -221,12 +221,15 @@ function transportError(spec: RequestSpec<unknown>, caught: unknown, deadline: D
   if (spec.signal?.aborted) return spec.signal.reason;
   const isGet = spec.method === 'GET';
   if (deadline.timedOut) {
+    const neverSent = caught instanceof NeverSent;
     return new ProviderUnavailableError({
       operation: spec.operation,
       reason: 'timeout',
-      outcomeUnknown: !isGet,
-      message: `The provider did not answer ${spec.operation} within ${totalMs} ms`,
-      cause: caught,
+      outcomeUnknown: !isGet && !neverSent,
+      message: neverSent
+        ? `No connection to the provider for ${spec.operation} within ${totalMs} ms`
+        : `The provider did not answer ${spec.operation} within ${totalMs} ms`,
+      cause: neverSent ? caught.reason : caught,
     });
   }
   const code = causeCode(caught);

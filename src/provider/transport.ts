@@ -1,6 +1,6 @@
-// The two ways a provider call travels: undici's request API on the client's own pool (the default), or
+// The two ways a provider call travels: undici's dispatcher API on the client's own pool (the default), or
 // an injected fetch (tests, instrumentation). Both bring back the same thing: status, headers and text.
-import type { Agent } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { Deadline } from './deadline.js';
 import type { HeaderReader } from './error-mapping.js';
 
@@ -24,23 +24,102 @@ export interface Answer {
 export type Transport = (outgoing: Outgoing) => Promise<Answer>;
 
 /**
- * Exchanges through undici's own request API on `agent`. WHATWG fetch on the same pool spent a large share
- * of a proxied OTP validation's CPU in Request, Response and stream objects (measured by `npm run bench`).
+ * How the default transport fails a call its deadline ended before any of it was written (still waiting
+ * for a connection): the provider cannot have seen it. `reason` is the deadline's.
+ */
+export class NeverSent extends Error {
+  constructor(readonly reason: unknown) {
+    super('The call ended before it was sent');
+    this.name = 'NeverSent';
+  }
+}
+
+/** Response headers as undici hands them over (a repeated header as an array). */
+type HeaderMap = Record<string, string | string[] | undefined>;
+
+/**
+ * Exchanges through undici's dispatcher API on `agent`, gathering the answer's chunks itself. WHATWG fetch
+ * on the same pool spent a large share of a proxied OTP validation's CPU in Request, Response and stream
+ * objects, and undici's request API still builds an async resource and a body stream per call, which an
+ * answer read whole does not need (both measured by `npm run bench`).
  */
 export function undiciTransport(agent: Agent): Transport {
-  return async ({ url, method, headers, body, deadline }) => {
-    const { origin, path } = splitUrl(url);
-    // undici takes the deadline as an EventEmitter signal and ends the request and its body stream with
-    // its reason: no race needed.
-    const response = await agent.request({ origin, path, method, headers, body: body ?? null, signal: deadline });
-    const text = await response.body.text();
-    return { status: response.statusCode, headers: new ReceivedHeaders(response.headers), text };
+  return ({ url, method, headers, body, deadline }) =>
+    new Promise<Answer>((resolve, reject) => {
+      const { origin, path } = splitUrl(url);
+      agent.dispatch({ origin, path, method, headers, body: body ?? null }, new Exchange(deadline, resolve, reject));
+    });
+}
+
+/**
+ * One call's handler: settles with the whole answer, or with the first failure. The deadline ends it at
+ * any point: before the connection (the call is refused at once, and ended as soon as undici starts it),
+ * while waiting for the answer, or while its body stalls.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  #controller: Dispatcher.DispatchController | undefined;
+  #status = 0;
+  #headers: HeaderMap = {};
+  readonly #chunks: Buffer[] = [];
+  #settled = false;
+  readonly #onDeadline = () => {
+    if (this.#controller) {
+      this.#controller.abort(this.deadline.reason as Error);
+      this.#fail(this.deadline.reason);
+    } else {
+      // undici starts a call (onRequestStart) just before writing it: nothing has gone out yet.
+      this.#fail(new NeverSent(this.deadline.reason));
+    }
   };
+
+  constructor(
+    private readonly deadline: Deadline,
+    private readonly resolve: (answer: Answer) => void,
+    private readonly reject: (reason: unknown) => void,
+  ) {
+    if (deadline.aborted) this.#fail(new NeverSent(deadline.reason));
+    else deadline.once('abort', this.#onDeadline);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#settled) controller.abort(this.deadline.reason as Error);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: HeaderMap): void {
+    // 1xx answers (100 Continue) come before the real one.
+    if (status < 200) return;
+    this.#status = status;
+    this.#headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.deadline.off('abort', this.#onDeadline);
+    const text = this.#chunks.length === 1 ? this.#chunks[0]!.toString('utf8') : Buffer.concat(this.#chunks).toString('utf8');
+    this.resolve({ status: this.#status, headers: new ReceivedHeaders(this.#headers), text });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#fail(error);
+  }
+
+  #fail(reason: unknown): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.deadline.off('abort', this.#onDeadline);
+    this.reject(reason);
+  }
 }
 
 /** undici's header object, read as a fetch `Headers` is (repeated headers joined). */
 class ReceivedHeaders implements HeaderReader {
-  constructor(private readonly received: Record<string, string | string[] | undefined>) {}
+  constructor(private readonly received: HeaderMap) {}
 
   get(name: string): string | null {
     const value = this.received[name.toLowerCase()];

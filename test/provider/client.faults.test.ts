@@ -1,6 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { getEventListeners } from 'node:events';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createProviderClient,
@@ -52,6 +53,9 @@ function clientWith(fetch: typeof globalThis.fetch | undefined, overrides: Parti
 }
 
 const KWAME = '233240000001';
+/** A server with an accept queue of one, printing its port (then the test stops its process). */
+const DARK_SERVER =
+  "const s = require('node:net').createServer(); s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => process.stdout.write(String(s.address().port)));";
 const sms = (message: string) => ({ to: KWAME, from: 'Shop', type: 'Quick', message, isGlobal: false });
 const smsCount = (message: string) =>
   sandbox.app.sandbox.outbox.filter((e) => e.kind === 'sms' && e.message === message).length;
@@ -276,6 +280,61 @@ describe("provider client's own transport against sandbox faults", () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+
+  describe('while the connection is still being made', () => {
+    // A server whose process is stopped, its accept queue (backlog 1) filled: the kernel drops further
+    // SYNs, so a new connection hangs in connect, as to a provider host that went dark.
+    let stopped: ChildProcess | undefined;
+    const fillers: Socket[] = [];
+    let port = 0;
+    beforeAll(async () => {
+      stopped = spawn(process.execPath, ['-e', DARK_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+      port = Number(await new Promise<string>((resolve) => stopped!.stdout!.once('data', (d: Buffer) => resolve(d.toString()))));
+      stopped.kill('SIGSTOP');
+      for (let i = 0; i < 8; i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        fillers.push(socket);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    });
+    afterAll(() => {
+      for (const socket of fillers) socket.destroy();
+      stopped?.kill('SIGKILL');
+    });
+    const darkClient = (timeouts: { connectMs: number; totalMs: number }) => {
+      const client = createProviderClient({
+        messaging: { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', apiSecret: 's' },
+        payment: { baseUrl: `http://127.0.0.1:${port}`, username: 'u', password: 'p' },
+        checkout: { apiKey: 'c' },
+        retry: { maxRetries: 0 },
+        timeouts,
+      });
+      opened.push(client);
+      return client;
+    };
+
+    it('ends the call at the total timeout, not at the longer connect timeout, knowing nothing was sent', async () => {
+      const started = Date.now();
+      const error = await darkClient({ connectMs: 10_000, totalMs: 200 }).sms.send(sms('dark: total')).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderUnavailableError);
+      expect(error).toMatchObject({ reason: 'timeout', outcomeUnknown: false, status: 0 });
+      expect((error as Error).message).toBe('No connection to the provider for sms.send within 200 ms');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
+    it('ends the call at the connect timeout, knowing nothing was sent', async () => {
+      const started = Date.now();
+      const error = await darkClient({ connectMs: 200, totalMs: 10_000 }).sms.send(sms('dark: connect')).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderUnavailableError);
+      expect(error).toMatchObject({ reason: 'timeout', outcomeUnknown: false, status: 0 });
+      expect((error as Error).message).toContain('Connecting to the provider');
+      // undici's connect timer ticks every half second or so: 200 ms ends within about a second.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    });
   });
 
   it("lets go of a caller's long-lived signal when each call settles", async () => {
