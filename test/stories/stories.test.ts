@@ -56,6 +56,11 @@ async function visit(context: BrowserContext, story: IndexEntry, tag: string): P
     if (!shown.rendered) problems.push(`no rendered <${tag}>`);
     else if (!shown.custom) problems.push(`state ${shown.state} is not the custom state :state(${shown.state})`);
 
+    // Storybook's backgrounds addon fades the page to a story's background in 0.3 s: axe measuring contrast
+    // mid-fade saw the dark theme's text on a still light page (an intermittent color-contrast violation).
+    await page.evaluate(() =>
+      Promise.all(document.getAnimations().filter((a) => a instanceof CSSTransition).map((a) => a.finished.catch(() => undefined))),
+    );
     await page.addScriptTag({ path: AXE });
     const violations = await page.evaluate(async (rules: Record<string, RuleObject[string]>) => {
       const results: AxeResults = await (window as any).axe.run('#storybook-root', { rules, resultTypes: ['violations'] });
