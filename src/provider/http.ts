@@ -118,7 +118,8 @@ export function createHttp(settings: HttpSettings): Http {
       durationMs,
       attempt: n,
       error: error.name,
-      code: error.code,
+      // Not `code`: a logger that redacts OTP codes by that name (the proxy's does) would hide it.
+      errorCode: error.code,
       ...(error instanceof ProviderUnavailableError ? { reason: error.reason, outcomeUnknown: error.outcomeUnknown } : {}),
     };
     const severe = error instanceof ProviderAuthenticationError || error instanceof ProviderMalformedResponseError;

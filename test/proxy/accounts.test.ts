@@ -96,6 +96,9 @@ describe('POST /accounts/lookup', () => {
     expect(res.body).toEqual({ error: 'UPSTREAM_ERROR', message: 'The service could not complete this request.', details: {} });
     const logged = h.logs.entries().find((e) => e.level === 50 && (e.upstream as { status?: number } | undefined)?.status === 401);
     expect(logged).toMatchObject({ upstream: { operation: expect.stringContaining('accountHolder'), errorCode: '0401' } });
+    // The provider client's own line keeps the provider's code too (a field named `code` is redacted).
+    const clientLine = h.logs.entries().find((e) => e.part === 'provider-client' && e.msg === 'provider call failed');
+    expect(clientLine).toMatchObject({ status: 401, errorCode: '0401' });
     expect(h.logs.lines.join('\n')).not.toContain('wrong-password');
   });
 

@@ -257,5 +257,6 @@ async function mayExistDespiteRefusal(ctx: ProxyContext, record: PaymentRecord, 
 function summary(err: unknown): Record<string, unknown> {
   if (!isProviderError(err)) return { type: err instanceof Error ? err.name : typeof err };
   const reason = err instanceof ProviderUnavailableError ? err.reason : undefined;
-  return { type: err.name, status: err.status, code: err.code, operation: err.operation, reason };
+  // `errorCode`, not `code`: the proxy's logger redacts every `code` (OTP codes).
+  return { type: err.name, status: err.status, errorCode: err.code, operation: err.operation, reason };
 }
