@@ -12,7 +12,7 @@ import {
   type ProviderFieldError,
 } from './errors.js';
 import { fieldsOfIssues } from './fields.js';
-import { fetchTransport, NeverSent, undiciTransport, type Answer, type Outgoing, type Transport } from './transport.js';
+import { AnswerTooLarge, fetchTransport, MAX_ANSWER_BYTES, NeverSent, undiciTransport, type Answer, type Outgoing, type Transport } from './transport.js';
 import { createResilience, type BreakerSettings, type CircuitStateName, type RetrySettings } from './resilience.js';
 import { gatewayErrorEnvelope } from './schemas/index.js';
 
@@ -220,6 +220,13 @@ function parseAnswer<T>(spec: RequestSpec<T>, response: Answer): T {
 /** Maps a fetch or body-read failure to an error; a caller's abort is passed through as its reason. */
 function transportError(spec: RequestSpec<unknown>, caught: unknown, deadline: Deadline, totalMs: number): unknown {
   if (spec.signal?.aborted) return spec.signal.reason;
+  if (caught instanceof AnswerTooLarge) {
+    return new ProviderMalformedResponseError({
+      operation: spec.operation,
+      status: caught.status,
+      message: `The provider's answer to ${spec.operation} is larger than ${MAX_ANSWER_BYTES} bytes`,
+    });
+  }
   const isGet = spec.method === 'GET';
   if (deadline.timedOut) {
     const neverSent = caught instanceof NeverSent;

@@ -34,6 +34,21 @@ export class NeverSent extends Error {
   }
 }
 
+/**
+ * The most of one answer the default transport reads. The provider's answers are small JSON (a bulk send's
+ * is the largest, at a few hundred bytes a message); a host that streams more (a base URL pointed at the
+ * wrong server) would otherwise fill the process's memory until the total timeout.
+ */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/** How the default transport fails a call whose answer grew past {@link MAX_ANSWER_BYTES}. */
+export class AnswerTooLarge extends Error {
+  constructor(readonly status: number) {
+    super(`The answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+    this.name = 'AnswerTooLarge';
+  }
+}
+
 /** Response headers as undici hands them over (a repeated header as an array). */
 type HeaderMap = Record<string, string | string[] | undefined>;
 
@@ -61,6 +76,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   #status = 0;
   #headers: HeaderMap = {};
   readonly #chunks: Buffer[] = [];
+  #bytes = 0;
   #settled = false;
   readonly #onDeadline = () => {
     if (this.#controller) {
@@ -93,7 +109,15 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#headers = headers;
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#bytes += chunk.length;
+    if (this.#bytes > MAX_ANSWER_BYTES) {
+      const tooLarge = new AnswerTooLarge(this.#status);
+      controller.abort(tooLarge);
+      this.#chunks.length = 0;
+      this.#fail(tooLarge);
+      return;
+    }
     this.#chunks.push(chunk);
   }
 

@@ -333,6 +333,44 @@ describe("provider client's own transport against sandbox faults", () => {
     });
   });
 
+  it('stops reading an answer past 8 MiB and reports it malformed, closing the connection', async () => {
+    let written = 0;
+    let closedEarly = false;
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        // 32 MiB in all, unless the client hangs up first.
+        while (written < 32 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      res.on('close', () => (closedEarly = !res.writableFinished));
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = createProviderClient({
+        messaging: { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', apiSecret: 's' },
+        payment: { baseUrl: `http://127.0.0.1:${port}`, username: 'u', password: 'p' },
+        checkout: { apiKey: 'c' },
+        retry: { maxRetries: 0 },
+      });
+      opened.push(client);
+      const error = await client.account.balance().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderMalformedResponseError);
+      expect(error).toMatchObject({ status: 200, message: 'The provider\'s answer to account.balance is larger than 8388608 bytes' });
+      await expect.poll(() => closedEarly).toBe(true);
+      expect(written).toBeLessThan(32 * 1024 * 1024);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it("lets go of a caller's long-lived signal when each call settles", async () => {
     const shutdown = new AbortController();
     const client = own();
