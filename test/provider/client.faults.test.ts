@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { getEventListeners } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -50,6 +50,32 @@ function clientWith(fetch: typeof globalThis.fetch | undefined, overrides: Parti
   });
   opened.push(client);
   return client;
+}
+
+/** A client of a server of the test's own on loopback `port` (every interface there), without retries. */
+function localClient(port: number, overrides: Partial<ProviderClientConfig> = {}): ClosableProviderClient {
+  const base = `http://127.0.0.1:${port}`;
+  const client = createProviderClient({
+    messaging: { baseUrl: base, apiKey: 'k', apiSecret: 's' },
+    payment: { baseUrl: base, username: 'u', password: 'p' },
+    checkout: { apiKey: 'c' },
+    retry: { maxRetries: 0 },
+    ...overrides,
+  });
+  opened.push(client);
+  return client;
+}
+
+/** Runs `test` against an HTTP server answering with `handler` on loopback, then closes it and its connections. */
+async function withServer(handler: RequestListener, test: (port: number) => Promise<void>): Promise<void> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    await test((server.address() as AddressInfo).port);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 }
 
 const KWAME = '233240000001';
@@ -255,31 +281,18 @@ describe("provider client's own transport against sandbox faults", () => {
   });
 
   it('ends a call whose answer stalls after its headers at the total timeout', async () => {
-    const server = createServer((req, res) => {
+    const stall: RequestListener = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"balance":');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const client = createProviderClient({
-        messaging: { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', apiSecret: 's' },
-        payment: { baseUrl: `http://127.0.0.1:${port}`, username: 'u', password: 'p' },
-        checkout: { apiKey: 'c' },
-        retry: { maxRetries: 0 },
-        timeouts: { totalMs: 200 },
-      });
-      opened.push(client);
+    };
+    await withServer(stall, async (port) => {
       const started = Date.now();
-      const error = await client.account.balance().catch((e: unknown) => e);
+      const error = await localClient(port, { timeouts: { totalMs: 200 } }).account.balance().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ProviderUnavailableError);
       expect(error).toMatchObject({ reason: 'timeout', outcomeUnknown: false, status: 0 });
       expect(Date.now() - started).toBeGreaterThanOrEqual(150);
       expect(Date.now() - started).toBeLessThan(5_000);
-    } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
+    });
   });
 
   describe('while the connection is still being made', () => {
@@ -303,17 +316,7 @@ describe("provider client's own transport against sandbox faults", () => {
       for (const socket of fillers) socket.destroy();
       stopped?.kill('SIGKILL');
     });
-    const darkClient = (timeouts: { connectMs: number; totalMs: number }) => {
-      const client = createProviderClient({
-        messaging: { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', apiSecret: 's' },
-        payment: { baseUrl: `http://127.0.0.1:${port}`, username: 'u', password: 'p' },
-        checkout: { apiKey: 'c' },
-        retry: { maxRetries: 0 },
-        timeouts,
-      });
-      opened.push(client);
-      return client;
-    };
+    const darkClient = (timeouts: { connectMs: number; totalMs: number }) => localClient(port, { timeouts });
 
     it.each([
       {
@@ -336,7 +339,7 @@ describe("provider client's own transport against sandbox faults", () => {
   it('stops reading an answer past 8 MiB and reports it malformed, closing the connection', async () => {
     let written = 0;
     let closedEarly = false;
-    const server = createServer((req, res) => {
+    const flood: RequestListener = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const chunk = Buffer.alloc(64 * 1024, 0x20);
       const pump = () => {
@@ -349,26 +352,14 @@ describe("provider client's own transport against sandbox faults", () => {
       };
       res.on('close', () => (closedEarly = !res.writableFinished));
       pump();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const client = createProviderClient({
-        messaging: { baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', apiSecret: 's' },
-        payment: { baseUrl: `http://127.0.0.1:${port}`, username: 'u', password: 'p' },
-        checkout: { apiKey: 'c' },
-        retry: { maxRetries: 0 },
-      });
-      opened.push(client);
-      const error = await client.account.balance().catch((e: unknown) => e);
+    };
+    await withServer(flood, async (port) => {
+      const error = await localClient(port).account.balance().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ProviderMalformedResponseError);
-      expect(error).toMatchObject({ status: 200, message: 'The provider\'s answer to account.balance is larger than 8388608 bytes' });
+      expect(error).toMatchObject({ status: 200, message: "The provider's answer to account.balance is larger than 8388608 bytes" });
       await expect.poll(() => closedEarly).toBe(true);
       expect(written).toBeLessThan(32 * 1024 * 1024);
-    } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
+    });
   });
 
   it("lets go of a caller's long-lived signal when each call settles", async () => {
