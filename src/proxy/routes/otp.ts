@@ -21,8 +21,9 @@ import { withToken } from '../middleware/require-token.js';
 import { maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../phone.js';
 import { sendJson } from '../respond.js';
 
-/** What the proxy keeps of an OTP it sent, under `otp:<otpId>`. */
+/** What the proxy keeps of an OTP it sent (the same text under both of its keys). */
 interface OtpRecord {
+  otpId: string;
   /** The provider's uuid of the generation. */
   providerId: string;
   /** The OTP SMS's sequenceNo, for the delivery receipt. */
@@ -35,18 +36,13 @@ interface OtpRecord {
   maxRetries: number;
 }
 
-/** The number's live code, under `otp-latest:<digits>`: its record with its id, so a check reads it at once. */
-interface LatestOtp extends OtpRecord {
-  otpId: string;
-}
-
 /** How long the record of a sent OTP is kept for delivery reads, beyond the code's own life. */
 const RECORD_TTL_MS = 60 * 60_000;
 
 /**
- * The store's keys. A sent code is written twice: by its id for delivery reads (an hour), and as the
- * number's live code (until it expires, or is used) with the id inside, so that a verification reads the
- * live code in one get, not an id and then the record (one store round trip fewer on every code typed).
+ * The store's keys. A sent code's record is written twice: by its id for delivery reads (an hour), and as
+ * the number's live code (until it expires, or is used), so that a verification reads the live code in
+ * one get, not an id and then the record (one store round trip fewer on every code typed).
  */
 const keys = {
   record: (otpId: string) => `otp:${otpId}`,
@@ -55,10 +51,10 @@ const keys = {
 };
 
 /** A stored record, or null when absent or not a record of this version (never a throw). */
-function readRecord<T extends OtpRecord>(raw: string | null): T | null {
+function readRecord(raw: string | null): OtpRecord | null {
   if (raw === null || !raw.startsWith('{')) return null;
   try {
-    return JSON.parse(raw) as T;
+    return JSON.parse(raw) as OtpRecord;
   } catch {
     return null;
   }
@@ -134,6 +130,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     const otpId = randomBytes(16).toString('base64url');
     const expiresAt = now + otp.expiryMinutes * 60_000;
     const record: OtpRecord = {
+      otpId,
       providerId: generated.data.uuid,
       sequenceNo: generated.sequenceNo,
       recipient: digits,
@@ -142,9 +139,9 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
       expiresAt,
       maxRetries: otp.maxRetries,
     };
-    await ctx.store.set(keys.record(otpId), JSON.stringify(record), Math.max(RECORD_TTL_MS, expiresAt - now));
-    const latest: LatestOtp = { otpId, ...record };
-    await ctx.store.set(keys.latest(digits), JSON.stringify(latest), expiresAt - now);
+    const stored = JSON.stringify(record);
+    await ctx.store.set(keys.record(otpId), stored, Math.max(RECORD_TTL_MS, expiresAt - now));
+    await ctx.store.set(keys.latest(digits), stored, expiresAt - now);
     (req.log ?? ctx.logger).info({ otpId, recipient: maskForLog(digits) }, 'otp sent');
 
     const answer: OtpSendResponse = {
@@ -168,7 +165,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     const lock = await peek(ctx, 'otpVerifyFailuresPerNumber', digits);
     if (lock && lock.consumedPoints >= limits.otpVerifyFailuresPerNumber.points) throw numberLocked(lock.msBeforeNext);
 
-    const record = readRecord<LatestOtp>(await ctx.store.get(keys.latest(digits)));
+    const record = readRecord(await ctx.store.get(keys.latest(digits)));
     if (!record || record.purpose !== claims.purpose) {
       throw new ProxyError('OTP_EXPIRED', 'No code is waiting for this number. Request a new code.');
     }
