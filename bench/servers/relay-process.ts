@@ -1,7 +1,8 @@
 /**
  * The floor of any relay, as its own process for the bench (forked by lib/processes.ts): an Express app
- * that takes a JSON body, sends it on to one upstream path with undici's request API (the proxy's
- * transport, on a pool of its own) with the messaging headers it was given, and passes the status and text
+ * that takes a JSON body, sends it on to one upstream path with undici's request API (the plainest undici
+ * call; the proxy's own transport uses its lighter dispatcher API) on a pool of its own, with the messaging
+ * headers it was given, and passes the status and text
  * back. No token, origin rule, schema, number, store, limit or error mapping: what the proxy's OTP
  * validation costs beyond this is the cost of its checks.
  */

@@ -12,7 +12,16 @@ import {
   type ProviderFieldError,
 } from './errors.js';
 import { fieldsOfIssues } from './fields.js';
-import { AnswerTooLarge, fetchTransport, MAX_ANSWER_BYTES, NeverSent, undiciTransport, type Answer, type Outgoing, type Transport } from './transport.js';
+import {
+  AnswerTooLarge,
+  fetchTransport,
+  MAX_ANSWER_BYTES,
+  NeverSent,
+  undiciTransport,
+  type Answer,
+  type Outgoing,
+  type Transport,
+} from './transport.js';
 import { createResilience, type BreakerSettings, type CircuitStateName, type RetrySettings } from './resilience.js';
 import { gatewayErrorEnvelope } from './schemas/index.js';
 

@@ -164,7 +164,7 @@ export function fetchTransport(fetchImpl: typeof fetch): Transport {
 /** Origins of the base URLs seen (a handful per client): parsing a URL on every call costs more than the lookup. */
 const origins = new Map<string, string>();
 
-/** A URL's origin and the rest (path and query), as undici's request takes them. */
+/** A URL's origin and the rest (path and query), as undici's dispatch takes them. */
 function splitUrl(url: string): { origin: string; path: string } {
   // A base URL with spaces or non-ASCII in its path is percent-encoded by the URL parser, as fetch did.
   if (/[^\x21-\x7e]/.test(url)) {
