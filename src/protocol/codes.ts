@@ -19,6 +19,13 @@ export const PROXY_ERROR_CODES = [
   'INSUFFICIENT_FUNDS',
   'PAYMENT_FAILED',
   'ATTEMPTS_EXHAUSTED',
+  // Money rules (DESIGN: payment attempts and money safety), all 409:
+  // a token whose terms (amount, currency, payee, narration, locked number) differ from the order's payment;
+  'ORDER_CHANGED',
+  // a request naming another number while the order's payment waits on one (details.msisdn, masked);
+  'PAYMENT_IN_PROGRESS',
+  // the order is being (or was) paid the other way (details.method 'checkout' | 'mobile-money', details.status).
+  'ORDER_IN_OTHER_PAYMENT',
   'HUMAN_CHECK_FAILED',
   'NOT_FOUND',
   'UPSTREAM_UNAVAILABLE',
@@ -33,10 +40,18 @@ export type ProxyErrorCode = (typeof PROXY_ERROR_CODES)[number];
 /** Codes after which the same request may succeed if tried again later. */
 export const RETRYABLE_CODES: readonly ProxyErrorCode[] = ['RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'INTERNAL'];
 
-/** The proxy's view of a payment: the provider's four statuses, plus TIMED_OUT once the relay's deadline passed. */
-export const PAYMENT_VIEW_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'] as const;
+/**
+ * The proxy's view of a payment: the provider's four statuses, plus
+ * - TIMED_OUT: the page stopped waiting at the relay's deadline. Not a money state: the proxy keeps reading
+ *   the attempt (24 h by default), a late outcome still follows, and no new attempt opens meanwhile;
+ * - VOID: the attempt certainly never reached the provider (nothing was charged; it uses up no attempt).
+ */
+export const PAYMENT_VIEW_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'VOID'] as const;
 export type PaymentViewStatus = (typeof PAYMENT_VIEW_STATUSES)[number];
-export const FINAL_PAYMENT_VIEW_STATUSES: readonly PaymentViewStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
+/** Statuses after which a page stops watching (TIMED_OUT included: a late outcome is read by reloading). */
+export const FINAL_PAYMENT_VIEW_STATUSES: readonly PaymentViewStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'VOID'];
+/** Statuses that never change again: the money's own end states (TIMED_OUT is not one). */
+export const SETTLED_PAYMENT_STATUSES: readonly PaymentViewStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED', 'VOID'];
 
 /** Checkout statuses as the proxy relays them (the provider's status-read values). */
 export const CHECKOUT_VIEW_STATUSES = ['pending', 'processing', 'completed', 'failed', 'expired', 'cancelled'] as const;

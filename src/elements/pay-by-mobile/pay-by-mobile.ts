@@ -190,6 +190,8 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
   private handleStatus(payment: PaymentSnapshot) {
     this.payment = payment;
     if (payment.status == 'PENDING') return;
+    // VOID (never reached the provider, nothing charged) reads as a failure that may be retried.
+    if (payment.status == 'VOID') payment = this.payment = { ...payment, status: 'FAILED', failureCode: 'UPSTREAM_UNAVAILABLE' };
     // COMPLETED, FAILED, CANCELLED, TIMED_OUT: the states of the same names.
     const next = payment.status.toLowerCase().replace('_', '-') as PayByMobileState;
     const { reference, amount, currency, attemptsLeft } = payment;
