@@ -99,6 +99,11 @@ export const proxyConfigSchema = z.strictObject({
     messaging: z.strictObject({ apiKey: required(), apiSecret: required() }),
     payment: z.strictObject({ username: required(), password: required() }),
     checkout: z.strictObject({ apiKey: required() }),
+    /**
+     * Hosts a checkout session's `checkoutUrl` may point at (besides the checkout interface's own host).
+     * Any other host, and any scheme but https (http for the sandbox), is refused.
+     */
+    checkoutUrlHosts: z.array(z.string().min(1)).optional(),
   }),
   tokenSecret: required().refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long'),
   audience: z.string().min(1).default('merchant-elements'),
@@ -140,6 +145,18 @@ export const proxyConfigSchema = z.strictObject({
       deadlineMs: z.number().int().positive().default(15 * 60_000),
       /** SSE heartbeat interval; SSE_HEARTBEAT_MS (20 s) when absent. */
       heartbeatMs: z.number().int().positive().optional(),
+      /** How long a payment that is not settled is still read after the deadline (24 h by default). */
+      reconcileWindowMs: z.number().int().positive().optional(),
+      /** The slow cadence of those reads (1 min by default). */
+      lateIntervalMs: z.number().int().positive().optional(),
+      /** How often every instance sweeps unsettled payments and undelivered notifications (15 s by default). */
+      sweepIntervalMs: z.number().int().positive().optional(),
+      /** Outbox retry timing (tests make it short): first backoff, its ceiling, and the lease of one delivery. */
+      outboxBackoffMs: z.number().int().positive().optional(),
+      outboxMaxBackoffMs: z.number().int().positive().optional(),
+      outboxLeaseMs: z.number().int().positive().optional(),
+      /** A notification still undelivered this long after it was recorded is dead-lettered (24 h by default). */
+      outboxMaxAgeMs: z.number().int().positive().optional(),
     })
     .default({ minIntervalMs: 1_000, maxIntervalMs: 10_000, deadlineMs: 15 * 60_000 }),
   hooks: hooksSchema,

@@ -8,15 +8,23 @@ import type { TokenService } from './tokens/service.js';
 
 /** A payment's state change, given to `hooks.onPaymentUpdate`. */
 export interface PaymentUpdate {
+  /**
+   * The same on every delivery of this state change (`payment:<attemptReference>:<STATUS>`): updates are
+   * delivered at least once, so store it and ignore a repeat.
+   */
+  idempotencyKey: string;
+  /** The attempt (`snapshot.reference`) and its order (`snapshot.orderReference`). */
   snapshot: PaymentSnapshot;
   /** The status before this change; null on the first report. */
   previous: PaymentViewStatus | null;
-  /** True when the status will not change again. */
+  /** True when the status will not change again (COMPLETED, FAILED, CANCELLED, VOID; not TIMED_OUT). */
   final: boolean;
 }
 
 /** A checkout session's state change, given to `hooks.onCheckoutUpdate`. */
 export interface CheckoutUpdate {
+  /** The same on every delivery of this state change (`checkout:<checkoutId>:<status>`). */
+  idempotencyKey: string;
   snapshot: CheckoutSnapshot;
   previous: CheckoutViewStatus | null;
   final: boolean;
@@ -34,9 +42,12 @@ export interface OtpSendCheck {
 
 /** The merchant's hooks. */
 export interface ProxyHooks {
-  /** Runs once per payment state change (and at most once per final state across instances). */
+  /**
+   * Runs for every payment state change, at least once: a throw (or a crash, or a store outage) makes the
+   * proxy try again with backoff, for up to a day. Dedupe by `update.idempotencyKey`.
+   */
   onPaymentUpdate?(update: PaymentUpdate): void | Promise<void>;
-  /** Runs once per checkout state change (and at most once per final state across instances). */
+  /** As onPaymentUpdate, for checkout sessions. */
   onCheckoutUpdate?(update: CheckoutUpdate): void | Promise<void>;
   /**
    * A human check (Turnstile, reCAPTCHA) before an OTP is sent. Fails closed: false or a throw refuses

@@ -35,10 +35,20 @@ export interface MerchantProxy {
    * number, and throws a ProxyError TOKEN_INVALID when the proof is bad, of another purpose or replayed.
    */
   verifyOtpProof(proof: string, expected: { purpose: string }): Promise<VerifiedOtpProof>;
-  /** The latest known status of a payment, read through the relay (never the browser's word). */
-  payments: { get(referenceNo: string): Promise<PaymentSnapshot | null> };
-  /** The latest known status of a checkout session, by checkoutId or reference. */
-  checkouts: { get(idOrReference: string): Promise<CheckoutSnapshot | null> };
+  /** Payments as the proxy knows them (never the browser's word). */
+  payments: {
+    /** The order's payment, by your order reference: its completed attempt if any, else its current one. */
+    get(orderReference: string): Promise<PaymentSnapshot | null>;
+    /** One attempt, by its attempt reference (`ORDER-123-1`, the `reference` of events and snapshots). */
+    getAttempt(reference: string): Promise<PaymentSnapshot | null>;
+  };
+  /** Hosted checkouts as the proxy knows them. */
+  checkouts: {
+    /** The order's checkout, by your reference: its completed session if any, else its latest. */
+    get(reference: string): Promise<CheckoutSnapshot | null>;
+    /** One session, by checkoutId. */
+    getSession(checkoutId: string): Promise<CheckoutSnapshot | null>;
+  };
   /** The validated configuration (secrets included: keep it on the server). */
   config: ResolvedProxyConfig;
   /** The proxy's logger (redacting). */
@@ -128,8 +138,8 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       checkout: (i) => tokens.checkout(i),
     },
     verifyOtpProof: (proof, expected) => tokens.verifyOtpProof(proof, expected),
-    payments: { get: (referenceNo) => relay.payments.get(referenceNo) },
-    checkouts: { get: (idOrReference) => relay.checkouts.get(idOrReference) },
+    payments: { get: (orderReference) => relay.payments.get(orderReference), getAttempt: (reference) => relay.payments.getAttempt(reference) },
+    checkouts: { get: (reference) => relay.checkouts.get(reference), getSession: (checkoutId) => relay.checkouts.getSession(checkoutId) },
     config,
     logger,
     close: () =>

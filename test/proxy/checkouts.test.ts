@@ -100,7 +100,7 @@ describe('checkout routes', () => {
     expect(mine.at(-1)).toMatchObject({ final: true, snapshot: { status: 'completed' } });
     expect(mine[0]).toMatchObject({ previous: null, snapshot: { status: 'pending' }, final: false });
     expect(await h.proxy.checkouts.get('CO-paid')).toMatchObject({ checkoutId, status: 'completed' });
-    expect(await h.proxy.checkouts.get(checkoutId)).toMatchObject({ status: 'completed' });
+    expect(await h.proxy.checkouts.getSession(checkoutId)).toMatchObject({ status: 'completed' });
   });
 
   it('reports a session cancelled on the hosted page', async () => {

@@ -15,17 +15,23 @@ async function finalOf(h: Harness, token: string, reference: string) {
 
 describe('hooks.onPaymentUpdate', () => {
   let h: Harness;
+  /** Updates the hook took (it threw for none of these). */
   const updates: PaymentUpdate[] = [];
+  /** Idempotency keys of the updates the hook threw on. */
+  const thrown: string[] = [];
   let throwing = false;
   beforeAll(async () => {
     h = await startHarness({
       sandbox: { timeScale: 0.02 },
       config: {
-        relay: fast,
+        relay: { ...fast, outboxBackoffMs: 20, outboxMaxBackoffMs: 50 },
         hooks: {
           onPaymentUpdate: (u) => {
+            if (throwing) {
+              thrown.push(u.idempotencyKey);
+              throw new Error('merchant database down');
+            }
             updates.push(u);
-            if (throwing) throw new Error('merchant database down');
           },
         },
       },
@@ -50,17 +56,22 @@ describe('hooks.onPaymentUpdate', () => {
     ]);
   });
 
-  it('logs a hook that throws and does not retry it; the payment still reaches its final state', async () => {
+  it('retries a hook that throws, with the same idempotency key, until it takes the update', async () => {
     throwing = true;
     try {
       const token = await h.mintPayment();
       const { reference } = (await h.post('/payments', { msisdn: '233200000003' }, { token })).body;
       expect((await finalOf(h, token, reference)).status).toBe('CANCELLED');
+      await eventually(() => (thrown.filter((k) => k.includes(reference)).length >= 2 ? true : undefined));
+      throwing = false;
       await eventually(() => (of(reference).some((u) => u.final) ? true : undefined));
-      await sleep(200);
-      expect(of(reference).map((u) => u.snapshot.status)).toEqual(['PENDING', 'CANCELLED']);
-      const failures = h.logs.entries().filter((e) => e.msg === 'onPaymentUpdate hook failed; not retried' && e.reference === reference);
-      expect(failures).toHaveLength(2);
+      expect(of(reference).map((u) => [u.idempotencyKey, u.snapshot.status])).toEqual([
+        [`payment:${reference}:PENDING`, 'PENDING'],
+        [`payment:${reference}:CANCELLED`, 'CANCELLED'],
+      ]);
+      // Every try of one state change carried the same key.
+      for (const key of thrown.filter((k) => k.includes(reference))) expect(key).toMatch(new RegExp(`^payment:${reference}:(PENDING|CANCELLED)$`));
+      expect(h.logs.entries().some((e) => e.msg === 'outbox delivery failed; will retry' && e.consumer === 'hooks')).toBe(true);
     } finally {
       throwing = false;
     }
@@ -71,23 +82,31 @@ describe('deadline', () => {
   let h: Harness;
   const updates: PaymentUpdate[] = [];
   beforeAll(async () => {
-    h = await startHarness({ config: { relay: { ...fast, deadlineMs: 300 }, hooks: { onPaymentUpdate: (u) => void updates.push(u) } } });
+    h = await startHarness({ config: { relay: { ...fast, deadlineMs: 300, lateIntervalMs: 50 }, hooks: { onPaymentUpdate: (u) => void updates.push(u) } } });
   });
   afterAll(() => h.close());
 
-  it('reports a payment still pending at the deadline as TIMED_OUT, to the stream and the hooks, and stops polling', async () => {
+  it('reports a payment still pending at the deadline as TIMED_OUT (not final), reads on slowly, and reports a late completion', async () => {
     const token = await h.mintPayment();
     const { reference } = (await h.post('/payments', { msisdn: '233260000004' }, { token })).body;
     const final = await finalOf(h, token, reference);
     expect(final).toMatchObject({ reference, status: 'TIMED_OUT' });
     await eventually(() => (updates.some((u) => u.snapshot.status === 'TIMED_OUT') ? true : undefined));
-    expect(updates.filter((u) => u.snapshot.reference === reference).map((u) => [u.snapshot.status, u.final])).toEqual([
-      ['PENDING', false],
-      ['TIMED_OUT', true],
+    // Our deadline is not a money state: no new attempt opens while the provider has not said.
+    const again = await h.post('/payments', { msisdn: '233260000004' }, { token });
+    expect(again.body).toMatchObject({ reference, status: 'TIMED_OUT' });
+    const reads = h.sandbox.app.sandbox.requestCounts.get('payment.status') ?? 0;
+    await eventually(() => ((h.sandbox.app.sandbox.requestCounts.get('payment.status') ?? 0) > reads ? true : undefined));
+
+    const upstream = [...h.sandbox.app.sandbox.payments.values()].find((p) => p.referenceNo === reference)!;
+    await fetch(`${h.sandbox.url}/__sandbox/phone/payments/${upstream.referenceId}/approve`, { method: 'POST', redirect: 'manual' });
+    await eventually(() => (updates.some((u) => u.snapshot.reference === reference && u.final) ? true : undefined));
+    expect(updates.filter((u) => u.snapshot.reference === reference).map((u) => [u.previous, u.snapshot.status, u.final])).toEqual([
+      [null, 'PENDING', false],
+      ['PENDING', 'TIMED_OUT', false],
+      ['TIMED_OUT', 'COMPLETED', true],
     ]);
-    const reads = h.sandbox.app.sandbox.requestCounts.get('payment.status');
-    await sleep(200);
-    expect(h.sandbox.app.sandbox.requestCounts.get('payment.status')).toBe(reads);
+    expect(await h.proxy.payments.get(upstream.referenceNo.replace(/-1$/, ''))).toMatchObject({ status: 'COMPLETED' });
   });
 });
 
@@ -151,7 +170,7 @@ describe('receipts and restarts', () => {
         ['first', 'PENDING'],
         ['restarted', 'COMPLETED'],
       ]);
-      expect(await restarted.proxy.payments.get(reference)).toMatchObject({ status: 'COMPLETED' });
+      expect(await restarted.proxy.payments.getAttempt(reference)).toMatchObject({ status: 'COMPLETED' });
       expect(outbox().filter((e) => e.kind === 'sms' && e.message.includes(reference))).toHaveLength(1);
     } finally {
       await restarted.close();

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentSnapshot } from '../../src/protocol/index.js';
-import { attemptReference, decideAttempt, type OrderRecord } from '../../src/proxy/payments/attempts.js';
+import { attemptReference, decideAttempt, type AttemptPhase, type OrderRecord } from '../../src/proxy/payments/attempts.js';
 import { startHarness, type Harness } from './helpers.js';
 import { eventually, openStream } from './sse-client.js';
 
@@ -22,9 +22,9 @@ interface UpstreamPayment {
 }
 
 describe('attempt state machine', () => {
-  const base = { jti: 't1', maxAttempts: 2, now: 1_000, leaseMs: 100 };
-  const order = (attempts: OrderRecord['attempts']): OrderRecord => ({ orderReference: 'O', attempts });
-  const entry = (n: number, phase: 'initiating' | 'sent' | 'void', jti = 't1', startedAt = 990) => ({ n, reference: attemptReference('O', n), jti, phase, startedAt });
+  const base = { maxAttempts: 2, now: 1_000, leaseMs: 100 };
+  const order = (attempts: OrderRecord['attempts'], refusals = 0): OrderRecord => ({ orderReference: 'O', attempts, refusals, probed: true });
+  const entry = (n: number, phase: AttemptPhase, jti = 't1', startedAt = 990) => ({ n, reference: attemptReference('O', n), jti, phase, startedAt });
 
   it('starts attempt 1, rejoins a pending or completed one, waits on one in flight', () => {
     expect(decideAttempt(order([]), { ...base, currentStatus: null })).toEqual({ kind: 'new', n: 1, reference: 'O-1' });
@@ -34,15 +34,23 @@ describe('attempt state machine', () => {
     expect(decideAttempt(order([entry(1, 'initiating', 't1', 0)]), { ...base, currentStatus: 'PENDING' }).kind).toBe('stale');
   });
 
-  it('moves on after a final failure, skips void attempts, and counts attempts per token', () => {
-    for (const status of ['FAILED', 'CANCELLED', 'TIMED_OUT'] as const) {
+  it('opens a new attempt only after one is read FAILED or CANCELLED: our own deadline (TIMED_OUT) and a lost record never do', () => {
+    for (const status of ['FAILED', 'CANCELLED'] as const) {
       expect(decideAttempt(order([entry(1, 'sent')]), { ...base, currentStatus: status })).toEqual({ kind: 'new', n: 2, reference: 'O-2' });
     }
-    // A void attempt neither decides nor counts, but its number is never reused.
-    expect(decideAttempt(order([entry(1, 'sent'), entry(2, 'void')]), { ...base, currentStatus: 'FAILED' })).toEqual({ kind: 'new', n: 3, reference: 'O-3' });
+    for (const status of ['TIMED_OUT', 'PENDING', 'COMPLETED', null] as const) {
+      expect(decideAttempt(order([entry(1, 'sent')]), { ...base, currentStatus: status }).kind).toBe('existing');
+    }
+  });
+
+  it('uses a free number again (void or refused: the provider has no such payment), and counts attempts per order', () => {
+    expect(decideAttempt(order([entry(1, 'sent'), entry(2, 'void')]), { ...base, currentStatus: 'FAILED' })).toEqual({ kind: 'new', n: 2, reference: 'O-2' });
+    expect(decideAttempt(order([entry(1, 'refused')], 1), { ...base, currentStatus: null })).toEqual({ kind: 'new', n: 1, reference: 'O-1' });
+    // A refusal counts though its number is free again.
+    expect(decideAttempt(order([entry(1, 'sent'), entry(2, 'refused')], 1), { ...base, currentStatus: 'FAILED' }).kind).toBe('exhausted');
     expect(decideAttempt(order([entry(1, 'sent'), entry(2, 'sent')]), { ...base, currentStatus: 'FAILED' }).kind).toBe('exhausted');
-    // Another token of the same order has its own allowance.
-    expect(decideAttempt(order([entry(1, 'sent', 'x'), entry(2, 'sent', 'x')]), { ...base, currentStatus: 'FAILED' }).kind).toBe('new');
+    // Another token of the same order (a reload) has no allowance of its own.
+    expect(decideAttempt(order([entry(1, 'sent', 'x'), entry(2, 'sent', 'y')]), { ...base, currentStatus: 'FAILED' }).kind).toBe('exhausted');
   });
 });
 
@@ -159,19 +167,22 @@ describe('money safety of POST /payments', () => {
     expect(await upstream(referenceNo)).toHaveLength(1);
   });
 
-  it('settles a hung initiation the provider never processed as not found, then attempt 2 goes ahead', async () => {
+  it('settles a hung initiation the provider never processed as VOID, then uses its free reference for the next attempt', async () => {
     const referenceNo = `ORDER-lost-${Date.now()}`;
     const token = await h.mintPayment({ referenceNo });
     await fault({ kind: 'hang', after: false });
     const first = await h.post('/payments', { msisdn: '233240000001' }, { token });
     expect(first.body).toMatchObject({ reference: `${referenceNo}-1`, status: 'PENDING' });
     const settled = await finalOf(token, first.body.reference);
-    expect(settled).toMatchObject({ status: 'FAILED', failureCode: 'UPSTREAM_UNAVAILABLE', attemptsLeft: 3 });
+    // Never reported FAILED: it never reached the provider, and it uses up no attempt.
+    expect(settled).toMatchObject({ status: 'VOID', attemptsLeft: 3 });
 
+    // The provider has no ORDER-…-1, so the next attempt takes that reference: references stay contiguous
+    // over the payments the provider has (what lets a proxy that lost its state find them all again).
     const second = await h.post('/payments', { msisdn: '233240000001' }, { token });
-    expect(second.body).toMatchObject({ reference: `${referenceNo}-2`, attempt: 2, attemptsLeft: 2 });
+    expect(second.body).toMatchObject({ reference: `${referenceNo}-1`, attempt: 1, attemptsLeft: 2, status: 'PENDING' });
     expect(await finalOf(token, second.body.reference)).toMatchObject({ status: 'COMPLETED' });
-    expect((await upstream(referenceNo)).map((p) => p.referenceNo)).toEqual([`${referenceNo}-2`]);
+    expect((await upstream(referenceNo)).map((p) => p.referenceNo)).toEqual([`${referenceNo}-1`]);
   });
 
   it('answers UPSTREAM_UNAVAILABLE when the provider certainly did not process it (503), without using an attempt', async () => {
@@ -190,22 +201,28 @@ describe('money safety of POST /payments', () => {
     expect(await upstream(referenceNo)).toHaveLength(1);
   });
 
-  it('answers PAYMENT_FAILED when the provider refuses the initiation (0400), and the next POST makes a new attempt', async () => {
-    // A second proxy with its own (empty) store on the same provider collides on ORDER-…-1 upstream:
-    // what a wiped store would do. The provider's 0400 is the refusal.
+  it('a proxy that lost its state adopts the order\'s payment upstream instead of sending its reference again (finding 2)', async () => {
+    // A second proxy with its own (empty) store on the same provider: what a restarted memory store or a
+    // flushed Redis looks like. It reads ORDER-…-1 before sending anything, and adopts what it finds.
     const other = await startHarness({ provider: () => h.proxy.config.provider as never, config: { relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 } } });
     try {
       const referenceNo = `ORDER-dup-${Date.now()}`;
-      expect((await h.post('/payments', { msisdn: '233260000004' }, { token: await h.mintPayment({ referenceNo }) })).status).toBe(202);
+      const first = await h.post('/payments', { msisdn: '233260000004' }, { token: await h.mintPayment({ referenceNo }) });
+      expect(first.status).toBe(202);
+      const before = initiations();
       const token = await other.mintPayment({ referenceNo });
-      const refused = await other.post('/payments', { msisdn: '233240000001' }, { token });
-      expect(refused.status).toBe(402);
-      expect(refused.body).toMatchObject({ error: 'PAYMENT_FAILED', details: { reference: `${referenceNo}-1`, attemptsLeft: 2 } });
-      const snapshot = await other.get(`/payments/${referenceNo}-1`, { token });
-      expect(snapshot.body).toMatchObject({ status: 'FAILED', failureCode: 'PAYMENT_FAILED' });
-      const next = await other.post('/payments', { msisdn: '233240000001' }, { token });
-      expect(next.body).toMatchObject({ reference: `${referenceNo}-2`, attempt: 2 });
-      await eventually(async () => ((await upstream(referenceNo)).length === 2 ? true : undefined));
+      // Another number: the order's payment waits on the first one, and the answer says which (masked).
+      const elsewhere = await other.post('/payments', { msisdn: '233240000001' }, { token });
+      expect(elsewhere.status).toBe(409);
+      expect(elsewhere.body).toMatchObject({ error: 'PAYMENT_IN_PROGRESS', details: { reference: `${referenceNo}-1` } });
+      expect(elsewhere.body.details.msisdn).toMatch(/^\+233 26 \*{3} \*{2}04$/);
+      // The same number: the adopted payment itself.
+      const same = await other.post('/payments', { msisdn: '233260000004' }, { token });
+      expect(same.status).toBe(202);
+      expect(same.body).toMatchObject({ reference: `${referenceNo}-1`, status: 'PENDING' });
+      expect(initiations()).toBe(before);
+      expect(await upstream(referenceNo)).toHaveLength(1);
+      expect(await other.proxy.payments.get(referenceNo)).toMatchObject({ reference: `${referenceNo}-1`, orderReference: referenceNo });
     } finally {
       await other.close();
     }

@@ -79,8 +79,8 @@ describe('two instances on one Redis', () => {
     const stream = await openStream(`${b.baseUrl}/payments/${reference}/events`, token);
     await stream.ended;
     expect(stream.events.at(-1)!.data.status).toBe('CANCELLED');
-    expect(await a.proxy.payments.get(reference)).toMatchObject({ status: 'CANCELLED' });
-    expect(await b.proxy.payments.get(reference)).toMatchObject({ status: 'CANCELLED' });
+    expect(await a.proxy.payments.getAttempt(reference)).toMatchObject({ status: 'CANCELLED' });
+    expect(await b.proxy.payments.getAttempt(reference)).toMatchObject({ status: 'CANCELLED' });
   });
 });
 

@@ -121,15 +121,18 @@ describe('payment routes', () => {
   });
 
   describe('proxy.payments.get (merchant side)', () => {
-    it('reads by order reference (latest attempt) and by attempt reference', async () => {
+    it('reads by order reference (payments.get) and by attempt reference (payments.getAttempt), never one as the other', async () => {
       const token = await h.mintPayment({ referenceNo: 'ORDER-merchant', maxAttempts: 2 });
       const first = await h.post('/payments', { msisdn: '233240000002' }, { token });
       const stream = await openStream(`${h.baseUrl}/payments/${first.body.reference}/events`, token);
       await stream.ended;
       await h.post('/payments', { msisdn: '233240000001' }, { token });
       expect(await h.proxy.payments.get('ORDER-merchant')).toMatchObject({ reference: 'ORDER-merchant-2', attempt: 2 });
-      expect(await h.proxy.payments.get('ORDER-merchant-1')).toMatchObject({ reference: 'ORDER-merchant-1', status: 'FAILED' });
+      expect(await h.proxy.payments.getAttempt('ORDER-merchant-1')).toMatchObject({ reference: 'ORDER-merchant-1', status: 'FAILED' });
       expect(await h.proxy.payments.get('ORDER-never')).toBeNull();
+      // An attempt reference is not an order reference, nor the reverse (finding 5: 'INV-7-1' read as INV-7's attempt).
+      expect(await h.proxy.payments.get('ORDER-merchant-1')).toBeNull();
+      expect(await h.proxy.payments.getAttempt('ORDER-merchant')).toBeNull();
     });
   });
 });

@@ -9,16 +9,16 @@ export const KEYS = {
   payment: (reference: string) => `pay:rec:${reference}`,
   /** callbackId → attempt reference (the callback hint route looks it up). */
   callback: (callbackId: string) => `pay:cb:${callbackId}`,
-  /** Checkout state of one checkout token: `{ state: 'initiating' | 'created', checkoutId? }`. */
-  checkoutToken: (jti: string) => `co:tok:${jti}`,
+  /** CheckoutOrder JSON: the sessions of one order reference (one live at a time). */
+  checkoutOrder: (reference: string) => `co:order:${reference}`,
   /** CheckoutRecord JSON of one session. */
   checkout: (checkoutId: string) => `co:rec:${checkoutId}`,
-  /** The merchant's checkout reference → latest checkoutId. */
-  checkoutByReference: (reference: string) => `co:ref:${reference}`,
-  /** Set of `payment:<reference>` / `checkout:<checkoutId>` the relay must finish (resumed on start). */
+  /** Which method holds an order reference: `mobile-money` or `checkout` (one order is paid one way). */
+  orderMethod: (orderReference: string) => `ord:method:${orderReference}`,
+  /** Set of attempt references whose payment prompt may still be waiting on a number. */
+  inFlight: (msisdn: string) => `pay:inflight:${msisdn}`,
+  /** Set of `payment:<reference>` / `checkout:<checkoutId>` the reconciler sweeps until they settle. */
   pending: 'relay:pending',
-  /** Claim of one hook call per reference and status. */
-  hook: (kind: 'payment' | 'checkout', id: string, status: string) => `hook:${kind}:${id}:${status}`,
   /** Claim of one receipt per payment and channel. */
   receipt: (channel: 'sms' | 'email', reference: string) => `receipt:${channel}:${reference}`,
 } as const;

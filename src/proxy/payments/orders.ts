@@ -13,7 +13,12 @@ export function setAttemptPhase(
   return updateJson<OrderRecord>(
     store,
     KEYS.order(orderReference),
-    (order) => (order.attempts.some((a) => a.n === n && a.phase !== phase) ? withAttempt(order, n, (a) => ({ ...a, phase })) : null),
+    (order) => {
+      if (!order.attempts.some((a) => a.n === n && a.phase !== phase)) return null;
+      const next = withAttempt(order, n, (a) => ({ ...a, phase }));
+      // A refusal counts as an attempt even after its number is used again.
+      return phase === 'refused' ? { ...next, refusals: next.refusals + 1 } : next;
+    },
     RECORD_TTL_MS,
   );
 }

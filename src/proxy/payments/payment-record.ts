@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import {
   FINAL_PAYMENT_VIEW_STATUSES,
+  SETTLED_PAYMENT_STATUSES,
   type PaymentSnapshot,
   type PaymentViewStatus,
 } from '../../protocol/index.js';
 import type { PaymentTransaction } from '../../provider/schemas/index.js';
+import type { OrderTerms } from './attempts.js';
 
 /**
  * How much the proxy knows of an attempt upstream:
@@ -11,8 +14,9 @@ import type { PaymentTransaction } from '../../provider/schemas/index.js';
  * - `unknown`: it failed in a way that may have created the payment (timeout, reset, 500): the relay
  *   reads status by `referenceNo` until it knows;
  * - `known`: the provider acknowledged it (or a status read found it);
- * - `void`: the provider certainly never processed it (refused before processing, or reconciled as not
- *   found); status FAILED with failureCode UPSTREAM_UNAVAILABLE, and it does not use up an attempt.
+ * - `void`: the provider never processed it (refused before processing, or reconciled as not found);
+ *   status VOID, and it does not use up an attempt. A void found by inference (`voidCertain` false) is
+ *   still read at the slow cadence until the reconcile window ends, in case a late request lands.
  */
 export type UpstreamPhase = 'initiating' | 'unknown' | 'known' | 'void';
 
@@ -34,6 +38,8 @@ export interface PaymentRecord {
   narration: string;
   phase: UpstreamPhase;
   status: PaymentViewStatus;
+  /** The order's terms as the token fixed them (so a lost order record can be put back whole). */
+  terms?: OrderTerms;
   failureCode?: string;
   /** True when the provider refused the initiation itself (`0400`): FAILED without ever being pending. */
   refused?: boolean;
@@ -44,18 +50,81 @@ export interface PaymentRecord {
   /** Epoch ms. */
   createdAt: number;
   updatedAt: number;
-  /** After this (epoch ms) a payment still pending is reported TIMED_OUT and no longer polled. */
+  /** After this (epoch ms) a payment still pending is reported TIMED_OUT (the page stops waiting) and read slowly. */
   deadlineAt: number;
   completedAt: string | null;
+  /** False for a void inferred from `0404` reads (a request delivered late may still land). */
+  voidCertain?: boolean;
+  /** True when the attempt was found upstream by a status read rather than made by this proxy's POST. */
+  adopted?: boolean;
   /** Status reads in a row that answered `0404` while the outcome was unknown. */
   notFoundReads: number;
   /** Monotonic per reference; the SSE `id`. Bumped by every stored change. */
   seq: number;
 }
 
-/** Payments never change after these. */
+/** What `adoptedRecord` builds an attempt found upstream from. */
+export interface AdoptedInput {
+  reference: string;
+  orderReference: string;
+  attempt: number;
+  jti: string;
+  tx: PaymentTransaction;
+  terms: OrderTerms;
+  now: number;
+  deadlineMs: number;
+}
+
+/**
+ * The record of an attempt found upstream by a status read (after the store lost it, or a request the
+ * proxy wrote off landed late): what the provider says, with a fresh callback id (the old one is gone).
+ */
+export function adoptedRecord(input: AdoptedInput): PaymentRecord {
+  const { tx, now } = input;
+  const record: PaymentRecord = {
+    reference: input.reference,
+    orderReference: input.orderReference,
+    jti: input.jti,
+    attempt: input.attempt,
+    attemptsLeft: 0,
+    referenceId: null,
+    callbackId: randomBytes(16).toString('base64url'),
+    msisdn: tx.msisdn,
+    payee: tx.payee,
+    narration: tx.narration,
+    phase: 'known',
+    status: tx.status,
+    terms: input.terms,
+    adopted: true,
+    amount: tx.amount,
+    charge: tx.charge,
+    totalAmount: tx.totalAmount,
+    currency: 'GHS',
+    createdAt: now,
+    updatedAt: now,
+    deadlineAt: now + input.deadlineMs,
+    completedAt: tx.status === 'COMPLETED' ? normaliseIso(tx.completedAt) ?? new Date(now).toISOString() : null,
+    notFoundReads: 0,
+    seq: 1,
+  };
+  if (tx.status === 'FAILED') record.failureCode = 'PAYMENT_FAILED';
+  return record;
+}
+
+/** A page stops watching after these (TIMED_OUT included). */
 export function isFinalPaymentStatus(status: PaymentViewStatus): boolean {
   return FINAL_PAYMENT_VIEW_STATUSES.includes(status);
+}
+
+/** The money's own end states: the reconciler stops reading only at these (TIMED_OUT is not one). */
+export function isSettledPaymentStatus(status: PaymentViewStatus): boolean {
+  return SETTLED_PAYMENT_STATUSES.includes(status);
+}
+
+/** A record the reconciler is done with: settled, and not a void that a late request could still revive. */
+export function isReconciled(record: PaymentRecord): boolean {
+  if (record.status === 'VOID') return record.voidCertain !== false;
+  return isSettledPaymentStatus(record.status);
 }
 
 /** Status reads answering `0404` in a row before an unknown outcome is settled as "never created". */
@@ -96,8 +165,9 @@ export function applyTransaction(record: PaymentRecord, tx: PaymentTransaction, 
     completedAt: tx.status === 'COMPLETED' ? normaliseIso(tx.completedAt) ?? new Date(now).toISOString() : null,
     notFoundReads: 0,
   };
-  if (tx.status === 'FAILED') next.failureCode = record.failureCode ?? 'PAYMENT_FAILED';
+  if (tx.status === 'FAILED') next.failureCode = record.failureCode && record.failureCode !== 'UPSTREAM_UNAVAILABLE' ? record.failureCode : 'PAYMENT_FAILED';
   else delete next.failureCode;
+  delete next.voidCertain;
   return sameView(record, next) && record.phase === 'known' ? null : next;
 }
 

@@ -7,7 +7,8 @@ import {
 } from '../payments/checkout-record.js';
 import { readJson, updateJson, type UpdateResult } from '../payments/json-record.js';
 import { KEYS, RECORD_TTL_MS, subject } from '../payments/keys.js';
-import { notifyCheckout } from './notify.js';
+import type { MethodState } from '../payments/order-method.js';
+import { checkoutMessage } from './notify.js';
 import type { TickResult } from './poller-pool.js';
 import { describeError, type RelayCore } from './relay-core.js';
 
@@ -15,14 +16,45 @@ import { describeError, type RelayCore } from './relay-core.js';
 export class CheckoutTracker {
   constructor(private readonly core: RelayCore) {}
 
-  /** The latest snapshot by checkoutId, or by the merchant's reference (its latest session). */
-  async get(idOrReference: string): Promise<CheckoutSnapshot | null> {
-    let record = await this.read(idOrReference);
-    if (!record) {
-      const checkoutId = await this.core.ctx.store.get(KEYS.checkoutByReference(idOrReference));
-      record = checkoutId ? await this.read(checkoutId) : null;
-    }
-    if (!record) return null;
+  /**
+   * The order's checkout, by the merchant's reference: its completed session if there is one, else its
+   * latest. Never reads the reference as a checkoutId.
+   */
+  async get(reference: string): Promise<CheckoutSnapshot | null> {
+    const record = await this.forOrder(reference);
+    return record ? this.snapshotOf(record) : null;
+  }
+
+  /** One session by checkoutId. */
+  async getSession(checkoutId: string): Promise<CheckoutSnapshot | null> {
+    const record = await this.read(checkoutId);
+    return record ? this.snapshotOf(record) : null;
+  }
+
+  /** The sessions of an order reference, oldest first. */
+  async sessions(reference: string): Promise<CheckoutRecord[]> {
+    const order = await readJson<CheckoutOrder>(this.core.ctx.store, KEYS.checkoutOrder(reference));
+    const records = await Promise.all((order?.sessions ?? []).map((id) => this.read(id)));
+    return records.filter((r): r is CheckoutRecord => r !== null && r.reference === reference);
+  }
+
+  /** Where the order stands on the hosted checkout, for the one-way-to-pay rule; null when it has no session. */
+  async methodState(reference: string): Promise<MethodState | null> {
+    const sessions = await this.sessions(reference);
+    if (sessions.length === 0) return null;
+    const now = this.core.ctx.now();
+    const completed = sessions.find((s) => s.status === 'completed');
+    if (completed) return { free: false, status: 'completed' };
+    const live = sessions.find((s) => isLiveCheckout(s, now));
+    return live ? { free: false, status: live.status } : { free: true, status: sessions.at(-1)!.status };
+  }
+
+  private async forOrder(reference: string): Promise<CheckoutRecord | null> {
+    const sessions = await this.sessions(reference);
+    return sessions.find((s) => s.status === 'completed') ?? sessions.at(-1) ?? null;
+  }
+
+  private snapshotOf(record: CheckoutRecord): CheckoutSnapshot {
     if (!isFinalCheckoutStatus(record.status)) this.track(record.checkoutId);
     return toCheckoutSnapshot(record);
   }
@@ -31,11 +63,10 @@ export class CheckoutTracker {
     return readJson<CheckoutRecord>(this.core.ctx.store, KEYS.checkout(checkoutId));
   }
 
-  /** Stores a new session, indexes it by reference and as pending, reports it, and starts polling. */
+  /** Stores a new session and its place in the pending set, reports it, and starts polling. */
   async create(record: CheckoutRecord): Promise<void> {
     const { store } = this.core.ctx;
     await store.set(KEYS.checkout(record.checkoutId), JSON.stringify(record), RECORD_TTL_MS);
-    await store.set(KEYS.checkoutByReference(record.reference), record.checkoutId, RECORD_TTL_MS);
     await store.addToSet(KEYS.pending, subject.checkout(record.checkoutId));
     this.finish(record, null);
     this.track(record.checkoutId);
@@ -93,13 +124,14 @@ export class CheckoutTracker {
     return 'continue';
   }
 
+  /** Records the state change in the outbox; a final session then leaves the pending set. */
   private finish(record: CheckoutRecord, previous: CheckoutViewStatus | null): Promise<void> {
     const key = subject.checkout(record.checkoutId);
     const final = isFinalCheckoutStatus(record.status);
     return new Promise<void>((resolve) => {
       this.core.inOrder(key, async () => {
         try {
-          await notifyCheckout(this.core.ctx, toCheckoutSnapshot(record), previous, final);
+          await this.core.outbox.record(checkoutMessage(toCheckoutSnapshot(record), previous, final, this.core.ctx.now()));
           if (final) await this.core.ctx.store.removeFromSet(KEYS.pending, key);
         } finally {
           resolve();
@@ -107,4 +139,21 @@ export class CheckoutTracker {
       });
     });
   }
+}
+
+/** The sessions of one order reference (`co:order:<reference>`), and the creation under way, if any. */
+export interface CheckoutOrder {
+  reference: string;
+  /** What the first session fixed: a token for the same reference with other terms is refused. */
+  terms?: { amount: number; title: string; description: string };
+  /** checkoutIds, oldest first. */
+  sessions: string[];
+  /** Set while one request initialises a session (others wait for it). */
+  creating?: { startedAt: number };
+}
+
+/** A session the customer can still pay: pending or processing, and not past its expiry. */
+export function isLiveCheckout(record: CheckoutRecord, now: number): boolean {
+  if (record.status === 'processing') return true;
+  return record.status === 'pending' && Date.parse(record.expiresAt) > now;
 }

@@ -1,42 +1,63 @@
-import type { CheckoutSnapshot, CheckoutViewStatus, PaymentViewStatus } from '../../protocol/index.js';
-import type { ProxyContext } from '../context.js';
+import type { CheckoutSnapshot, CheckoutViewStatus, PaymentSnapshot, PaymentViewStatus } from '../../protocol/index.js';
+import type { CheckoutUpdate, PaymentUpdate, ProxyContext } from '../context.js';
+import type { OutboxConsumer, OutboxMessage } from '../outbox/outbox.js';
 import { maskForLog } from '../phone.js';
-import { KEYS, RECORD_TTL_MS } from '../payments/keys.js';
-import { isFinalPaymentStatus, toPaymentSnapshot, type PaymentRecord } from '../payments/payment-record.js';
+import { KEYS, RECORD_TTL_MS, subject } from '../payments/keys.js';
+import { isSettledPaymentStatus, type PaymentRecord } from '../payments/payment-record.js';
 
-/**
- * Calls `hooks.onPaymentUpdate` for the record's status, at most once per reference and status across
- * instances and restarts: the call is claimed in the store first (`hook:payment:<ref>:<status>`), and
- * only the claimant calls. A hook that throws is logged and not retried (the claim stays): a merchant
- * who needs delivery guarantees reads `proxy.payments.get()` or keeps its own outbox. Receipts follow
- * a COMPLETED payment, claimed the same way.
- */
-export async function notifyPayment(ctx: ProxyContext, record: PaymentRecord, previous: PaymentViewStatus | null): Promise<void> {
-  const hook = ctx.hooks.onPaymentUpdate;
-  if (hook && (await claim(ctx, KEYS.hook('payment', record.reference, record.status)))) {
-    try {
-      await hook({ snapshot: toPaymentSnapshot(record), previous, final: isFinalPaymentStatus(record.status) });
-    } catch (err) {
-      ctx.logger.error({ err: describe(err), reference: record.reference, status: record.status }, 'onPaymentUpdate hook failed; not retried');
-    }
-  }
-  if (record.status === 'COMPLETED') await sendReceipts(ctx, record);
+/** A payment state change as the outbox carries it: the hook's update plus what receipts need. */
+export interface PaymentPayload extends PaymentUpdate {
+  receipt: { msisdn: string; payee: string; narration: string };
 }
 
-/** As {@link notifyPayment}, for checkout sessions (`hook:checkout:<checkoutId>:<status>`). */
-export async function notifyCheckout(
-  ctx: ProxyContext,
-  snapshot: CheckoutSnapshot,
-  previous: CheckoutViewStatus | null,
-  final: boolean,
-): Promise<void> {
-  const hook = ctx.hooks.onCheckoutUpdate;
-  if (!hook || !(await claim(ctx, KEYS.hook('checkout', snapshot.checkoutId, snapshot.status)))) return;
-  try {
-    await hook({ snapshot, previous, final });
-  } catch (err) {
-    ctx.logger.error({ err: describe(err), checkoutId: snapshot.checkoutId, status: snapshot.status }, 'onCheckoutUpdate hook failed; not retried');
-  }
+/** The outbox message of a payment's new status; its id is the idempotency key of that state change. */
+export function paymentMessage(record: PaymentRecord, snapshot: PaymentSnapshot, previous: PaymentViewStatus | null, now: number): OutboxMessage<PaymentPayload> {
+  const idempotencyKey = `payment:${record.reference}:${record.status}`;
+  return {
+    id: idempotencyKey,
+    kind: 'payment',
+    subject: subject.payment(record.reference),
+    createdAt: now,
+    payload: {
+      idempotencyKey,
+      snapshot,
+      previous,
+      final: isSettledPaymentStatus(record.status),
+      receipt: { msisdn: record.msisdn, payee: record.payee, narration: record.narration },
+    },
+  };
+}
+
+/** The outbox message of a checkout session's new status. */
+export function checkoutMessage(snapshot: CheckoutSnapshot, previous: CheckoutViewStatus | null, final: boolean, now: number): OutboxMessage<CheckoutUpdate> {
+  const idempotencyKey = `checkout:${snapshot.checkoutId}:${snapshot.status}`;
+  return {
+    id: idempotencyKey,
+    kind: 'checkout',
+    subject: subject.checkout(snapshot.checkoutId),
+    createdAt: now,
+    payload: { idempotencyKey, snapshot, previous, final },
+  };
+}
+
+/**
+ * The merchant's in-process hooks as an outbox consumer: `onPaymentUpdate` / `onCheckoutUpdate` get every
+ * state change at least once (retried with backoff after a throw, a crash or a store error), each with
+ * the same `idempotencyKey` on every try.
+ */
+export function hooksConsumer(ctx: ProxyContext): OutboxConsumer {
+  return {
+    name: 'hooks',
+    accepts: (message) => (message.kind === 'payment' ? !!ctx.hooks.onPaymentUpdate : !!ctx.hooks.onCheckoutUpdate),
+    async deliver(message) {
+      if (message.kind === 'payment') {
+        const { receipt: _receipt, ...update } = message.payload as PaymentPayload;
+        await ctx.hooks.onPaymentUpdate?.(update);
+      } else {
+        await ctx.hooks.onCheckoutUpdate?.(message.payload as CheckoutUpdate);
+      }
+    },
+  };
 }
 
 /** Receipt settings, read defensively (`config.receipts` is optional). */
@@ -46,33 +67,41 @@ interface ReceiptSettings {
 }
 
 /**
- * Sends the configured receipts of a completed payment, each once (claimed before sending): an SMS to the
- * paying number from the configured OTP sender, and an email to `receipts.email.to`. A failed send is
- * logged and not retried (a second SMS is worse than none for a receipt the merchant's own flow repeats).
+ * Receipts of a completed payment as an outbox consumer: an SMS to the paying number and an email to
+ * `receipts.email.to`, each claimed once before sending. A failed send is logged and not sent again (a
+ * second SMS is worse than none for a receipt the merchant's own flow repeats); a store error before the
+ * claim is retried like any delivery.
  */
-async function sendReceipts(ctx: ProxyContext, record: PaymentRecord): Promise<void> {
+export function receiptsConsumer(ctx: ProxyContext): OutboxConsumer {
   const settings = (ctx.config as { receipts?: ReceiptSettings }).receipts;
-  if (!settings) return;
-  const text = receiptText(record);
-  if (settings.sms && (await claim(ctx, KEYS.receipt('sms', record.reference)))) {
-    try {
-      await ctx.client.sms.send({ to: record.msisdn, from: ctx.config.otp.sender, type: 'Quick', message: text, isGlobal: false });
-    } catch (err) {
-      ctx.logger.warn({ err: describe(err), reference: record.reference, to: maskForLog(record.msisdn) }, 'SMS receipt not sent');
-    }
-  }
-  const email = settings.email;
-  if (email?.to && (await claim(ctx, KEYS.receipt('email', record.reference)))) {
-    try {
-      await ctx.client.email.send({ from: email.from, to: email.to, subject: `Payment received: ${record.reference}`, text });
-    } catch (err) {
-      ctx.logger.warn({ err: describe(err), reference: record.reference }, 'email receipt not sent');
-    }
-  }
+  return {
+    name: 'receipts',
+    accepts: (message) =>
+      !!settings && message.kind === 'payment' && (message.payload as PaymentPayload).snapshot.status === 'COMPLETED',
+    async deliver(message) {
+      const { snapshot, receipt } = message.payload as PaymentPayload;
+      const text = receiptText({ ...receipt, reference: snapshot.reference, currency: snapshot.currency, totalAmount: snapshot.totalAmount });
+      if (settings?.sms && (await claim(ctx, KEYS.receipt('sms', snapshot.reference)))) {
+        try {
+          await ctx.client.sms.send({ to: receipt.msisdn, from: ctx.config.otp.sender, type: 'Quick', message: text, isGlobal: false });
+        } catch (err) {
+          ctx.logger.warn({ err: describe(err), reference: snapshot.reference, to: maskForLog(receipt.msisdn) }, 'SMS receipt not sent');
+        }
+      }
+      const email = settings?.email;
+      if (email?.to && (await claim(ctx, KEYS.receipt('email', snapshot.reference)))) {
+        try {
+          await ctx.client.email.send({ from: email.from, to: email.to, subject: `Payment received: ${snapshot.reference}`, text });
+        } catch (err) {
+          ctx.logger.warn({ err: describe(err), reference: snapshot.reference }, 'email receipt not sent');
+        }
+      }
+    },
+  };
 }
 
 /** The receipt's words (one SMS segment for usual narrations). */
-export function receiptText(record: PaymentRecord): string {
+export function receiptText(record: Pick<PaymentRecord, 'currency' | 'totalAmount' | 'payee' | 'narration' | 'reference'>): string {
   const amount = record.totalAmount.toFixed(2);
   return `Payment received: ${record.currency} ${amount} to ${record.payee} for ${record.narration}. Ref ${record.reference}.`;
 }

@@ -1,40 +1,81 @@
-import type { PaymentSnapshot } from '../../protocol/index.js';
+import type { PaymentSnapshot, PaymentViewStatus } from '../../protocol/index.js';
 import { ProviderNotFoundError } from '../../provider/errors.js';
 import type { PaymentTransaction } from '../../provider/schemas/index.js';
 import { currentAttempt, type OrderRecord } from '../payments/attempts.js';
 import { readJson, updateJson, type UpdateResult } from '../payments/json-record.js';
 import { KEYS, RECORD_TTL_MS, subject } from '../payments/keys.js';
+import type { MethodState } from '../payments/order-method.js';
 import { setAttemptPhase } from '../payments/orders.js';
 import {
   applyTransaction,
-  isFinalPaymentStatus,
+  isReconciled,
+  isSettledPaymentStatus,
   NOT_FOUND_READS_TO_SETTLE,
   sameView,
   toPaymentSnapshot,
   type PaymentRecord,
 } from '../payments/payment-record.js';
-import { notifyPayment } from './notify.js';
+import { paymentMessage } from './notify.js';
 import type { TickResult } from './poller-pool.js';
+import { restorePayment } from './restore.js';
 import { describeError, type RelayCore } from './relay-core.js';
+
+/** What a status read of an attempt found upstream. */
+export type UpstreamRead = { kind: 'found'; tx: PaymentTransaction } | { kind: 'not-found' } | { kind: 'error'; err: unknown };
 
 /**
  * The relay's side of payments: the stored record of each attempt, its changes (sequence, events,
- * hooks), and the poll that reconciles it with the provider until a final state or the deadline.
+ * notifications through the outbox), and the reconciler's reads, which go on until the money settles:
+ * past the page's deadline (TIMED_OUT) at a slow cadence for the reconcile window, and after a lost
+ * record (restored from this process's last copy).
  */
 export class PaymentTracker {
   /** Attempts whose status path answered 0404 by referenceId: read by referenceNo from then on. */
   private readonly byReferenceNo = new Set<string>();
+  /** This process's last copy of every record it reconciles: what a store flush or eviction cannot take. */
+  private readonly copies = new Map<string, PaymentRecord>();
+  /** The status whose notification this process last recorded, per attempt (one store write per change). */
+  private readonly recorded = new Map<string, PaymentViewStatus>();
 
   constructor(private readonly core: RelayCore) {}
 
-  /** The latest snapshot by attempt reference, or by order reference (its latest attempt). */
-  async get(referenceNo: string): Promise<PaymentSnapshot | null> {
-    const direct = await this.read(referenceNo);
-    if (direct) return this.snapshotOf(direct);
-    const order = await readJson<OrderRecord>(this.core.ctx.store, KEYS.order(referenceNo));
-    const latest = currentAttempt(order) ?? order?.attempts.at(-1);
-    const record = latest ? await this.read(latest.reference) : null;
+  /**
+   * The order's payment, by the merchant's order reference: its completed attempt if there is one, else
+   * its current one, else its last (refused or void) one. Never reads the reference as an attempt's.
+   */
+  async get(orderReference: string): Promise<PaymentSnapshot | null> {
+    const order = await readJson<OrderRecord>(this.core.ctx.store, KEYS.order(orderReference));
+    if (!order) return null;
+    const records = (await Promise.all(order.attempts.map((a) => this.read(a.reference)))).filter(
+      (r): r is PaymentRecord => r !== null && r.orderReference === orderReference,
+    );
+    const current = currentAttempt(order);
+    const record =
+      records.find((r) => r.status === 'COMPLETED') ??
+      records.find((r) => r.reference === current?.reference) ??
+      records.sort((a, b) => b.attempt - a.attempt)[0];
     return record ? this.snapshotOf(record) : null;
+  }
+
+  /** One attempt's payment, by its attempt reference (`ORDER-123-1`). */
+  async getAttempt(reference: string): Promise<PaymentSnapshot | null> {
+    const record = await this.read(reference);
+    return record ? this.snapshotOf(record) : null;
+  }
+
+  /** Where the order stands on mobile money, for the one-way-to-pay rule; null when it has no attempt. */
+  async methodState(orderReference: string): Promise<MethodState | null> {
+    const order = await readJson<OrderRecord>(this.core.ctx.store, KEYS.order(orderReference));
+    if (!order || order.attempts.length === 0) return null;
+    const records = (await Promise.all(order.attempts.map((a) => this.read(a.reference)))).filter((r): r is PaymentRecord => r !== null);
+    const completed = records.find((r) => r.status === 'COMPLETED');
+    if (completed) return { free: false, status: 'COMPLETED' };
+    const current = currentAttempt(order);
+    if (current?.phase === 'initiating') return { free: false, status: 'PENDING' };
+    const record = current ? records.find((r) => r.reference === current.reference) : undefined;
+    if (current && !record) return { free: false, status: 'PENDING' };
+    if (!record || record.status === 'FAILED' || record.status === 'CANCELLED' || record.status === 'VOID') return { free: true, status: record?.status ?? 'VOID' };
+    return { free: false, status: record.status };
   }
 
   /** The stored record of an attempt. */
@@ -43,19 +84,28 @@ export class PaymentTracker {
   }
 
   /**
-   * Stores a new attempt (before its initiation is sent), its callback id, and its place in the pending
-   * index a restarted process resumes from.
+   * Stores a new attempt (before its initiation is sent), its callback id, its place in the pending set the
+   * reconciler sweeps, and in its number's in-flight set.
    */
   async create(record: PaymentRecord): Promise<void> {
     const { store } = this.core.ctx;
     await store.set(KEYS.payment(record.reference), JSON.stringify(record), RECORD_TTL_MS);
     await store.set(KEYS.callback(record.callbackId), record.reference, RECORD_TTL_MS);
     await store.addToSet(KEYS.pending, subject.payment(record.reference));
+    await store.addToSet(KEYS.inFlight(record.msisdn), record.reference);
+    this.copies.set(record.reference, record);
+  }
+
+  /** Stores an attempt found upstream by a status read (never sent by this process), reports it, and reconciles it. */
+  async adopt(record: PaymentRecord): Promise<void> {
+    await this.create(record);
+    this.notify(record, null);
+    this.trackNow(record.reference);
   }
 
   /**
    * Changes a record (compare-and-set, so instances never lose an update). A change the browser can see
-   * bumps the sequence and is published; the first report and every status change go to the hooks.
+   * bumps the sequence and is published; the first report and every status change go to the outbox.
    */
   async update(reference: string, change: (current: PaymentRecord) => PaymentRecord | null): Promise<UpdateResult<PaymentRecord>> {
     const now = this.core.ctx.now();
@@ -69,28 +119,41 @@ export class PaymentTracker {
       },
       RECORD_TTL_MS,
     );
-    if (result.outcome === 'updated') this.afterChange(result.previous, result.value);
+    if (result.outcome === 'updated') {
+      if (this.copies.has(reference) || !isReconciled(result.value)) this.copies.set(reference, result.value);
+      this.afterChange(result.previous, result.value);
+    }
     return result;
   }
 
-  /** Makes sure this process polls `reference` (no-op when it already does or the payment is final). */
+  /** Makes sure this process reconciles `reference` (no-op when it already does). */
   track(reference: string): void {
     this.core.pool.ensure(subject.payment(reference), () => this.tick(reference));
   }
 
-  /** One poll of one attempt. */
+  /** As `track`, and a poller already sleeping on the reference (a void read slowly, now sent again) reads now. */
+  trackNow(reference: string): void {
+    if (!this.core.pool.ensure(subject.payment(reference), () => this.tick(reference))) this.core.pool.wake(subject.payment(reference));
+  }
+
+  /** One reconciling read of one attempt. */
   async tick(reference: string): Promise<TickResult> {
     const { ctx, options } = this.core;
     let record = await this.read(reference);
     if (!record) {
-      await ctx.store.removeFromSet(KEYS.pending, subject.payment(reference));
-      return 'done';
+      const copy = this.copies.get(reference);
+      if (!copy) {
+        await ctx.store.removeFromSet(KEYS.pending, subject.payment(reference));
+        return 'done';
+      }
+      // The store lost it (flushed, evicted, a new empty Redis): put back what this process knows.
+      ctx.logger.warn({ reference }, 'payment record missing from the store; restored from this process');
+      await restorePayment(ctx, copy);
+      this.recorded.delete(reference);
+      record = copy;
     }
-    if (isFinalPaymentStatus(record.status)) {
-      // Resumed after a restart: finish what the previous process may not have (claims make it once).
-      await this.finish(record, null);
-      return 'done';
-    }
+    this.copies.set(reference, record);
+    if (isReconciled(record)) return this.finish(record);
     const now = ctx.now();
     if (record.phase === 'initiating') {
       if (now - record.createdAt <= options.initiationLeaseMs) return 'continue';
@@ -99,17 +162,22 @@ export class PaymentTracker {
     const read = await this.readUpstream(record);
     if (read.kind === 'found') {
       const tx = read.tx;
-      record = this.valueOf(await this.update(reference, (c) => (isFinalPaymentStatus(c.status) ? null : applyTransaction(c, tx, now))), record);
+      record = this.valueOf(await this.update(reference, (c) => (isReconciled(c) ? null : applyTransaction(c, tx, now))), record);
     } else if (read.kind === 'not-found' && record.phase === 'unknown') {
       record = await this.settleNotFound(record);
     }
-    if (!isFinalPaymentStatus(record.status) && now > record.deadlineAt) {
-      record = this.valueOf(
-        await this.update(reference, (c) => (c.status === 'PENDING' ? { ...c, status: 'TIMED_OUT' } : null)),
-        record,
-      );
+    if (record.status === 'PENDING' && now > record.deadlineAt) {
+      record = this.valueOf(await this.update(reference, (c) => (c.status === 'PENDING' ? { ...c, status: 'TIMED_OUT' } : null)), record);
     }
-    return isFinalPaymentStatus(record.status) ? 'done' : 'continue';
+    if (isReconciled(record)) return this.finish(record);
+    await this.ensureRecorded(record);
+    if (now - record.createdAt > options.reconcileWindowMs) {
+      ctx.logger.error({ reference, status: record.status }, 'payment still not settled at the end of the reconcile window; no longer read');
+      await ctx.store.removeFromSet(KEYS.pending, subject.payment(reference));
+      this.forget(reference);
+      return 'done';
+    }
+    return now > record.deadlineAt || record.status === 'VOID' ? options.lateIntervalMs : 'continue';
   }
 
   /** An initiation whose process vanished: its outcome is unknown from now on. */
@@ -119,23 +187,8 @@ export class PaymentTracker {
     return this.valueOf(result, record);
   }
 
-  private async settleNotFound(record: PaymentRecord): Promise<PaymentRecord> {
-    const { ctx, options } = this.core;
-    const graceOver = ctx.now() - record.createdAt >= options.unknownGraceMs;
-    const result = await this.update(record.reference, (c) => {
-      if (c.phase !== 'unknown') return null;
-      const reads = c.notFoundReads + 1;
-      if (reads < NOT_FOUND_READS_TO_SETTLE || !graceOver) return { ...c, notFoundReads: reads };
-      // Never created upstream: the attempt is void (it does not count against maxAttempts).
-      return { ...c, notFoundReads: reads, phase: 'void', status: 'FAILED', failureCode: 'UPSTREAM_UNAVAILABLE', attemptsLeft: c.attemptsLeft + 1 };
-    });
-    const next = this.valueOf(result, record);
-    if (next.phase === 'void') await setAttemptPhase(this.core.ctx.store, next.orderReference, next.attempt, 'void');
-    return next;
-  }
-
-  /** Status by referenceId first, then by referenceNo on a 0404 (DESIGN: status reads by reference). */
-  private async readUpstream(record: PaymentRecord): Promise<{ kind: 'found'; tx: PaymentTransaction } | { kind: 'not-found' } | { kind: 'error' }> {
+  /** Reads an attempt's status upstream: by referenceId first, then by referenceNo on a 0404 (DESIGN: status reads by reference). */
+  async readUpstream(record: Pick<PaymentRecord, 'reference' | 'referenceId' | 'phase'>): Promise<UpstreamRead> {
     const { client, logger } = this.core.ctx;
     try {
       if (record.referenceId && !this.byReferenceNo.has(record.reference)) {
@@ -152,40 +205,70 @@ export class PaymentTracker {
         if (record.phase === 'known') logger.warn({ reference: record.reference }, 'a known payment reads as not found upstream');
         return { kind: 'not-found' };
       }
-      logger.warn({ reference: record.reference, err: describeError(err) }, 'payment status read failed; polling on');
-      return { kind: 'error' };
+      logger.warn({ reference: record.reference, err: describeError(err) }, 'payment status read failed; reading on');
+      return { kind: 'error', err };
     }
+  }
+
+  /** An unknown outcome read `0404` twice after the grace period: void by inference (read on slowly). */
+  private async settleNotFound(record: PaymentRecord): Promise<PaymentRecord> {
+    const { ctx, options } = this.core;
+    const graceOver = ctx.now() - record.createdAt >= options.unknownGraceMs;
+    const result = await this.update(record.reference, (c) => {
+      if (c.phase !== 'unknown') return null;
+      const reads = c.notFoundReads + 1;
+      if (reads < NOT_FOUND_READS_TO_SETTLE || !graceOver) return { ...c, notFoundReads: reads };
+      return { ...c, notFoundReads: reads, phase: 'void', status: 'VOID', voidCertain: false, attemptsLeft: c.attemptsLeft + 1 };
+    });
+    const next = this.valueOf(result, record);
+    if (next.phase === 'void') await setAttemptPhase(ctx.store, next.orderReference, next.attempt, 'void');
+    return next;
   }
 
   private afterChange(previous: PaymentRecord, next: PaymentRecord): void {
     if (next.seq !== previous.seq) this.core.changed(subject.payment(next.reference));
     if (next.phase === 'initiating') return;
     const firstReport = previous.phase === 'initiating';
-    if (firstReport && next.phase === 'void') {
-      // Never reached the provider: nothing to report, nothing to resume.
-      this.core.background(this.core.ctx.store.removeFromSet(KEYS.pending, subject.payment(next.reference)));
+    if (firstReport && next.status === 'VOID') {
+      // Never reached the provider: nothing to report; nothing to reconcile unless it may land late.
+      if (next.voidCertain !== false) this.core.background(this.finish(next));
       return;
     }
     if (!firstReport && previous.status === next.status) return;
-    this.finish(next, firstReport ? null : previous.status);
+    this.notify(next, firstReport ? null : previous.status);
   }
 
-  /** Hooks (and receipts) of a new status, in order; a final record then leaves the pending index. */
-  private finish(record: PaymentRecord, previous: PaymentRecord['status'] | null): Promise<void> {
-    const key = subject.payment(record.reference);
-    return new Promise<void>((resolve) => {
-      this.core.inOrder(key, async () => {
-        try {
-          await notifyPayment(this.core.ctx, record, previous);
-          if (isFinalPaymentStatus(record.status)) {
-            await this.core.ctx.store.removeFromSet(KEYS.pending, key);
-            this.byReferenceNo.delete(record.reference);
-          }
-        } finally {
-          resolve();
-        }
-      });
+  /** Records the state change in the outbox (in order per attempt); a failure is made good by the next read. */
+  private notify(record: PaymentRecord, previous: PaymentViewStatus | null): void {
+    this.core.inOrder(subject.payment(record.reference), async () => {
+      await this.core.outbox.record(paymentMessage(record, toPaymentSnapshot(record), previous, this.core.ctx.now()));
+      this.recorded.set(record.reference, record.status);
     });
+  }
+
+  /** Records the current status's notification unless this process already did (idempotent in the outbox). */
+  private async ensureRecorded(record: PaymentRecord): Promise<void> {
+    if (record.phase === 'initiating' || this.recorded.get(record.reference) === record.status) return;
+    // A void is reported only as a change (unknown, then void); never as a first report.
+    if (record.status === 'VOID') return;
+    await this.core.outbox.record(paymentMessage(record, toPaymentSnapshot(record), null, this.core.ctx.now()));
+    this.recorded.set(record.reference, record.status);
+  }
+
+  /** A reconciled attempt: its notification recorded, then out of the pending and in-flight sets. */
+  private async finish(record: PaymentRecord): Promise<TickResult> {
+    const { store } = this.core.ctx;
+    await this.ensureRecorded(record);
+    await store.removeFromSet(KEYS.inFlight(record.msisdn), record.reference);
+    await store.removeFromSet(KEYS.pending, subject.payment(record.reference));
+    this.forget(record.reference);
+    return 'done';
+  }
+
+  private forget(reference: string): void {
+    this.copies.delete(reference);
+    this.recorded.delete(reference);
+    this.byReferenceNo.delete(reference);
   }
 
   private valueOf(result: UpdateResult<PaymentRecord>, fallback: PaymentRecord): PaymentRecord {
@@ -193,7 +276,7 @@ export class PaymentTracker {
   }
 
   private snapshotOf(record: PaymentRecord): PaymentSnapshot {
-    if (!isFinalPaymentStatus(record.status)) this.track(record.reference);
+    if (!isSettledPaymentStatus(record.status) || !isReconciled(record)) this.track(record.reference);
     return toPaymentSnapshot(record);
   }
 }

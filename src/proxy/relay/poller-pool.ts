@@ -1,7 +1,10 @@
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 
-/** What one poll decided: keep polling, or stop (a final state, or the deadline passed). */
-export type TickResult = 'continue' | 'done';
+/**
+ * What one poll decided: keep polling on the backoff schedule, stop (a final state), or poll again after
+ * this many milliseconds (the reconciler's slow cadence once a page stopped waiting).
+ */
+export type TickResult = 'continue' | 'done' | number;
 
 /** One poll of a reference; it must not throw (a throw is reported to `onError` and polling goes on). */
 export type Tick = () => Promise<TickResult>;
@@ -96,7 +99,7 @@ export class PollerPool {
           this.options.onError?.(key, err);
         }
         if (result === 'done' || poller.stopped) break;
-        const planned = backoffDelay(attempt++, this.options, this.options.random);
+        const planned = typeof result === 'number' ? result : backoffDelay(attempt++, this.options, this.options.random);
         await this.sleep(poller, planned, gap);
       }
     } finally {

@@ -1,4 +1,5 @@
 import type { ProxyContext } from '../context.js';
+import type { Outbox } from '../outbox/outbox.js';
 import { CHANNELS, type Subject } from '../payments/keys.js';
 import { PollerPool } from './poller-pool.js';
 import type { RelayOptions } from './relay-options.js';
@@ -18,6 +19,8 @@ export class RelayCore {
   constructor(
     readonly ctx: ProxyContext,
     readonly options: RelayOptions,
+    /** Where every state change is recorded before it is delivered to the merchant. */
+    readonly outbox: Outbox,
   ) {
     this.pool = new PollerPool({
       minIntervalMs: options.minIntervalMs,
@@ -54,10 +57,11 @@ export class RelayCore {
     }));
   }
 
-  /** Stops every poller and waits for the background work. */
+  /** Stops every poller and waits for the background work and the outbox's drain. */
   async close(): Promise<void> {
     await this.pool.close();
     while (this.tasks.size > 0) await Promise.all([...this.tasks]);
+    await this.outbox.close();
   }
 }
 

@@ -7,8 +7,14 @@ export interface RelayOptions {
   minIntervalMs: number;
   /** Polling interval ceiling (10 s). */
   maxIntervalMs: number;
-  /** A payment still pending this long after it started is reported TIMED_OUT (15 min). */
+  /** A payment still pending this long after it started is reported TIMED_OUT (15 min): the page stops waiting. */
   deadlineMs: number;
+  /** How long the reconciler keeps reading a payment that is not settled (24 h); then it logs an error and stops. */
+  reconcileWindowMs: number;
+  /** The reconciler's cadence once the deadline passed (1 min). */
+  lateIntervalMs: number;
+  /** How often every instance sweeps the pending set and drains the outbox (15 s). */
+  sweepIntervalMs: number;
   /** SSE heartbeat interval (20 s). */
   heartbeatMs: number;
   /** Concurrent event streams per client (token jti + IP). */
@@ -43,6 +49,9 @@ export function relayOptions(ctx: ProxyContext): RelayOptions {
     minIntervalMs: num('minIntervalMs', 1_000),
     maxIntervalMs: num('maxIntervalMs', 10_000),
     deadlineMs: num('deadlineMs', 15 * 60_000),
+    reconcileWindowMs: num('reconcileWindowMs', 24 * 60 * 60_000),
+    lateIntervalMs: num('lateIntervalMs', 60_000),
+    sweepIntervalMs: num('sweepIntervalMs', 15_000),
     heartbeatMs: num('heartbeatMs', SSE_HEARTBEAT_MS),
     maxStreamsPerClient: limits?.streamsPerClient?.points ?? 3,
     minWakeGapMs: num('minWakeGapMs', 250),

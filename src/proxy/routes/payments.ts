@@ -4,8 +4,11 @@ import type { ProxyContext } from '../context.js';
 import { parseInput, ProxyError } from '../errors.js';
 import { withToken } from '../middleware/require-token.js';
 import { createPayment } from '../payments/create-payment.js';
-import { subject } from '../payments/keys.js';
-import { isFinalPaymentStatus, toPaymentSnapshot, type PaymentRecord } from '../payments/payment-record.js';
+import type { OrderRecord } from '../payments/attempts.js';
+import { readJson } from '../payments/json-record.js';
+import { KEYS, subject } from '../payments/keys.js';
+import { assertSameTerms } from '../payments/order-terms.js';
+import { isFinalPaymentStatus, isReconciled, toPaymentSnapshot, type PaymentRecord } from '../payments/payment-record.js';
 import { normaliseLocalPhone } from '../phone.js';
 import type { Relay } from '../relay/relay.js';
 import { serveEvents } from '../relay/serve-events.js';
@@ -32,13 +35,13 @@ export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay):
   }));
 
   router.get('/payments/:reference', withToken(ctx, 'payment', async (req, res, claims) => {
-    const record = await ownedPayment(relay, claims, req);
-    if (!isFinalPaymentStatus(record.status)) relay.payments.tracker.track(record.reference);
+    const record = await ownedPayment(ctx, relay, claims, req);
+    if (!isReconciled(record)) relay.payments.tracker.track(record.reference);
     sendJson(res, 200, toPaymentSnapshot(record));
   }));
 
   router.get('/payments/:reference/events', withToken(ctx, 'payment', async (req, res, claims) => {
-    const record = await ownedPayment(relay, claims, req);
+    const record = await ownedPayment(ctx, relay, claims, req);
     const tracker = relay.payments.tracker;
     serveEvents(ctx, relay, req, res, {
       subject: subject.payment(record.reference),
@@ -55,12 +58,16 @@ export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay):
 
 }
 
-/** The attempt named in the path, when it belongs to the token's order; NOT_FOUND otherwise (either way). */
-async function ownedPayment(relay: Relay, claims: PaymentClaims, req: Request): Promise<PaymentRecord> {
+/**
+ * The attempt named in the path, when it belongs to the token's order; NOT_FOUND otherwise (either way).
+ * A token whose terms differ from the order's is refused (`ORDER_CHANGED`): it reads no other price's payment.
+ */
+async function ownedPayment(ctx: ProxyContext, relay: Relay, claims: PaymentClaims, req: Request): Promise<PaymentRecord> {
   const reference = String(req.params.reference ?? '');
   const record = reference ? await relay.payments.tracker.read(reference) : null;
   if (!record || record.orderReference !== claims.referenceNo) {
     throw new ProxyError('NOT_FOUND', 'No such payment.');
   }
+  assertSameTerms(await readJson<OrderRecord>(ctx.store, KEYS.order(claims.referenceNo)), claims);
   return record;
 }

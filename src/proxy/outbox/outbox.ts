@@ -1,0 +1,269 @@
+import type { Logger } from 'pino';
+import { readJson, updateJson } from '../payments/json-record.js';
+import { RECORD_TTL_MS } from '../payments/keys.js';
+import type { ProxyStore } from '../store/types.js';
+
+/** One state change to tell the merchant about, as recorded in the outbox. */
+export interface OutboxMessage<T = unknown> {
+  /**
+   * The idempotency key: the same on every delivery of this state change, so a consumer can ignore a
+   * repeat (`payment:<attemptReference>:<STATUS>`, `checkout:<checkoutId>:<status>`).
+   */
+  id: string;
+  kind: 'payment' | 'checkout';
+  /** The relay subject the change belongs to (`payment:ORDER-1-1`). */
+  subject: string;
+  /** Epoch ms when it was recorded. */
+  createdAt: number;
+  payload: T;
+}
+
+/** Where one consumer stands with one message. */
+export interface DeliveryState {
+  attempts: number;
+  /** Epoch ms before which no new try is made. */
+  nextAt: number;
+  deliveredAt?: number;
+  /** Set when the consumer gave up (after `maxAgeMs`): the message sits in the dead-letter set. */
+  deadAt?: number;
+  lastError?: string;
+}
+
+/** The stored form of a message (`outbox:msg:<id>`). */
+export interface OutboxItem {
+  message: OutboxMessage;
+  deliveries: Record<string, DeliveryState>;
+}
+
+/** Something that takes outbox messages: the in-process hooks, receipts, later signed webhooks. */
+export interface OutboxConsumer {
+  readonly name: string;
+  /** False when this consumer has nothing to do with the message (no hook configured, say). */
+  accepts(message: OutboxMessage): boolean;
+  /** Delivers the message; a throw (or a hang past the lease) means "try again later". */
+  deliver(message: OutboxMessage): Promise<void>;
+}
+
+export interface OutboxOptions {
+  /** How long one instance holds a message while delivering it; after a crash another takes over then. */
+  leaseMs: number;
+  /** First retry delay; doubles per failure up to `maxBackoffMs`, jittered. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** A message still undelivered this long after it was recorded goes to the dead-letter set. */
+  maxAgeMs: number;
+}
+
+export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
+  leaseMs: 30_000,
+  backoffMs: 1_000,
+  maxBackoffMs: 10 * 60_000,
+  maxAgeMs: 24 * 60 * 60_000,
+};
+
+const KEYS = {
+  message: (id: string) => `outbox:msg:${id}`,
+  lease: (id: string) => `outbox:lease:${id}`,
+  pending: 'outbox:pending',
+  dead: 'outbox:dead',
+};
+
+/**
+ * A small durable outbox in the proxy's store (DESIGN: notifications at least once). A state change is
+ * recorded first (`record`), then delivered to every consumer that accepts it, then marked delivered;
+ * a consumer that throws is tried again with backoff, and a message whose instance crashed mid-delivery
+ * is taken over by any instance once its lease ends. Every instance drains the one pending set, on an
+ * interval and whenever it records something. Delivery is at least once: consumers dedupe by `id`.
+ */
+export class Outbox {
+  private draining: Promise<void> | null = null;
+  private again = false;
+  private closed = false;
+  /** The wake-up for the earliest retry this process knows of. */
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryAt = Infinity;
+
+  constructor(
+    private readonly store: ProxyStore,
+    private readonly consumers: readonly OutboxConsumer[],
+    private readonly logger: Logger,
+    private readonly now: () => number,
+    private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
+  ) {}
+
+  /** True when some consumer would take this message (nothing is stored otherwise). */
+  wants(message: OutboxMessage): boolean {
+    return this.consumers.some((c) => c.accepts(message));
+  }
+
+  /**
+   * Records a message once (recording the same id again is a no-op, or re-queues it if a crash left it
+   * out of the pending set), then starts a drain. Throws when the store does: the caller keeps the change
+   * pending and records it again later.
+   */
+  async record(message: OutboxMessage): Promise<void> {
+    const names = this.consumers.filter((c) => c.accepts(message)).map((c) => c.name);
+    if (names.length === 0) return;
+    const item: OutboxItem = {
+      message,
+      deliveries: Object.fromEntries(names.map((name) => [name, { attempts: 0, nextAt: 0 }])),
+    };
+    const key = KEYS.message(message.id);
+    const created = await this.store.setIfAbsent(key, JSON.stringify(item), RECORD_TTL_MS);
+    if (!created) {
+      const existing = await readJson<OutboxItem>(this.store, key);
+      if (!existing || settled(existing)) return;
+    }
+    await this.store.addToSet(KEYS.pending, message.id);
+    this.kick();
+  }
+
+  /** Drains soon, in the background (coalesced: one drain at a time per process, one more if asked meanwhile). */
+  kick(): void {
+    if (this.closed) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.drainOnce();
+        } catch (err) {
+          this.logger.warn({ err: describe(err) }, 'outbox drain failed; trying again later');
+        }
+      } while (this.again && !this.closed);
+    })().finally(() => {
+      this.draining = null;
+    });
+  }
+
+  /** Waits for the drain under way, if any. */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  /** Messages still to deliver (ids). */
+  pending(): Promise<string[]> {
+    return this.store.members(KEYS.pending);
+  }
+
+  /** Messages given up on (ids). */
+  dead(): Promise<string[]> {
+    return this.store.members(KEYS.dead);
+  }
+
+  /** A stored message and its deliveries. */
+  read(id: string): Promise<OutboxItem | null> {
+    return readJson<OutboxItem>(this.store, KEYS.message(id));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    await this.idle();
+  }
+
+  /** Drains again when the earliest known retry is due (the sweep interval is the fallback). */
+  private wakeAt(at: number): void {
+    if (this.closed || at >= this.retryAt) return;
+    clearTimeout(this.retryTimer);
+    this.retryAt = at;
+    this.retryTimer = setTimeout(() => {
+      this.retryAt = Infinity;
+      this.kick();
+    }, Math.max(0, at - this.now()));
+    this.retryTimer.unref();
+  }
+
+  /** One pass over the pending set, oldest first. */
+  private async drainOnce(): Promise<void> {
+    const ids = await this.store.members(KEYS.pending);
+    const items: OutboxItem[] = [];
+    for (const id of ids) {
+      const item = await this.read(id);
+      if (!item) await this.store.removeFromSet(KEYS.pending, id);
+      else items.push(item);
+    }
+    items.sort((a, b) => a.message.createdAt - b.message.createdAt);
+    for (const item of items) {
+      if (this.closed) return;
+      await this.deliverDue(item);
+    }
+  }
+
+  private async deliverDue(item: OutboxItem): Promise<void> {
+    const { id } = item.message;
+    const now = this.now();
+    const waiting = this.consumers.filter((c) => {
+      const state = item.deliveries[c.name];
+      return state && state.deliveredAt === undefined && state.deadAt === undefined;
+    });
+    const due = waiting.filter((c) => item.deliveries[c.name]!.nextAt <= now);
+    for (const c of waiting) if (!due.includes(c)) this.wakeAt(item.deliveries[c.name]!.nextAt);
+    if (due.length === 0) {
+      if (settled(item)) await this.store.removeFromSet(KEYS.pending, id);
+      return;
+    }
+    // One instance at a time delivers a message; a crashed holder's lease ends and another takes over.
+    if (!(await this.store.setIfAbsent(KEYS.lease(id), String(now), this.options.leaseMs))) return;
+    try {
+      for (const consumer of due) {
+        const outcome = await this.attempt(consumer, item.message);
+        const result = await updateJson<OutboxItem>(this.store, KEYS.message(id), (current) => {
+          const state = current.deliveries[consumer.name];
+          if (!state || state.deliveredAt !== undefined) return null;
+          return { ...current, deliveries: { ...current.deliveries, [consumer.name]: this.next(state, outcome, current.message) } };
+        });
+        const state = result.outcome === 'missing' ? undefined : result.value.deliveries[consumer.name];
+        if (state?.deadAt !== undefined) {
+          await this.store.addToSet(KEYS.dead, id);
+          this.logger.error({ messageId: id, consumer: consumer.name, attempts: state.attempts }, 'outbox message given up on; in the dead-letter set');
+        } else if (outcome !== 'ok') {
+          if (state) this.wakeAt(state.nextAt);
+          this.logger.warn({ messageId: id, consumer: consumer.name, attempts: state?.attempts, err: outcome.error }, 'outbox delivery failed; will retry');
+        }
+        if (result.outcome !== 'missing' && settled(result.value)) await this.store.removeFromSet(KEYS.pending, id);
+      }
+    } finally {
+      await this.store.del(KEYS.lease(id)).catch(() => undefined);
+    }
+  }
+
+  /** Runs one delivery, bounded by the lease (a hang counts as a failure; the consumer may still finish it). */
+  private async attempt(consumer: OutboxConsumer, message: OutboxMessage): Promise<'ok' | { error: Record<string, unknown> }> {
+    let timer: NodeJS.Timeout | undefined;
+    const hang = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.options.leaseMs} ms`)), this.options.leaseMs);
+      timer.unref();
+    });
+    try {
+      await Promise.race([consumer.deliver(message), hang]);
+      return 'ok';
+    } catch (err) {
+      return { error: describe(err) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private next(state: DeliveryState, outcome: 'ok' | { error: Record<string, unknown> }, message: OutboxMessage): DeliveryState {
+    const now = this.now();
+    const attempts = state.attempts + 1;
+    if (outcome === 'ok') return { attempts, nextAt: state.nextAt, deliveredAt: now };
+    const lastError = String(outcome.error['message'] ?? outcome.error['type'] ?? 'error');
+    if (now - message.createdAt >= this.options.maxAgeMs) return { attempts, nextAt: state.nextAt, deadAt: now, lastError };
+    const base = Math.min(this.options.maxBackoffMs, this.options.backoffMs * 2 ** (attempts - 1));
+    return { attempts, nextAt: now + Math.round(base * (0.8 + Math.random() * 0.4)), lastError };
+  }
+}
+
+/** Every consumer delivered or gave up. */
+function settled(item: OutboxItem): boolean {
+  return Object.values(item.deliveries).every((d) => d.deliveredAt !== undefined || d.deadAt !== undefined);
+}
+
+function describe(err: unknown): Record<string, unknown> {
+  return err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err };
+}
