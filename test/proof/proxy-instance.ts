@@ -23,6 +23,8 @@ export interface InstanceSettings {
   hookFile: string;
   /** Merged over the instance's configuration (limits, relay, timeouts). */
   proxy?: Partial<Pick<ProxyConfig, 'limits' | 'relay' | 'timeouts'>>;
+  /** The process kills itself (SIGKILL) inside the hook when it is given an update of this status. */
+  crashInHookOn?: string;
 }
 
 /** One line of a hook file. */
@@ -32,6 +34,7 @@ export interface HookLine {
   status: string;
   previous: string | null;
   final: boolean;
+  idempotencyKey: string;
 }
 
 const settings = JSON.parse(process.env.PROOF_INSTANCE ?? '{}') as InstanceSettings;
@@ -44,8 +47,10 @@ const proxy = createMerchantProxy({
   redisUrl: settings.redisUrl,
   logger: pino({ level: 'warn' }, pino.destination(2)),
   hooks: {
-    onPaymentUpdate: ({ snapshot, previous, final }) => {
-      const line: HookLine = { instance: settings.name, reference: snapshot.reference, status: snapshot.status, previous, final };
+    onPaymentUpdate: ({ snapshot, previous, final, idempotencyKey }) => {
+      // A crash in the middle of the merchant's hook: nothing after this line runs, nothing is cleaned up.
+      if (settings.crashInHookOn === snapshot.status) process.kill(process.pid, 'SIGKILL');
+      const line: HookLine = { instance: settings.name, reference: snapshot.reference, status: snapshot.status, previous, final, idempotencyKey };
       appendFileSync(settings.hookFile, `${JSON.stringify(line)}\n`);
     },
   },

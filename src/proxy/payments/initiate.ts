@@ -90,7 +90,7 @@ export async function initiate(
     // The provider has the payment: the customer is told so. The reconciler finds the record in the
     // pending set once the store answers, and reads its status by reference.
     ctx.logger.error({ reference: record.reference, err: summary(err) }, 'payment accepted upstream but not recorded (store error); the reconciler will read it');
-    tracker.track(record.reference);
+    tracker.sentButNotRecorded(record.reference);
     return toPaymentSnapshot(known);
   }
 }

@@ -34,6 +34,8 @@ export class PaymentTracker {
   private readonly byReferenceNo = new Set<string>();
   /** This process's last copy of every record it reconciles: what a store flush or eviction cannot take. */
   private readonly copies = new Map<string, PaymentRecord>();
+  /** Attempts this process sent whose answer it could not write down (a store error): read at once. */
+  private readonly sent = new Set<string>();
   /** The status whose notification this process last recorded, per attempt (one store write per change). */
   private readonly recorded = new Map<string, PaymentViewStatus>();
 
@@ -156,9 +158,12 @@ export class PaymentTracker {
     if (isReconciled(record)) return this.finish(record);
     const now = ctx.now();
     if (record.phase === 'initiating') {
-      if (now - record.createdAt <= options.initiationLeaseMs) return 'continue';
+      // Still in flight, unless its process is gone (lease passed) or is this one and knows it was sent.
+      const sentHere = this.sent.has(reference);
+      if (!sentHere && now - record.createdAt <= options.initiationLeaseMs) return 'continue';
       record = await this.markUnknown(record);
     }
+    this.sent.delete(reference);
     const read = await this.readUpstream(record);
     if (read.kind === 'found') {
       const tx = read.tx;
@@ -178,6 +183,12 @@ export class PaymentTracker {
       return 'done';
     }
     return now > record.deadlineAt || record.status === 'VOID' ? options.lateIntervalMs : 'continue';
+  }
+
+  /** The provider took this attempt but the store did not take the answer: reconcile it now, not after the lease. */
+  sentButNotRecorded(reference: string): void {
+    this.sent.add(reference);
+    this.trackNow(reference);
   }
 
   /** An initiation whose process vanished: its outcome is unknown from now on. */
