@@ -10,6 +10,8 @@ export interface UpstreamPayment {
   status: 'PENDING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
   msisdn: string;
   callbackId: string;
+  /** What the payment asked the customer for (the token's amount, never another). */
+  amount: number;
 }
 
 /** Every payment the sandbox received, brought up to date (its scheduled outcomes applied). */

@@ -57,6 +57,11 @@ export interface PaymentRecord {
   voidCertain?: boolean;
   /** True when the attempt was found upstream by a status read rather than made by this proxy's POST. */
   adopted?: boolean;
+  /**
+   * How many times this reference was sent (1 unless an earlier send was void and its number used again):
+   * part of the idempotency key of its notifications, so the new send's states are not taken for the old.
+   */
+  sends?: number;
   /** Status reads in a row that answered `0404` while the outcome was unknown. */
   notFoundReads: number;
   /** Monotonic per reference; the SSE `id`. Bumped by every stored change. */
@@ -119,6 +124,11 @@ export function isFinalPaymentStatus(status: PaymentViewStatus): boolean {
 /** The money's own end states: the reconciler stops reading only at these (TIMED_OUT is not one). */
 export function isSettledPaymentStatus(status: PaymentViewStatus): boolean {
   return SETTLED_PAYMENT_STATUSES.includes(status);
+}
+
+/** True when a status will never change again: settled, and not a void a late request could revive. */
+export function isFinalForMerchant(record: PaymentRecord): boolean {
+  return isSettledPaymentStatus(record.status) && !(record.status === 'VOID' && record.voidCertain === false);
 }
 
 /** A record the reconciler is done with: settled, and not a void that a late request could still revive. */

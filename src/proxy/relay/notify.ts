@@ -3,7 +3,7 @@ import type { CheckoutUpdate, PaymentUpdate, ProxyContext } from '../context.js'
 import type { OutboxConsumer, OutboxMessage } from '../outbox/outbox.js';
 import { maskForLog } from '../phone.js';
 import { KEYS, RECORD_TTL_MS, subject } from '../payments/keys.js';
-import { isSettledPaymentStatus, type PaymentRecord } from '../payments/payment-record.js';
+import { isFinalForMerchant, type PaymentRecord } from '../payments/payment-record.js';
 
 /** A payment state change as the outbox carries it: the hook's update plus what receipts need. */
 export interface PaymentPayload extends PaymentUpdate {
@@ -12,7 +12,8 @@ export interface PaymentPayload extends PaymentUpdate {
 
 /** The outbox message of a payment's new status; its id is the idempotency key of that state change. */
 export function paymentMessage(record: PaymentRecord, snapshot: PaymentSnapshot, previous: PaymentViewStatus | null, now: number): OutboxMessage<PaymentPayload> {
-  const idempotencyKey = `payment:${record.reference}:${record.status}`;
+  const send = (record.sends ?? 1) > 1 ? `:${record.sends}` : '';
+  const idempotencyKey = `payment:${record.reference}${send}:${record.status}`;
   return {
     id: idempotencyKey,
     kind: 'payment',
@@ -22,7 +23,7 @@ export function paymentMessage(record: PaymentRecord, snapshot: PaymentSnapshot,
       idempotencyKey,
       snapshot,
       previous,
-      final: isSettledPaymentStatus(record.status),
+      final: isFinalForMerchant(record),
       receipt: { msisdn: record.msisdn, payee: record.payee, narration: record.narration },
     },
   };

@@ -89,8 +89,12 @@ export class PaymentTracker {
    * Stores a new attempt (before its initiation is sent), its callback id, its place in the pending set the
    * reconciler sweeps, and in its number's in-flight set.
    */
-  async create(record: PaymentRecord): Promise<void> {
+  async create(fresh: PaymentRecord): Promise<void> {
     const { store } = this.core.ctx;
+    // A void reference sent again: its sequence goes on (streams resume past it) and its sends are counted.
+    const earlier = await this.read(fresh.reference);
+    const record = earlier ? { ...fresh, seq: earlier.seq + 1, sends: (earlier.sends ?? 1) + 1 } : fresh;
+    this.recorded.delete(record.reference);
     await store.set(KEYS.payment(record.reference), JSON.stringify(record), RECORD_TTL_MS);
     await store.set(KEYS.callback(record.callbackId), record.reference, RECORD_TTL_MS);
     await store.addToSet(KEYS.pending, subject.payment(record.reference));
