@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentUpdate } from '../../src/proxy/context.js';
 import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
-import { startHarness, startRedis, type Harness, type TestRedis } from '../proxy/helpers.js';
+import { sandboxProvider, startHarness, startRedis, type Harness, type TestRedis } from '../proxy/helpers.js';
 import { answerOnPhone, groupBy, inPool, orderOf, settled, sleep, upstreamPayments } from './sandbox-truth.js';
 
 const PAYMENTS = 120;
@@ -29,14 +29,7 @@ const updates: PaymentUpdate[] = [];
 
 async function startProxy(): Promise<Harness> {
   return startHarness({
-    provider: () => ({
-      env: 'sandbox' as const,
-      messagingBaseUrl: sandbox.url,
-      paymentBaseUrl: sandbox.paymentUrl,
-      messaging: { apiKey: 'test-api-key', apiSecret: 'test-api-secret' },
-      payment: { username: 'test-user', password: 'test-password' },
-      checkout: { apiKey: 'test-checkout-key' },
-    }),
+    provider: () => sandboxProvider(sandbox),
     config: {
       redisUrl: redis.url,
       relay: { minIntervalMs: 50, maxIntervalMs: 250, deadlineMs: 120_000, sweepIntervalMs: 200, outboxBackoffMs: 50, outboxMaxBackoffMs: 300, outboxLeaseMs: 2_000 },

@@ -18,7 +18,7 @@ import type { PaymentUpdate } from '../../src/proxy/context.js';
 import { MemoryStore } from '../../src/proxy/store/index.js';
 import type { ProxyStore } from '../../src/proxy/store/types.js';
 import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
-import { startHarness, startRedis, TEST_SECRET, type Harness, type TestRedis } from '../proxy/helpers.js';
+import { sandboxProvider, startHarness, startRedis, TEST_SECRET, type Harness, type TestRedis } from '../proxy/helpers.js';
 import { eventually } from '../proxy/sse-client.js';
 import { startProxyInstance } from './instances.js';
 import type { HookLine } from './proxy-instance.js';
@@ -39,19 +39,11 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const sandboxProvider = () => ({
-  env: 'sandbox' as const,
-  messagingBaseUrl: sandbox.url,
-  paymentBaseUrl: sandbox.paymentUrl,
-  messaging: { apiKey: 'test-api-key', apiSecret: 'test-api-secret' },
-  payment: { username: 'test-user', password: 'test-password' },
-  checkout: { apiKey: 'test-checkout-key' },
-});
 
 /** A proxy on the shared sandbox whose hook records every update it takes. */
 async function proxyOn(store: { redisUrl: string } | { store: ProxyStore }, updates: PaymentUpdate[]): Promise<Harness> {
   return startHarness({
-    provider: sandboxProvider,
+    provider: () => sandboxProvider(sandbox),
     config: { relay, timeouts: { connectMs: 1_000, totalMs: 1_500 }, ...store, hooks: { onPaymentUpdate: (u) => void updates.push(u) } },
   });
 }

@@ -77,18 +77,23 @@ export interface HarnessOptions {
   trustProxy?: boolean | string;
 }
 
-/** Starts a sandbox and an Express app with the proxy mounted at /merchant-elements, on loopback. */
-export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const sandbox = await startSandbox({ timeScale: 0.01, ...options.sandbox });
-  const logs = captureLogger();
-  const provider = options.provider?.(sandbox) ?? {
-    env: 'sandbox' as const,
+/** The provider part of a proxy config pointing at a sandbox, with the sandbox's fixed credentials. */
+export function sandboxProvider(sandbox: Pick<StartedSandbox, 'url' | 'paymentUrl'>): ProxyConfig['provider'] {
+  return {
+    env: 'sandbox',
     messagingBaseUrl: sandbox.url,
     paymentBaseUrl: sandbox.paymentUrl,
     messaging: { apiKey: 'test-api-key', apiSecret: 'test-api-secret' },
     payment: { username: 'test-user', password: 'test-password' },
     checkout: { apiKey: 'test-checkout-key' },
   };
+}
+
+/** Starts a sandbox and an Express app with the proxy mounted at /merchant-elements, on loopback. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const sandbox = await startSandbox({ timeScale: 0.01, ...options.sandbox });
+  const logs = captureLogger();
+  const provider = options.provider?.(sandbox) ?? sandboxProvider(sandbox);
   const proxy = createMerchantProxy({
     provider,
     tokenSecret: TEST_SECRET,

@@ -209,7 +209,11 @@ export class Outbox {
     // One instance at a time delivers a message; a crashed holder's lease ends and another takes over.
     if (!(await this.store.setIfAbsent(KEYS.lease(id), String(now), this.options.leaseMs))) return;
     try {
+      // Read again under the lease: another instance may have delivered it since this drain listed it.
+      const fresh = await this.read(id);
       for (const consumer of due) {
+        const before = fresh?.deliveries[consumer.name];
+        if (!before || before.deliveredAt !== undefined || before.deadAt !== undefined || before.nextAt > this.now()) continue;
         const outcome = await this.attempt(consumer, item.message);
         const result = await updateJson<OutboxItem>(this.store, KEYS.message(id), (current) => {
           const state = current.deliveries[consumer.name];

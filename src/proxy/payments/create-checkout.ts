@@ -49,7 +49,7 @@ export async function createCheckout(ctx: ProxyContext, relay: Relay, claims: Ch
       await sleep(WAIT_STEP_MS + Math.floor(Math.random() * WAIT_STEP_MS));
       continue;
     }
-    await claimMethod(ctx, claims.reference, 'checkout', methodProbe(relay));
+    await claimMethod(ctx, claims.reference, 'checkout', methodProbe(relay), relay.options.initiationLeaseMs);
     const claimed: CheckoutOrder = { ...order, terms: order.terms ?? terms, creating: { startedAt: now } };
     if (!(await store.compareAndSet(key, raw, JSON.stringify(claimed), RECORD_TTL_MS))) continue;
     return initialize(ctx, relay, claims, key);

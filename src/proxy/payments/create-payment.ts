@@ -97,7 +97,7 @@ export async function createPayment(ctx: ProxyContext, relay: Relay, claims: Pay
       case 'exhausted':
         throw new ProxyError('ATTEMPTS_EXHAUSTED', 'No more payment attempts are allowed for this order.', { attemptsLeft: 0 });
       case 'new': {
-        await claimMethod(ctx, claims.referenceNo, 'mobile-money', methodProbe(relay));
+        await claimMethod(ctx, claims.referenceNo, 'mobile-money', methodProbe(relay), relay.options.initiationLeaseMs);
         if (!order.probed) {
           await probe(ctx, relay, claims, raw, order, decision.n, decision.reference);
           continue;

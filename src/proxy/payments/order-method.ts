@@ -24,25 +24,45 @@ export type MethodProbe = (method: PaymentMethod, orderReference: string) => Pro
  * Otherwise the request is refused with `ORDER_IN_OTHER_PAYMENT`, naming the method and its status.
  * The claim is a compare-and-set, so a payment and a checkout started at once cannot both win.
  */
-export async function claimMethod(ctx: ProxyContext, orderReference: string, method: PaymentMethod, probe: MethodProbe): Promise<void> {
+export async function claimMethod(
+  ctx: ProxyContext,
+  orderReference: string,
+  method: PaymentMethod,
+  probe: MethodProbe,
+  leaseMs: number,
+): Promise<void> {
   const key = KEYS.orderMethod(orderReference);
+  const mine = JSON.stringify({ method, at: ctx.now() });
   for (let tries = 0; tries < 20; tries++) {
-    if (await ctx.store.setIfAbsent(key, method, RECORD_TTL_MS)) return;
-    const holder = await ctx.store.get(key);
-    if (holder === null) continue;
-    if (holder === method) return;
-    const other = holder === 'checkout' ? 'checkout' : 'mobile-money';
+    if (await ctx.store.setIfAbsent(key, mine, RECORD_TTL_MS)) return;
+    const raw = await ctx.store.get(key);
+    if (raw === null) continue;
+    const holder = parseHolder(raw);
+    if (holder.method === method) return;
+    const other = holder.method;
     const state = await probe(other, orderReference);
-    if (state && !state.free) {
+    // Claimed but nothing made yet: the other request is still on its way, unless it died (lease over).
+    const busy = state ? !state.free : ctx.now() - holder.at <= leaseMs;
+    if (busy) {
       const how = other === 'checkout' ? 'on the hosted checkout page' : 'by mobile money';
       throw new ProxyError('ORDER_IN_OTHER_PAYMENT', `This order is already being paid ${how}.`, {
         method: other,
-        status: state.status,
+        status: state?.status ?? (other === 'checkout' ? 'pending' : 'PENDING'),
       });
     }
-    if (await ctx.store.compareAndSet(key, holder, method, RECORD_TTL_MS)) return;
+    if (await ctx.store.compareAndSet(key, raw, mine, RECORD_TTL_MS)) return;
   }
   throw new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is busy. Try again in a moment.', { retryable: true });
+}
+
+/** The stored claim (`{ method, at }`). */
+function parseHolder(raw: string): { method: PaymentMethod; at: number } {
+  try {
+    const parsed = JSON.parse(raw) as { method?: unknown; at?: unknown };
+    return { method: parsed.method === 'checkout' ? 'checkout' : 'mobile-money', at: typeof parsed.at === 'number' ? parsed.at : 0 };
+  } catch {
+    return { method: raw === 'checkout' ? 'checkout' : 'mobile-money', at: 0 };
+  }
 }
 
 /** Where the order stands on each method, read through the relay's trackers. */

@@ -33,6 +33,6 @@ export async function restorePayment(ctx: ProxyContext, copy: PaymentRecord): Pr
     RECORD_TTL_MS,
   );
   if (copy.status !== 'FAILED' && copy.status !== 'CANCELLED' && copy.status !== 'VOID') {
-    await store.setIfAbsent(KEYS.orderMethod(copy.orderReference), 'mobile-money', RECORD_TTL_MS);
+    await store.setIfAbsent(KEYS.orderMethod(copy.orderReference), JSON.stringify({ method: 'mobile-money', at: ctx.now() }), RECORD_TTL_MS);
   }
 }
