@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentSnapshot } from '../../src/protocol/index.js';
+import type { PaymentUpdate } from '../../src/proxy/context.js';
 import { attemptReference, decideAttempt, type AttemptPhase, type OrderRecord } from '../../src/proxy/payments/attempts.js';
 import { startHarness, type Harness } from './helpers.js';
 import { eventually, openStream } from './sse-client.js';
@@ -226,5 +227,51 @@ describe('money safety of POST /payments', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('a payment request that lands after the proxy wrote it off (finding 4)', () => {
+  let h: Harness;
+  const updates: PaymentUpdate[] = [];
+  /** Set by the test: the next payment request is sent 1.5 s late, after its caller was told it failed. */
+  let delayNext = false;
+  beforeAll(async () => {
+    const realFetch = globalThis.fetch;
+    h = await startHarness({
+      sandbox: { timeScale: 0.02 },
+      config: {
+        relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000, lateIntervalMs: 100 },
+        timeouts: { connectMs: 1_000, totalMs: 300 },
+        hooks: { onPaymentUpdate: (u) => void updates.push(u) },
+        // A network that gives up on the request while a copy of it is still on its way to the provider.
+        fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+          const url = String(input instanceof Request ? input.url : input);
+          if (delayNext && init?.method === 'POST' && url.endsWith('/v1/payment')) {
+            delayNext = false;
+            const { signal: _signal, ...rest } = init;
+            setTimeout(() => void realFetch(input, rest).catch(() => undefined), 1_500);
+            throw new TypeError('fetch failed');
+          }
+          return realFetch(input, init);
+        }) as typeof fetch,
+      },
+    });
+  });
+  afterAll(() => h.close());
+
+  it('reads the void attempt on, finds the late payment, and reports its completion (never FAILED)', async () => {
+    const referenceNo = `ORDER-late-${Date.now()}`;
+    const token = await h.mintPayment({ referenceNo });
+    delayNext = true;
+    const first = await h.post('/payments', { msisdn: '233240000001' }, { token });
+    expect(first.body).toMatchObject({ reference: `${referenceNo}-1`, status: 'PENDING' });
+    // Two 0404 reads past the grace period: void, but not final for the merchant (a late request may land).
+    await eventually(async () => ((await h.proxy.payments.getAttempt(`${referenceNo}-1`))?.status === 'VOID' ? true : undefined));
+    const completed = await eventually(() => updates.find((u) => u.snapshot.reference === `${referenceNo}-1` && u.snapshot.status === 'COMPLETED'), 10_000);
+    expect(completed).toMatchObject({ final: true, previous: 'VOID' });
+    const mine = updates.filter((u) => u.snapshot.orderReference === referenceNo);
+    expect(mine.filter((u) => u.snapshot.status === 'FAILED')).toEqual([]);
+    expect(mine.find((u) => u.snapshot.status === 'VOID')).toMatchObject({ final: false });
+    expect(await h.proxy.payments.get(referenceNo)).toMatchObject({ status: 'COMPLETED' });
   });
 });
