@@ -6,6 +6,7 @@ import {
   isProviderError,
   ProviderAuthenticationError,
   ProviderMalformedResponseError,
+  ProviderNotFoundError,
   ProviderUnavailableError,
   ProviderValidationError,
   type ProviderError,
@@ -133,6 +134,8 @@ export function createHttp(settings: HttpSettings): Http {
     };
     const severe = error instanceof ProviderAuthenticationError || error instanceof ProviderMalformedResponseError;
     if (severe) logger.error(fields, 'provider call failed');
+    // "Not found" is an answer, often the expected one (a status read of a reference not sent yet).
+    else if (error instanceof ProviderNotFoundError) logger.debug(fields, 'provider call answered not found');
     else logger.warn(fields, 'provider call failed');
   }
 
