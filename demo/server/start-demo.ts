@@ -85,6 +85,9 @@ async function assemble(server: Server, url: string, options: DemoOptions): Prom
       onPaymentUpdate: ({ snapshot }) => orders.recordPayment(snapshot),
       onCheckoutUpdate: ({ snapshot }) => orders.recordCheckout(snapshot),
     },
+    // Everyone trying the demo pays the same few test numbers: a prompt limit per number meant for a real
+    // phone would stop the tenth try within the hour.
+    limits: { paymentPromptsPerNumber: { points: 1_000, durationSec: 3_600 }, paymentsInFlightPerNumber: { points: 50, durationSec: 3_600 } },
     // The relay polls as fast as the sandbox's clock runs.
     relay: {
       minIntervalMs: Math.max(50, Math.round(1_000 * Math.min(timeScale, 1))),

@@ -58,6 +58,10 @@ export const DEFAULT_LIMITS = {
   accountLookupPerIp: { points: 30, durationSec: 600 },
   /** Open status streams per client (payments engineer's relay). */
   streamsPerClient: { points: 3, durationSec: 3_600 },
+  /** Payment prompts sent to one number per hour, whatever the order (against prompt spam). */
+  paymentPromptsPerNumber: { points: 10, durationSec: 3_600 },
+  /** Payments of any orders unsettled at once on one number (`points`; the window is unused). */
+  paymentsInFlightPerNumber: { points: 2, durationSec: 3_600 },
 } satisfies Record<string, LimitPolicy>;
 export type LimitName = keyof typeof DEFAULT_LIMITS;
 

@@ -77,6 +77,12 @@ export interface HarnessOptions {
   trustProxy?: boolean | string;
 }
 
+/** Per-number payment prompt limits high enough for suites that pay one test number many times at once. */
+export const TEST_PROMPT_LIMITS = {
+  paymentPromptsPerNumber: { points: 100_000, durationSec: 3_600 },
+  paymentsInFlightPerNumber: { points: 10_000, durationSec: 3_600 },
+};
+
 /** The provider part of a proxy config pointing at a sandbox, with the sandbox's fixed credentials. */
 export function sandboxProvider(sandbox: Pick<StartedSandbox, 'url' | 'paymentUrl'>): ProxyConfig['provider'] {
   return {
@@ -100,6 +106,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     payeeName: 'Test Shop',
     logger: logs.logger,
     ...options.config,
+    // Suites pay the sandbox's few test numbers many times at once: the per-number prompt limits are
+    // raised here (a suite of their own checks them), every other limit stays as configured.
+    limits: { ...TEST_PROMPT_LIMITS, ...options.config?.limits },
   });
   const app = express();
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);

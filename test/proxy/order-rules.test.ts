@@ -211,3 +211,36 @@ describe('checkoutUrl (finding 7)', () => {
     }
   });
 });
+
+describe('payment prompts per number (finding 8)', () => {
+  it('refuses a third prompt waiting on one number, and the eleventh in an hour, from twenty orders\u2019 tokens', async () => {
+    const h = await startHarness({
+      sandbox: { timeScale: 0.02 },
+      config: {
+        relay: fast,
+        limits: { paymentsInFlightPerNumber: { points: 2, durationSec: 3_600 }, paymentPromptsPerNumber: { points: 10, durationSec: 3_600 } },
+      },
+    });
+    try {
+      const pay = async (msisdn: string) =>
+        h.post('/payments', { msisdn }, { token: await h.mintPayment({ referenceNo: `SPAM-${Math.random().toString(36).slice(2, 10)}` }) });
+      // In flight: 233260000004 stays pending until answered.
+      const waiting = [await pay('233260000004'), await pay('233260000004'), await pay('233260000004')];
+      expect(waiting.map((r) => r.status)).toEqual([202, 202, 429]);
+      expect(waiting[2]!.body).toMatchObject({ error: 'RATE_LIMITED', details: { scope: 'number' } });
+      expect(waiting[2]!.headers.get('retry-after')).toBeTruthy();
+      // Per hour: 233240000001 completes by itself; the eleventh prompt within the hour is refused.
+      const answers = [];
+      for (let i = 0; i < 12; i++) {
+        const res = await pay('233240000001');
+        answers.push(res.status);
+        if (res.status === 202) await eventually(async () => ((await h.proxy.payments.getAttempt(res.body.reference))?.status === 'COMPLETED' ? true : undefined));
+      }
+      expect(answers).toEqual([...Array(10).fill(202), 429, 429]);
+      const sent = [...h.sandbox.app.sandbox.payments.values()].filter((p) => p.referenceNo.startsWith('SPAM-'));
+      expect(sent).toHaveLength(12);
+    } finally {
+      await h.close();
+    }
+  });
+});
