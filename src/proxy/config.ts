@@ -113,6 +113,14 @@ export const proxyConfigSchema = z.strictObject({
   audience: z.string().min(1).default('merchant-elements'),
   allowedOrigins: z.array(origin).default([]),
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  /**
+   * Prefix of every Redis key and channel (default `me:`), rate limits included: shops, or staging and
+   * production, sharing one Redis never read each other's orders when their prefixes differ.
+   */
+  redisPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1 to 64 letters, digits and . _ : - (for example shop-a:prod:)')
+    .optional(),
   store: storeSchema.optional(),
   otp: z
     .strictObject({
@@ -272,6 +280,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ProxyConfig {
       .filter(Boolean),
   };
   if (env.REDIS_URL?.trim()) config.redisUrl = env.REDIS_URL.trim();
+  if (env.REDIS_PREFIX?.trim()) config.redisPrefix = env.REDIS_PREFIX.trim();
   if (env.DEFAULT_COUNTRY?.trim()) config.defaultCountry = env.DEFAULT_COUNTRY.trim().toUpperCase();
   const sender = env.OTP_SENDER?.trim();
   const template = env.OTP_TEMPLATE?.trim();

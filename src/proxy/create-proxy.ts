@@ -79,7 +79,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     ...(config.circuitBreaker !== undefined ? { circuitBreaker: config.circuitBreaker } : {}),
   });
-  const { store, owned } = createStore({ store: config.store, redisUrl: config.redisUrl, logger, now });
+  const { store, owned } = createStore({ store: config.store, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, logger, now });
   const tokens = createTokenService({
     secret: config.tokenSecret,
     audience: config.audience,

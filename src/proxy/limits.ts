@@ -21,7 +21,8 @@ export function createLimiterFactory(store: ProxyStore): (name: string, opts: Li
     const existing = limiters.get(name);
     if (existing) return existing;
     const common = {
-      keyPrefix: `me:rl:${name}`,
+      // Under the store's own prefix, so two shops (or staging and production) on one Redis never share a count.
+      keyPrefix: `${store instanceof RedisStore ? store.prefix : 'me:'}rl:${name}`,
       points: opts.points,
       duration: opts.durationSec,
       ...(opts.blockDurationSec ? { blockDuration: opts.blockDurationSec } : {}),

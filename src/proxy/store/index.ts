@@ -14,12 +14,19 @@ export type { ProxyStore } from './types.js';
 export function createStore(options: {
   store?: ProxyStore | undefined;
   redisUrl?: string | undefined;
+  /** Prefix of every key and channel in Redis (default `me:`). */
+  redisPrefix?: string | undefined;
   logger?: Logger;
   now?: () => number;
 }): { store: ProxyStore; owned: boolean } {
   if (options.store) return { store: options.store, owned: false };
   if (options.redisUrl) {
-    return { store: new RedisStore({ url: options.redisUrl, ...(options.logger ? { logger: options.logger } : {}) }), owned: true };
+    const store = new RedisStore({
+      url: options.redisUrl,
+      ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    return { store, owned: true };
   }
   return { store: new MemoryStore(options.now), owned: true };
 }

@@ -41,7 +41,8 @@ export class RedisStore implements ProxyStore {
   readonly client: Redis;
   private subscriber: Redis | undefined;
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
-  private readonly prefix: string;
+  /** Prefix of every key and channel (rate limiters built on this store use it too). */
+  readonly prefix: string;
   private readonly ownsClient: boolean;
 
   constructor(options: RedisStoreOptions) {
