@@ -11,6 +11,7 @@ import {
   isProviderError,
 } from '../provider/errors.js';
 import { sendJson } from './respond.js';
+import { StoreUnavailableError } from './store/store-error.js';
 
 const STATUS: Record<ProxyErrorCode, number> = {
   INVALID_INPUT: 400,
@@ -129,6 +130,10 @@ export function toProxyError(err: unknown, logger: Logger): ProxyError {
   if (parsed) return parsed;
   if (isProviderError(err)) return fromProviderError(err, logger);
   if (isClientHttpError(err)) return new ProxyError('INVALID_INPUT', 'The request could not be read.');
+  if (err instanceof StoreUnavailableError) {
+    logger.error({ store: { operation: err.operation, reason: (err.cause as Error | undefined)?.message } }, 'the store is unavailable');
+    return new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is unavailable. Try again in a moment.', { retryable: true });
+  }
   logger.error({ err: describeUnknown(err) }, 'unexpected error in the merchant proxy');
   return new ProxyError('INTERNAL', 'Something went wrong. Try again in a moment.');
 }

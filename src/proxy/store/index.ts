@@ -6,6 +6,7 @@ import type { ProxyStore } from './types.js';
 export { MemoryStore } from './memory.js';
 export { RedisStore, type RedisStoreOptions } from './redis.js';
 export type { ProxyStore } from './types.js';
+export { StoreUnavailableError } from './store-error.js';
 
 /**
  * Picks the store: the one injected by the merchant, else Redis when `redisUrl` is set, else memory.

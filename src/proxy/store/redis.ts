@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { StoreUnavailableError } from './store-error.js';
 import type { ProxyStore } from './types.js';
 
 /** Replaces the value only when it still equals ARGV[1]; keeps the TTL unless a new one is given. */
@@ -65,52 +66,61 @@ export class RedisStore implements ProxyStore {
     return this.prefix + key;
   }
 
+  /** Runs one Redis call; any failure of it becomes a StoreUnavailableError naming the operation. */
+  private async run<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw new StoreUnavailableError(operation, err);
+    }
+  }
+
   async get(key: string): Promise<string | null> {
-    return this.client.get(this.k(key));
+    return this.run('get', () => this.client.get(this.k(key)));
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
-    if (ttlMs !== undefined && ttlMs > 0) await this.client.set(this.k(key), value, 'PX', Math.ceil(ttlMs));
-    else await this.client.set(this.k(key), value);
+    await this.run('set', () =>
+      ttlMs !== undefined && ttlMs > 0 ? this.client.set(this.k(key), value, 'PX', Math.ceil(ttlMs)) : this.client.set(this.k(key), value),
+    );
   }
 
   async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
-    const reply =
-      ttlMs !== undefined && ttlMs > 0
-        ? await this.client.set(this.k(key), value, 'PX', Math.ceil(ttlMs), 'NX')
-        : await this.client.set(this.k(key), value, 'NX');
+    const reply = await this.run('setIfAbsent', () =>
+      ttlMs !== undefined && ttlMs > 0 ? this.client.set(this.k(key), value, 'PX', Math.ceil(ttlMs), 'NX') : this.client.set(this.k(key), value, 'NX'),
+    );
     return reply === 'OK';
   }
 
   async compareAndSet(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean> {
     const ttl = ttlMs !== undefined && ttlMs > 0 ? String(Math.ceil(ttlMs)) : '';
-    const reply = await this.client.eval(COMPARE_AND_SET, 1, this.k(key), expected, value, ttl);
+    const reply = await this.run('compareAndSet', () => this.client.eval(COMPARE_AND_SET, 1, this.k(key), expected, value, ttl));
     return reply === 1;
   }
 
   async del(key: string): Promise<void> {
-    await this.client.del(this.k(key));
+    await this.run('del', () => this.client.del(this.k(key)));
   }
 
   async incr(key: string, ttlMs?: number): Promise<number> {
     const ttl = ttlMs !== undefined && ttlMs > 0 ? String(Math.ceil(ttlMs)) : '';
-    return Number(await this.client.eval(INCR_WITH_TTL, 1, this.k(key), ttl));
+    return Number(await this.run('incr', () => this.client.eval(INCR_WITH_TTL, 1, this.k(key), ttl)));
   }
 
   async addToSet(key: string, member: string): Promise<void> {
-    await this.client.sadd(this.k(key), member);
+    await this.run('addToSet', () => this.client.sadd(this.k(key), member));
   }
 
   async removeFromSet(key: string, member: string): Promise<void> {
-    await this.client.srem(this.k(key), member);
+    await this.run('removeFromSet', () => this.client.srem(this.k(key), member));
   }
 
   async members(key: string): Promise<string[]> {
-    return this.client.smembers(this.k(key));
+    return this.run('members', () => this.client.smembers(this.k(key)));
   }
 
   async publish(channel: string, message: string): Promise<void> {
-    await this.client.publish(this.k(channel), message);
+    await this.run('publish', () => this.client.publish(this.k(channel), message));
   }
 
   async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
@@ -119,7 +129,7 @@ export class RedisStore implements ProxyStore {
     let set = this.handlers.get(name);
     if (!set) {
       this.handlers.set(name, (set = new Set()));
-      await subscriber.subscribe(name);
+      await this.run('subscribe', () => subscriber.subscribe(name));
     }
     const own = (message: string) => handler(message);
     set.add(own);
