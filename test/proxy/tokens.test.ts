@@ -67,6 +67,23 @@ describe('token service', () => {
     expect(claims).toMatchObject({ scope: 'checkout', title: 'T', reference: 'R-1', amount: 5, returnUrl: 'https://shop.example/r' });
   });
 
+  it('mints money amounts that are whole pesewas only, up to GHS 1,000,000,000 (finding 14)', async () => {
+    // 0.1 + 0.2 and a huge amount used to pass zod's multipleOf(0.01) by its float margin.
+    for (const amount of [0.1 + 0.2, 90071992547409.94, 12.345, 1_000_000_000.01, 0, -5, 0.001]) {
+      await expect(tokens.payment({ amount, referenceNo: 'A', narration: 'n' }), String(amount)).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        details: { fields: expect.arrayContaining([expect.objectContaining({ path: 'amount' })]) },
+      });
+      await expect(
+        tokens.checkout({ title: 'T', reference: 'R', amount, description: 'D', returnUrl: 'https://shop.example/r' }),
+        String(amount),
+      ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    for (const amount of [0.01, 0.07, 0.3, 12.5, 42.1, 19.99, 1_000_000_000]) {
+      await expect(tokens.payment({ amount, referenceNo: 'A', narration: 'n' }), String(amount)).resolves.toEqual(expect.any(String));
+    }
+  });
+
   it('refuses bad minting input with INVALID_INPUT naming the field', async () => {
     await expect(tokens.payment({ amount: 12.345, referenceNo: 'A', narration: 'n' })).rejects.toMatchObject({
       code: 'INVALID_INPUT',

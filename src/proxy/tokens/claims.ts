@@ -4,7 +4,24 @@ import { z } from 'zod';
 export const TOKEN_SCOPES = ['otp', 'payment', 'checkout', 'otp-proof'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
-const money = z.number().finite().positive().multipleOf(0.01, 'must have at most two decimals');
+/** The largest amount a token may carry (GHS 1,000,000,000): far above any order, far below float trouble. */
+export const MAX_AMOUNT = 1_000_000_000;
+
+/**
+ * True when `x` is a whole number of pesewas exactly: `12.5` and `42.1` are, `0.30000000000000004` (what
+ * `0.1 + 0.2` gives) is not. zod's `multipleOf(0.01)` allows a float error margin and let it through.
+ */
+export function isWholePesewas(x: number): boolean {
+  const pesewas = Math.round(x * 100);
+  return Number.isSafeInteger(pesewas) && pesewas / 100 === x;
+}
+
+const money = z
+  .number()
+  .finite()
+  .min(0.01, 'must be at least 0.01')
+  .max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT.toLocaleString('en')}`)
+  .refine(isWholePesewas, 'must have at most two decimals');
 
 /** What the merchant binds into a payment token (`proxy.tokens.payment(...)`). */
 export const paymentTokenInput = z.strictObject({
@@ -25,7 +42,7 @@ export type PaymentTokenInput = z.input<typeof paymentTokenInput>;
 export const checkoutTokenInput = z.strictObject({
   title: z.string().trim().min(1).max(200),
   reference: z.string().trim().min(1).max(64),
-  amount: z.number().finite().min(0.01).multipleOf(0.01, 'must have at most two decimals'),
+  amount: money,
   description: z.string().trim().min(1).max(500),
   returnUrl: z.url({ protocol: /^https?$/ }),
   expiresIn: z.number().int().min(30).max(86_400).optional(),
