@@ -92,6 +92,17 @@ const loggerSchema = z.custom<Logger>(
   { error: 'must be a pino logger' },
 );
 
+/**
+ * A token secret must have at least this many different byte values. 32 identical bytes (or a short
+ * pattern repeated) are long enough but guessable; 48 random bytes in base64url have about 40. The rule is
+ * simple on purpose: it stops the mistakes (`aaaa…`, `changeme×4`), it does not measure entropy.
+ */
+export const MIN_DISTINCT_SECRET_BYTES = 12;
+
+function distinctBytes(s: string): number {
+  return new Set(Buffer.from(s, 'utf8')).size;
+}
+
 /** The configuration schema of `createMerchantProxy`; strict, so an unknown option is an error. */
 export const proxyConfigSchema = z.strictObject({
   provider: z.strictObject({
@@ -109,7 +120,12 @@ export const proxyConfigSchema = z.strictObject({
      */
     checkoutUrlHosts: z.array(z.string().min(1)).optional(),
   }),
-  tokenSecret: required().refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long'),
+  tokenSecret: required()
+    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long')
+    .refine(
+      (s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES,
+      `has too little variety to be a secret (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters); make one with: node -e "console.log(require('crypto').randomBytes(48).toString('base64url'))"`,
+    ),
   audience: z.string().min(1).default('merchant-elements'),
   allowedOrigins: z.array(origin).default([]),
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configFromEnv, resolveConfig, type ProxyConfig } from '../../src/proxy/config.js';
 import { createMerchantProxy } from '../../src/proxy/create-proxy.js';
@@ -181,5 +182,15 @@ describe('configFromEnv', () => {
     expect(problemsOf(() => configFromEnv({ PROVIDER_ENV: 'live' }))).toEqual([
       'PROVIDER_ENV: must be sandbox, staging or production',
     ]);
+  });
+});
+
+describe('token secret variety (finding 14)', () => {
+  it('refuses a long secret with too few different characters, and says how to make one', () => {
+    for (const weak of ['a'.repeat(32), 'ab'.repeat(20), 'changeme'.repeat(4), '\u0000'.repeat(40)]) {
+      expect(() => resolveConfig({ ...valid(), tokenSecret: weak })).toThrow(/tokenSecret: has too little variety.*randomBytes/s);
+    }
+    expect(resolveConfig({ ...valid(), tokenSecret: TEST_SECRET }).tokenSecret).toBe(TEST_SECRET);
+    expect(() => resolveConfig({ ...valid(), tokenSecret: randomBytes(48).toString('base64url') })).not.toThrow();
   });
 });
