@@ -128,6 +128,8 @@ export const proxyConfigSchema = z.strictObject({
     ),
   audience: z.string().min(1).default('merchant-elements'),
   allowedOrigins: z.array(origin).default([]),
+  /** Per-address limits count an IPv6 client by this prefix (/64: what one home or phone is given). */
+  ipv6PrefixLength: z.number().int().min(32).max(128).default(64),
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
   /**
    * Prefix of every Redis key and channel (default `me:`), rate limits included: shops, or staging and

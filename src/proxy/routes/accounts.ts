@@ -6,7 +6,7 @@ import { parseInput, ProxyError } from '../errors.js';
 import { enforce } from '../limits.js';
 import { withToken } from '../middleware/require-token.js';
 import { maskForLog, normaliseLocalPhone } from '../phone.js';
-import { clientIp } from './otp.js';
+import { clientKey } from '../client-address.js';
 import { sendJson } from '../respond.js';
 
 /** The account holder's name as shown to the payer: first name and the initial of the last (`KWAME M.`). */
@@ -30,7 +30,7 @@ export function accountsRoutes(router: Router, ctx: ProxyContext): void {
     }
     await enforce(ctx, [
       ['accountLookupPerToken', claims.jti],
-      ['accountLookupPerIp', clientIp(req)],
+      ['accountLookupPerIp', clientKey(req, ctx.config.ipv6PrefixLength)],
     ]);
     let holder;
     try {

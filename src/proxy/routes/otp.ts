@@ -20,6 +20,9 @@ import { consume, enforce, peek, refund } from '../limits.js';
 import { withToken } from '../middleware/require-token.js';
 import { maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../phone.js';
 import { sendJson } from '../respond.js';
+import { clientIp, clientKey } from '../client-address.js';
+
+export { clientIp } from '../client-address.js';
 
 /** What the proxy keeps of an OTP it sent (the same text under both of its keys). */
 interface OtpRecord {
@@ -60,11 +63,6 @@ function readRecord(raw: string | null): OtpRecord | null {
   }
 }
 
-/** The client's address as Express sees it (the merchant's `trust proxy` setting applies). */
-export function clientIp(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
-}
-
 /** Refuses a number other than the one the token is bound to. */
 function checkBound(bound: string | undefined, digits: string, field: string): void {
   if (bound !== undefined && bound !== digits) {
@@ -102,7 +100,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     const { digits } = normaliseLocalPhone(body.recipient, defaultCountry);
     await enforce(ctx, [
       ['otpSendPerToken', claims.jti],
-      ['otpSendPerIp', clientIp(req)],
+      ['otpSendPerIp', clientKey(req, ctx.config.ipv6PrefixLength)],
       ['otpSendPerNumberShort', digits],
       ['otpSendPerNumberDay', digits],
       ['otpSendCooldown', digits],
