@@ -56,8 +56,13 @@ export const DEFAULT_LIMITS = {
   otpVerifyFailuresPerNumber: { points: 10, durationSec: 3_600 },
   accountLookupPerToken: { points: 10, durationSec: 86_400 },
   accountLookupPerIp: { points: 30, durationSec: 600 },
-  /** Open status streams per client (payments engineer's relay). */
+  /** Open status streams per token and address. */
   streamsPerClient: { points: 3, durationSec: 3_600 },
+  /**
+   * Open status streams per address whatever the token (`points`; the window is unused): room for a
+   * carrier's shared address or an office, not for one page reloaded two hundred times.
+   */
+  streamsPerAddress: { points: 30, durationSec: 3_600 },
   /** Payment prompts sent to one number per hour, whatever the order (against prompt spam). */
   paymentPromptsPerNumber: { points: 10, durationSec: 3_600 },
   /** Payments of any orders unsettled at once on one number (`points`; the window is unused). */

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerSettingsFromEnv } from '../../src/proxy/config.js';
 import { createMerchantProxy, type MerchantProxy } from '../../src/proxy/create-proxy.js';
 import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
-import { MOUNT, startRedis, TEST_PROMPT_LIMITS, TEST_SECRET, type TestRedis } from '../proxy/helpers.js';
+import { MOUNT, startRedis, TEST_LIMITS, TEST_SECRET, type TestRedis } from '../proxy/helpers.js';
 import { openStream } from '../proxy/sse-client.js';
 import { startProxyInstance, type ProxyInstance } from './instances.js';
 import type { HookLine, InstanceSettings } from './proxy-instance.js';
@@ -74,7 +74,7 @@ beforeAll(async () => {
     tokenSecret: TEST_SECRET,
     hookFile: join(dir!, `${name}.hooks`),
     proxy: {
-      limits: { otpSendCooldown: { points: 1, durationSec: COOLDOWN_SEC }, ...TEST_PROMPT_LIMITS },
+      limits: { otpSendCooldown: { points: 1, durationSec: COOLDOWN_SEC }, ...TEST_LIMITS },
       relay: { minIntervalMs: 20, maxIntervalMs: 100, deadlineMs: 60_000 },
     },
   });

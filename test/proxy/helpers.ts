@@ -77,10 +77,14 @@ export interface HarnessOptions {
   trustProxy?: boolean | string;
 }
 
-/** Per-number payment prompt limits high enough for suites that pay one test number many times at once. */
-export const TEST_PROMPT_LIMITS = {
+/**
+ * Limits raised for suites that pay one test number many times at once and watch from one address (the
+ * suites of those limits set their own): per-number payment prompts, streams per address.
+ */
+export const TEST_LIMITS = {
   paymentPromptsPerNumber: { points: 100_000, durationSec: 3_600 },
   paymentsInFlightPerNumber: { points: 10_000, durationSec: 3_600 },
+  streamsPerAddress: { points: 10_000, durationSec: 3_600 },
 };
 
 /** The provider part of a proxy config pointing at a sandbox, with the sandbox's fixed credentials. */
@@ -106,9 +110,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     payeeName: 'Test Shop',
     logger: logs.logger,
     ...options.config,
-    // Suites pay the sandbox's few test numbers many times at once: the per-number prompt limits are
-    // raised here (a suite of their own checks them), every other limit stays as configured.
-    limits: { ...TEST_PROMPT_LIMITS, ...options.config?.limits },
+    // Suites pay the sandbox's few test numbers many times at once from one address: those limits are
+    // raised here (suites of their own check them), every other limit stays as configured.
+    limits: { ...TEST_LIMITS, ...options.config?.limits },
   });
   const app = express();
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);

@@ -291,3 +291,31 @@ describe('callback hints', () => {
     stream.close();
   });
 });
+
+describe('streams per address (finding 10)', () => {
+  it('caps the streams of one address whatever the token, as well as per token', async () => {
+    const h = await startHarness({ config: { limits: { streamsPerAddress: { points: 5, durationSec: 3_600 } } } });
+    try {
+      const open: Array<{ status: number; close(): void }> = [];
+      // A page reloaded again and again: a new token each time, three streams each (the per-token cap).
+      for (let reload = 0; reload < 3; reload++) {
+        const token = await h.mintPayment();
+        const { reference } = (await h.post('/payments', { msisdn: '233260000004' }, { token })).body;
+        for (let i = 0; i < 3; i++) open.push(await openStream(`${h.baseUrl}/payments/${reference}/events`, token));
+      }
+      expect(open.map((s) => s.status)).toEqual([200, 200, 200, 200, 200, 429, 429, 429, 429]);
+      // Closing one frees a place.
+      open[0]!.close();
+      const token = await h.mintPayment();
+      const { reference } = (await h.post('/payments', { msisdn: '233260000004' }, { token })).body;
+      await eventually(async () => {
+        const again = await openStream(`${h.baseUrl}/payments/${reference}/events`, token);
+        again.close();
+        return again.status === 200 ? true : undefined;
+      });
+      for (const s of open) s.close();
+    } finally {
+      await h.close();
+    }
+  });
+});

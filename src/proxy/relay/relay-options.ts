@@ -19,6 +19,8 @@ export interface RelayOptions {
   heartbeatMs: number;
   /** Concurrent event streams per client (token jti + IP). */
   maxStreamsPerClient: number;
+  /** Concurrent event streams per address, whatever the token (30). */
+  maxStreamsPerAddress: number;
   /** Least time between two polls of one reference, even when woken by hints. */
   minWakeGapMs: number;
   /** How long a `POST /payments` waits for a concurrent initiation of the same order to finish. */
@@ -54,6 +56,7 @@ export function relayOptions(ctx: ProxyContext): RelayOptions {
     sweepIntervalMs: num('sweepIntervalMs', 15_000),
     heartbeatMs: num('heartbeatMs', SSE_HEARTBEAT_MS),
     maxStreamsPerClient: limits?.streamsPerClient?.points ?? 3,
+    maxStreamsPerAddress: limits?.streamsPerAddress?.points ?? 30,
     minWakeGapMs: num('minWakeGapMs', 250),
     initiationWaitMs: totalMs + 5_000,
     initiationLeaseMs: totalMs * 3 + 10_000,

@@ -115,7 +115,7 @@ export function createRelay(ctx: ProxyContext, extraConsumers: readonly OutboxCo
       await ctx.store.publish(CHANNELS.wake, subject);
     },
     sweep,
-    streams: new StreamLimiter(options.maxStreamsPerClient),
+    streams: new StreamLimiter(options.maxStreamsPerClient, options.maxStreamsPerAddress),
     options,
     ready,
     async close() {

@@ -19,6 +19,8 @@ export interface ServeEventsOptions {
   subject: Subject;
   /** The client whose streams are counted (token jti + IP). */
   client: string;
+  /** The client's address key (IPv6 by prefix): streams are counted per address too, whatever the token. */
+  address?: string;
   /** Reads the subject's current state from the store; null when it vanished. */
   read(): Promise<StreamView | null>;
 }
@@ -30,7 +32,7 @@ export interface ServeEventsOptions {
  * only listens: the subject's poller runs (and keeps running) whether or not anyone watches.
  */
 export function serveEvents(ctx: ProxyContext, relay: Relay, req: Request, res: Response, options: ServeEventsOptions): void {
-  const release = relay.streams.tryAcquire(options.client);
+  const release = relay.streams.tryAcquire(options.client, options.address);
   if (!release) throw rateLimited(1_000, 'Too many open status streams. Close one and try again.');
   const stream = new SseStream(res, { heartbeatMs: relay.options.heartbeatMs });
   let lastSent = parseLastEventId(req.get('last-event-id')) ?? 0;

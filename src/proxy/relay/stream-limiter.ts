@@ -6,20 +6,31 @@
 export class StreamLimiter {
   private readonly open = new Map<string, number>();
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    /** Streams per address whatever the token: a page reloaded 200 times mints 200 tokens. */
+    private readonly addressLimit = Infinity,
+  ) {}
 
-  /** Takes a slot for `client`; resolves to a release function, or null when the client is at the limit. */
-  tryAcquire(client: string): (() => void) | null {
-    const count = this.open.get(client) ?? 0;
-    if (count >= this.limit) return null;
-    this.open.set(client, count + 1);
+  /**
+   * Takes a slot for `client` (and for its `address`, when given); a release function, or null when either
+   * is at its limit.
+   */
+  tryAcquire(client: string, address?: string): (() => void) | null {
+    const perAddress = address === undefined ? undefined : `@${address}`;
+    if ((this.open.get(client) ?? 0) >= this.limit) return null;
+    if (perAddress !== undefined && (this.open.get(perAddress) ?? 0) >= this.addressLimit) return null;
+    const keys = perAddress === undefined ? [client] : [client, perAddress];
+    for (const key of keys) this.open.set(key, (this.open.get(key) ?? 0) + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const now = (this.open.get(client) ?? 1) - 1;
-      if (now <= 0) this.open.delete(client);
-      else this.open.set(client, now);
+      for (const key of keys) {
+        const now = (this.open.get(key) ?? 1) - 1;
+        if (now <= 0) this.open.delete(key);
+        else this.open.set(key, now);
+      }
     };
   }
 

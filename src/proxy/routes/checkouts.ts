@@ -9,7 +9,7 @@ import { subject } from '../payments/keys.js';
 import type { Relay } from '../relay/relay.js';
 import { serveEvents } from '../relay/serve-events.js';
 import type { CheckoutClaims } from '../tokens/claims.js';
-import { clientIp } from './otp.js';
+import { clientIp, clientKey } from '../client-address.js';
 import { sendJson } from '../respond.js';
 
 /**
@@ -34,6 +34,7 @@ export function checkoutsRoutes(router: Router, ctx: ProxyContext, relay: Relay)
     serveEvents(ctx, relay, req, res, {
       subject: subject.checkout(record.checkoutId),
       client: `${claims.jti}|${clientIp(req)}`,
+      address: clientKey(req, ctx.config.ipv6PrefixLength),
       read: async () => {
         const current = await tracker.read(record.checkoutId);
         if (!current) return null;

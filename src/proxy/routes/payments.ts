@@ -13,7 +13,7 @@ import { normaliseLocalPhone } from '../phone.js';
 import type { Relay } from '../relay/relay.js';
 import { serveEvents } from '../relay/serve-events.js';
 import type { PaymentClaims } from '../tokens/claims.js';
-import { clientIp } from './otp.js';
+import { clientIp, clientKey } from '../client-address.js';
 import { sendJson } from '../respond.js';
 
 /**
@@ -46,6 +46,7 @@ export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay):
     serveEvents(ctx, relay, req, res, {
       subject: subject.payment(record.reference),
       client: `${claims.jti}|${clientIp(req)}`,
+      address: clientKey(req, ctx.config.ipv6PrefixLength),
       read: async () => {
         const current = await tracker.read(record.reference);
         if (!current) return null;
