@@ -133,6 +133,8 @@ export const proxyConfigSchema = z.strictObject({
     ),
   audience: z.string().min(1).default('merchant-elements'),
   allowedOrigins: z.array(origin).default([]),
+  /** How long a request body may take to arrive (408 after; a trickled body held a socket for 300 s). */
+  bodyTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
   /** Per-address limits count an IPv6 client by this prefix (/64: what one home or phone is given). */
   ipv6PrefixLength: z.number().int().min(32).max(128).default(64),
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),

@@ -105,9 +105,9 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // about a quarter of a status read's CPU (measured by `npm run bench`). Checked per request, so a level
   // raised at run time brings the access lines back.
   const accessLog = requestLogger(logger);
-  const callbackBodies = anyBody();
+  const callbackBodies = anyBody(config.bodyTimeoutMs);
   const origins = originPolicy(config.allowedOrigins);
-  const bodies = jsonBodies();
+  const bodies = jsonBodies(config.bodyTimeoutMs);
   // One layer in front of the routes (each layer is a path match and a hop per request): the access line,
   // then, for provider callbacks (server-to-server), any body (never trusted, still 10 kB at most) and no
   // origin rule; for everything else the origin rule and JSON bodies.

@@ -7,11 +7,43 @@ export const MAX_BODY_BYTES = 10 * 1024;
 const jsonParser = express.json({ limit: MAX_BODY_BYTES, strict: true, type: () => true });
 const rawParser = express.raw({ limit: MAX_BODY_BYTES, type: () => true });
 
+/** How long a request body may take to arrive by default (DESIGN: bodies). */
+export const BODY_TIMEOUT_MS = 10_000;
+
+type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+
+/**
+ * Ends a body read that takes longer than `timeoutMs`: a body trickled a byte at a time would otherwise
+ * hold the request (and a socket) for Node's default 300 s. Answered 408 in the error shape
+ * (`INVALID_INPUT`), then the connection is closed.
+ */
+function withDeadline(parser: Middleware, timeoutMs: number): Middleware {
+  return (req, res, next) => {
+    let done = false;
+    const timer = setTimeout(() => {
+      if (done) return;
+      done = true;
+      res.setHeader('connection', 'close');
+      res.once('finish', () => req.socket.destroy());
+      next(new ProxyError('INVALID_INPUT', 'The request body took too long to arrive.', {}, 408));
+    }, timeoutMs);
+    timer.unref();
+    parser(req, res, (err?: unknown) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      next(err);
+    });
+  };
+}
+
 /**
  * Browser bodies: POSTs must be `application/json` (415 otherwise), at most 10 kB (413), valid JSON
- * (400 INVALID_INPUT). Unknown fields are refused later by the routes' strict schemas.
+ * (400 INVALID_INPUT), arriving within `timeoutMs` (408). Unknown fields are refused later by the routes'
+ * strict schemas.
  */
-export function jsonBodies() {
+export function jsonBodies(timeoutMs = BODY_TIMEOUT_MS) {
+  const parse = withDeadline(jsonParser, timeoutMs);
   return (req: Request, res: Response, next: NextFunction): void => {
     if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') {
       next();
@@ -21,7 +53,7 @@ export function jsonBodies() {
       next(new ProxyError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).'));
       return;
     }
-    jsonParser(req, res, next);
+    parse(req, res, next);
   };
 }
 
@@ -31,8 +63,8 @@ function isJson(contentType: string | undefined): boolean {
 }
 
 /**
- * Provider callbacks: any content type is read (and never trusted), still at most 10 kB.
+ * Provider callbacks: any content type is read (and never trusted), still at most 10 kB and within `timeoutMs`.
  */
-export function anyBody() {
-  return rawParser;
+export function anyBody(timeoutMs = BODY_TIMEOUT_MS) {
+  return withDeadline(rawParser, timeoutMs);
 }
