@@ -268,7 +268,9 @@ describe('a payment request that lands after the proxy wrote it off (finding 4)'
     // Two 0404 reads past the grace period: void, but not final for the merchant (a late request may land).
     await eventually(async () => ((await h.proxy.payments.getAttempt(`${referenceNo}-1`))?.status === 'VOID' ? true : undefined));
     const completed = await eventually(() => updates.find((u) => u.snapshot.reference === `${referenceNo}-1` && u.snapshot.status === 'COMPLETED'), 10_000);
-    expect(completed).toMatchObject({ final: true, previous: 'VOID' });
+    // Read as it lands: PENDING first or already COMPLETED, depending on when the slow read comes.
+    expect(completed.final).toBe(true);
+    expect(['VOID', 'PENDING']).toContain(completed.previous);
     const mine = updates.filter((u) => u.snapshot.orderReference === referenceNo);
     expect(mine.filter((u) => u.snapshot.status === 'FAILED')).toEqual([]);
     expect(mine.find((u) => u.snapshot.status === 'VOID')).toMatchObject({ final: false });
