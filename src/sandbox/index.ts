@@ -26,6 +26,10 @@ export async function startSandbox(
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
+  // A client gets 10 s for its headers and 30 s for its whole request (Node's 300 s let a trickled body
+  // hold a socket for five minutes); answers may take as long as they need (a hang fault, a stream).
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   const { port: actual } = server.address() as AddressInfo;
   const url = `http://${host}:${actual}`;
   return {
