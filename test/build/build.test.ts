@@ -8,6 +8,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPackage } from '../../scripts/check-package.js';
 import { buildPackage, runNode, runScript, type BuiltPackage } from './built-package.js';
+import { deadLinks, importedPackages, packAndUnpack, reachableDeclarations, shipsTypes, type PackedTarball } from './packed-tarball.js';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
 /** Every code entry point, with names it must export. */
@@ -46,7 +47,8 @@ describe('npm run build', () => {
   });
 
   it('has a JavaScript file and a .d.ts for each entry point of `exports`', () => {
-    const codeEntries = Object.keys(built.pkg.exports).filter((k) => !k.endsWith('.json'));
+    // The CDN builds are files to serve, not modules to type (see the tarball's own tests below).
+    const codeEntries = Object.keys(built.pkg.exports).filter((k) => !k.endsWith('.json') && !/^\.\/(dist\/)?cdn\//.test(k));
     expect(codeEntries).toEqual(Object.keys(ENTRY_POINTS));
     for (const entry of codeEntries) {
       expect(target(entry, 'types'), entry).toMatch(/\.d\.ts$/);
@@ -141,6 +143,73 @@ describe('npm run build', () => {
     );
     expect(files.filter((f) => /^(src|test|stories|demo|scripts|\.ci|node_modules)\/|\.map$|\.test\.|(?<!\.d)\.ts$/.test(f))).toEqual([]);
   }, 60_000);
+});
+
+describe('the tarball npm pack makes, unpacked', () => {
+  let tarball: PackedTarball;
+  beforeAll(async () => {
+    tarball = await packAndUnpack(built.dir);
+    console.info(`npm pack: ${(tarball.size / 1024).toFixed(0)} kB, ${(tarball.unpackedSize / 1024).toFixed(0)} kB unpacked, ${tarball.files.length} files`);
+  }, 60_000);
+  afterAll(() => tarball?.remove());
+
+  it('holds every file the README and the docs it ships link to: no dead link, image or anchor', async () => {
+    const markdown = tarball.files.filter((f) => f.endsWith('.md'));
+    expect(markdown).toEqual(expect.arrayContaining(['README.md', 'docs/design.md', 'docs/provider-api.md']));
+    expect(await deadLinks(tarball.dir, markdown)).toEqual([]);
+    expect(markdown.filter((f) => /\.\.\/shared/.test(readFileSync(join(tarball.dir, f), 'utf8')))).toEqual([]);
+  });
+
+  it('is publint --strict clean', async () => {
+    const publint = join(built.dir, 'node_modules/publint/src/cli.js');
+    const run = await runNode([publint, 'run', tarball.file, '--strict'], tarball.dir, 60_000);
+    expect(run.stdout + run.stderr).not.toMatch(/error|warning|suggestion/i);
+    expect(run.code).toBe(0);
+  }, 70_000);
+
+  it('exports the CDN builds: import.meta.resolve finds merchant-elements/cdn/… and …/dist/cdn/… files', async () => {
+    const specifiers = ['cdn/merchant-elements.js', 'cdn/merchant-elements.iife.js', 'dist/cdn/merchant-elements.js', 'dist/cdn/merchant-elements.iife.js'];
+    const script = `
+      const { existsSync } = await import('node:fs');
+      const { fileURLToPath } = await import('node:url');
+      const found = {};
+      for (const s of ${JSON.stringify(specifiers)}) {
+        try { found[s] = existsSync(fileURLToPath(import.meta.resolve('merchant-elements/' + s))); } catch (e) { found[s] = e.code; }
+      }
+      console.log(JSON.stringify(found));`;
+    const run = await runNode(['--input-type=module', '-e', script], tarball.dir, 30_000);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual(Object.fromEntries(specifiers.map((s) => [s, true])));
+  }, 40_000);
+
+  it('depends on every package its entry points\' declarations import, each with its types (express through @types/express)', async () => {
+    const pkg = JSON.parse(readFileSync(join(tarball.dir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    const declared = new Set([...Object.keys(pkg['dependencies'] ?? {}), ...Object.keys(pkg['peerDependencies'] ?? {})]);
+    const imported = new Set<string>();
+    // A strict installer (pnpm) gives a package only what it declares: a type from a dependency's
+    // dependency (lit-html's TemplateResult under lit) would silently be any there.
+    for (const file of await reachableDeclarations(tarball.dir, pkg['exports'])) {
+      for (const name of importedPackages(readFileSync(join(tarball.dir, file), 'utf8'))) if (!name.startsWith('node:')) imported.add(name);
+    }
+    expect([...imported]).toEqual(expect.arrayContaining(['express', 'lit', 'zod']));
+    const missing: string[] = [];
+    for (const name of imported) {
+      if (!declared.has(name)) missing.push(`${name} is no dependency`);
+      else if (!(await shipsTypes(tarball.dir, name)) && !declared.has(`@types/${name}`)) missing.push(`${name} has no types and @types/${name} is no dependency`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('offers no demo where it cannot run one: not listed, and asking for it says where it runs (exit 2)', async () => {
+    expect(tarball.files.some((f) => f.startsWith('demo/'))).toBe(false);
+    const help = await runNode(['bin/merchant-elements.js', 'help'], tarball.dir, 30_000);
+    expect(help.stdout).not.toMatch(/^ {2}demo\b/m);
+    expect(help.stdout).toMatch(/^ {2}sandbox\b/m);
+    const demo = await runNode(['bin/merchant-elements.js', 'demo'], tarball.dir, 30_000);
+    expect(demo.code).toBe(2);
+    expect(demo.stderr).toMatch(/checkout of the merchant-elements repository/);
+    expect(demo.stderr).toMatch(/merchant-elements sandbox/);
+  }, 40_000);
 });
 
 describe('the browser builds in Chromium', () => {
