@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,9 @@ const ENTRY_POINTS: Record<string, string[]> = {
   './checkout-button': ['CheckoutButton'],
   './translations/fr': ['fr'],
   './react': ['OtpVerify', 'PayByMobile', 'CheckoutButton'],
+  './react/otp-verify': ['OtpVerify'],
+  './react/pay-by-mobile': ['PayByMobile'],
+  './react/checkout-button': ['CheckoutButton'],
   './proxy': ['createMerchantProxy', 'configFromEnv'],
   './provider': ['createProviderClient'],
   './sandbox': ['startSandbox'],
@@ -89,6 +93,33 @@ describe('npm run build', () => {
     // Lit's Node build shims customElements: importing an element entry registers it there too.
     expect(registered).toEqual(TAGS);
     expect(status).toBe(200);
+  }, 40_000);
+
+  it('a per-element React entry registers its element only, and bundles smaller than the three', async () => {
+    const script = `
+      await import('merchant-elements/react/checkout-button');
+      console.log(JSON.stringify(${JSON.stringify(TAGS)}.filter((tag) => customElements.get(tag))));`;
+    const run = await runNode(['--input-type=module', '-e', script], built.dir, 30_000);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual(['checkout-button']);
+
+    // What an application's bundler (esbuild here) makes of an import, React left out, minified and gzipped:
+    // CheckoutButton alone, from its own entry and from the one of all three, against all three used.
+    const { build } = await import('esbuild');
+    const bytes = async (names: string, from: string) => {
+      const out = await build({
+        stdin: { contents: `import { ${names} } from '${from}'; console.log(${names});`, resolveDir: built.dir },
+        bundle: true, minify: true, write: false, format: 'esm', platform: 'browser', external: ['react', 'react-dom'], logLevel: 'silent',
+      });
+      return gzipSync(out.outputFiles[0]!.contents, { level: 9 }).length;
+    };
+    const own = await bytes('CheckoutButton', 'merchant-elements/react/checkout-button');
+    const shaken = await bytes('CheckoutButton', 'merchant-elements/react');
+    const three = await bytes('OtpVerify, PayByMobile, CheckoutButton', 'merchant-elements/react');
+    const kB = (n: number) => `${(n / 1024).toFixed(1)} kB`;
+    console.info(`CheckoutButton for React, gzip -9: ${kB(own)} from its entry, ${kB(shaken)} from merchant-elements/react; all three ${kB(three)}`);
+    expect(three - own).toBeGreaterThan(3 * 1024);
+    expect(three - shaken).toBeGreaterThan(3 * 1024);
   }, 40_000);
 
   it('runs the CLI from the compiled package (no src/ there, no tsx)', async () => {
