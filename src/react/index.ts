@@ -3,3 +3,4 @@
 export * from './otp-verify.js';
 export * from './pay-by-mobile.js';
 export * from './checkout-button.js';
+export type * from './jsx.js';

@@ -128,7 +128,7 @@ describe('npm run build', () => {
     expect(run.stdout).toMatch(/^Usage: merchant-elements <command>/);
   }, 40_000);
 
-  it("gives an application's TypeScript the types of every entry point", async () => {
+  it("gives a strict application's TypeScript (skipLibCheck off) the types of every entry point, and React 19 JSX the tags", async () => {
     await writeFile(
       join(built.dir, 'consumer.ts'),
       `import { OtpVerify, type OtpVerifiedEvent } from 'merchant-elements';
@@ -151,12 +151,29 @@ describe('npm run build', () => {
        // @ts-expect-error a payment-completed detail has no proof
        export const wrong = (e: PaymentCompletedEvent): string => e.detail.proof;`,
     );
-    // skipLibCheck as applications have it: a type that fails to resolve becomes `any`, which the @ts-expect-error catches.
-    const options = ['--module', 'nodenext', '--target', 'es2022', '--lib', 'es2023,dom,dom.iterable', '--types', 'node', '--skipLibCheck'];
+    // The tags in a React 19 page, typed by merchant-elements/react's JSX declarations, beside the wrapper.
+    await writeFile(
+      join(built.dir, 'react-app.tsx'),
+      `import type {} from 'merchant-elements/react';
+       import { PayByMobile } from 'merchant-elements/react/pay-by-mobile';
+       export const tag = <pay-by-mobile token="t" amount={12.5} currency="GHS" onpayment-completed={(e) => e.detail.amount.toFixed(2)} />;
+       export const otp = <otp-verify token="t" name="proof" required onotp-verified={(e) => e.detail.proof.length} />;
+       export const button = <checkout-button token="t" mode="popup" class="pay">Pay</checkout-button>;
+       export const wrapper = <PayByMobile token="t" amount={12.5} onPaymentCompleted={(e) => e.detail.amount} />;
+       // @ts-expect-error a misspelt attribute
+       export const typo = <pay-by-mobile tokn="t" />;
+       // @ts-expect-error a payment's detail has no proof
+       export const wrong = <pay-by-mobile onpayment-completed={(e) => e.detail.proof} />;
+       // @ts-expect-error mode is redirect, popup or tab
+       export const mode = <checkout-button mode="window" />;`,
+    );
+    // skipLibCheck off, the strictest an application sets: every declaration the package ships is checked, and
+    // an import of a package it does not depend on is an error rather than a silent `any`.
+    const options = ['--jsx', 'react-jsx', '--module', 'nodenext', '--target', 'es2022', '--lib', 'es2023,dom,dom.iterable', '--types', 'node'];
     const tsc = join(built.dir, 'node_modules/typescript/bin/tsc');
-    const run = await runNode([tsc, '--noEmit', '--strict', ...options, 'consumer.ts'], built.dir, 60_000);
+    const run = await runNode([tsc, '--noEmit', '--strict', ...options, 'consumer.ts', 'react-app.tsx'], built.dir, 120_000);
     expect(run.stdout + run.stderr).toBe('');
-  }, 70_000);
+  }, 130_000);
 
   it('keeps the elements within their size budgets (gzip -9 of minified bundles with Lit)', async () => {
     const run = await runScript('check-size.ts');
