@@ -9,8 +9,12 @@ import { parseArgs, promisify } from 'node:util';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 
-/** The only files a published package may hold (npm adds package.json, the README and the licence itself). */
-const PUBLISHED = /^(package\.json|README\.md|LICENSE(\.\w+)?|custom-elements\.json|bin\/merchant-elements\.js|dist\/.+\.(js|d\.ts))$/;
+/**
+ * The only files a published package may hold (npm adds package.json, the README and the licence itself); the
+ * docs and screenshots are what the README links to, so that its links work where npm shows it.
+ */
+const PUBLISHED =
+  /^(package\.json|README\.md|LICENSE(\.\w+)?|custom-elements\.json|bin\/merchant-elements\.js|dist\/.+\.(js|d\.ts)|docs\/[\w.-]+\.md|docs\/screenshots\/[\w.-]+\.png)$/;
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -18,7 +22,10 @@ type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export function referencedFiles(pkg: Record<string, Json>): string[] {
   const found = new Set<string>();
   const walk = (value: Json | undefined) => {
-    if (typeof value === 'string') found.add(posix.normalize(value));
+    // A subpath pattern (`./dist/cdn/*`) names no one file.
+    if (typeof value === 'string') {
+      if (!value.includes('*')) found.add(posix.normalize(value));
+    }
     else if (value && typeof value === 'object') for (const v of Object.values(value)) walk(v);
   };
   for (const field of ['exports', 'main', 'module', 'types', 'bin', 'customElements']) walk(pkg[field]);
@@ -40,7 +47,9 @@ export async function checkPackage(dir: string): Promise<{ files: string[]; prob
   const packed = new Set(files);
 
   // publint reads the very files npm would pack (rather than packing a second time).
-  const contents = await Promise.all(files.map(async (name) => ({ name, data: await readFile(`${dir}/${name}`, 'utf8') })));
+  const contents = await Promise.all(
+    files.map(async (name) => ({ name, data: /\.png$/.test(name) ? '' : await readFile(`${dir}/${name}`, 'utf8') })),
+  );
   const { messages } = await publint({ pkgDir: dir, level: 'suggestion', pack: { files: contents.map((f) => ({ ...f, name: `${dir}/${f.name}` })) } });
   for (const m of messages) problems.push(`publint ${m.type}: ${formatMessage(m, pkg, { color: false }) ?? m.code}`);
 

@@ -47,25 +47,44 @@ export const SANDBOX_PATH = '/sandbox';
  * Starts the demo: the provider sandbox under `/sandbox`, a merchant proxy under `/merchant-elements`
  * (sandbox credentials, a generated token secret) that reaches the sandbox over loopback HTTP like any
  * provider, and the shop with Vite in middleware mode for its modules. Resolves once it listens.
+ *
+ * The port opens only once the shop answers: a connection accepted before the request handler was attached
+ * would wait forever (a script that waits for the port, then fetches). Port 0 must be bound first to learn
+ * its number; nobody can know that port before this resolves.
  */
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const host = options.host ?? '127.0.0.1';
   const server = createHttpServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  // Everything below needs the real origin (port 0 picks one): checkout pages and callbacks are absolute.
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
+  if (options.port === 0) await listen(server, 0, host);
+  // Everything below needs the real origin: checkout pages and callbacks are absolute.
+  const port = options.port === 0 ? (server.address() as AddressInfo).port : options.port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let demo: RunningDemo;
   try {
-    return await assemble(server, url, options);
+    demo = await assemble(server, url, options);
   } catch (err) {
     await closeServer(server);
     throw err;
   }
+  if (!server.listening) {
+    try {
+      await listen(server, options.port, host);
+    } catch (err) {
+      await demo.close();
+      throw err;
+    }
+  }
+  return demo;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 async function assemble(server: Server, url: string, options: DemoOptions): Promise<RunningDemo> {

@@ -15,6 +15,9 @@ export const BROWSER_ENTRIES = {
   'elements/checkout-button/index': src('elements/checkout-button/index.ts'),
   'elements/translations/fr': src('elements/translations/fr.ts'),
   'react/index': src('react/index.ts'),
+  'react/otp-verify': src('react/otp-verify.ts'),
+  'react/pay-by-mobile': src('react/pay-by-mobile.ts'),
+  'react/checkout-button': src('react/checkout-button.ts'),
 } as const;
 
 /** The element bundles whose size is budgeted: all three, and each alone. */

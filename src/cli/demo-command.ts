@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './errors.js';
+import { portFlag, positiveNumberFlag } from './flags.js';
 import { serveUntilStopped } from './serve.js';
 
 /** Options of `merchant-elements demo`, as parsed from the command line. */
@@ -67,7 +68,7 @@ export const demoCommand: CliCommand = {
       io.stdout(DEMO_HELP);
       return EXIT.ok;
     }
-    const options = checkDemoOptions({ port: Number(values.port), host: values.host, timeScale: Number(values['time-scale']) });
+    const options = checkDemoOptions({ port: portFlag(values.port), host: values.host, timeScale: positiveNumberFlag(values['time-scale'], '--time-scale') });
     if (!existsSync(DEMO_MODULE)) {
       io.stderr('merchant-elements: demo: the demo runs from a checkout of merchant-elements (it is not published)\n');
       return EXIT.failed;

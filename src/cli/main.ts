@@ -1,5 +1,5 @@
 import { commandsOfGroup, findCommand, overviewOf } from './command.js';
-import { COMMANDS } from './commands.js';
+import { CHECKOUT_ONLY, COMMANDS } from './commands.js';
 import { EXIT, UsageError } from './errors.js';
 import { processIo, redactingIo, type CliIo } from './io.js';
 import { reportError } from './report-error.js';
@@ -45,6 +45,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 
 /** The usage error for arguments that name no command, listing a group's commands when one was named. */
 function unknownCommand(argv: readonly string[]): UsageError {
+  if (argv[0] !== undefined && Object.hasOwn(CHECKOUT_ONLY, argv[0])) return new UsageError(CHECKOUT_ONLY[argv[0]]!);
   const group = commandsOfGroup(COMMANDS, argv[0]);
   if (group.length === 0) return new UsageError(`unknown command "${argv[0]}"`);
   const names = group.map((command) => command.name).join(', ');

@@ -1,5 +1,6 @@
-import type { SmsSendResponse, SmsSendResult } from '../provider/index.js';
+import type { ProviderClient, SmsSendResponse, SmsSendResult } from '../provider/index.js';
 import { UsageError } from './errors.js';
+import { defaultCountry, emailFlag, notLocalForm } from './flags.js';
 import { listFlag, operation, stringFlag } from './operation.js';
 import { formatFields } from './output.js';
 
@@ -11,12 +12,35 @@ export function sentMessages(result: SmsSendResult) {
   return result.batches.flatMap((batch) => batch.messages.map((message) => ({ ...message, jobId: batch.jobId })));
 }
 
+/** A send's answer, and the messageId `sms resend` takes (read from its delivery receipt). */
+interface Sent {
+  response: SmsSendResponse;
+  /** Undefined when the receipt could not be read yet. */
+  messageId: string | undefined;
+}
+
+/**
+ * The send's answer with its messageId: the provider's send result carries no messageId, which resend
+ * needs, and the delivery receipt of the sequenceNo does. A receipt not readable yet leaves it unknown.
+ */
+async function withMessageId(client: ProviderClient, response: SmsSendResponse): Promise<Sent> {
+  const sequenceNo = response.sequenceNo ?? sentMessages(response.data)[0]?.sequenceNo;
+  if (!sequenceNo) return { response, messageId: undefined };
+  try {
+    return { response, messageId: (await client.sms.receipt(sequenceNo)).data.messageId };
+  } catch {
+    return { response, messageId: undefined };
+  }
+}
+
 /** The human output of a quick send or a resend. */
-function renderSent(response: SmsSendResponse): string {
+function renderSent({ response, messageId }: Sent): string {
   const [message] = sentMessages(response.data);
+  const sequenceNo = response.sequenceNo ?? message?.sequenceNo;
   return formatFields([
     ['status', response.statusMessage],
     ['sequenceNo', response.sequenceNo],
+    ['messageId', messageId ?? `not known yet (merchant-elements sms status ${sequenceNo} shows it)`],
     ['transactionId', response.transactionId],
     ['to', message?.to],
     ['from', message?.from],
@@ -42,14 +66,19 @@ export const smsSendCommand = operation({
     '--message TEXT      the text (at most 1600 characters)',
     '--global            use global routing (a number outside the local country)',
   ],
-  call: ({ client, values }) =>
-    client.sms.send({
-      to: stringFlag(values, 'to') ?? '',
-      from: stringFlag(values, 'from') ?? '',
-      message: stringFlag(values, 'message') ?? '',
-      type: SMS_TYPE,
-      isGlobal: values.global === true,
-    }),
+  notes: ['Prints the messageId that sms resend takes (read from the delivery receipt); --json prints the send response.'],
+  call: async ({ client, values, io }) =>
+    withMessageId(
+      client,
+      await client.sms.send({
+        to: notLocalForm(stringFlag(values, 'to') ?? '', '--to', defaultCountry(io.env)),
+        from: stringFlag(values, 'from') ?? '',
+        message: stringFlag(values, 'message') ?? '',
+        type: SMS_TYPE,
+        isGlobal: values.global === true,
+      }),
+    ),
+  json: (sent) => sent.response,
   render: renderSent,
 });
 
@@ -79,7 +108,9 @@ export const smsResendCommand = operation({
   options: { message: { type: 'string' } },
   required: ['message'],
   optionHelp: ['--message TEXT      the new text (at most 1600 characters)'],
-  call: ({ client, values, args }) => client.sms.resend(args.messageId ?? '', { message: stringFlag(values, 'message') ?? '' }),
+  call: async ({ client, values, args }) =>
+    withMessageId(client, await client.sms.resend(args.messageId ?? '', { message: stringFlag(values, 'message') ?? '' })),
+  json: (sent) => sent.response,
   render: renderSent,
 });
 
@@ -109,7 +140,7 @@ export const emailSendCommand = operation({
     if (text === undefined && html === undefined) throw new UsageError('give --text or --html (or both)');
     const to = listFlag(values, 'to');
     return client.email.send({
-      from: stringFlag(values, 'from') ?? '',
+      from: emailFlag(stringFlag(values, 'from') ?? '', '--from'),
       to: to.length === 1 ? (to[0] ?? '') : to,
       subject: stringFlag(values, 'subject') ?? '',
       ...(text === undefined ? {} : { text }),

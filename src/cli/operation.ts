@@ -42,8 +42,10 @@ export interface OperationSpec<T> {
   notes?: string[];
   /** Flags and arguments in one line for the overview; built from the spec when absent. */
   synopsis?: string;
-  /** Calls the provider; resolves to what `--json` prints (the parsed provider response). */
+  /** Calls the provider; resolves to what `render` shows. */
   call(input: OperationInput): Promise<T>;
+  /** What `--json` prints: the parsed provider response; the whole result unless given. */
+  json?(result: T): unknown;
   /** The human-readable output of the result (without the final newline). */
   render(result: T): string;
 }
@@ -121,7 +123,7 @@ export function operation<T>(spec: OperationSpec<T>): CliCommand {
       const { client } = configured;
       try {
         const result = await spec.call({ client, values, args, io });
-        io.stdout(values.json === true ? formatJson(result) : `${spec.render(result)}\n`);
+        io.stdout(values.json === true ? formatJson(spec.json ? spec.json(result) : result) : `${spec.render(result)}\n`);
         return EXIT.ok;
       } catch (err) {
         const unreachable = isProviderError(err) && (err as ProviderUnavailableError).reason === 'network';

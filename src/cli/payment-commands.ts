@@ -1,3 +1,4 @@
+import { defaultCountry, providerNumber } from './flags.js';
 import { operation } from './operation.js';
 import { formatFields } from './output.js';
 
@@ -27,7 +28,8 @@ export const accountLookupCommand = operation({
   name: 'account lookup',
   summary: 'Look up the mobile-money account holder of a number',
   positionals: ['msisdn'],
-  call: ({ client, args }) => client.payments.accountHolder(args.msisdn ?? ''),
+  notes: ['The number is digits with the country code, without + (233240000001); a local form is refused.'],
+  call: ({ client, args, io }) => client.payments.accountHolder(providerNumber(args.msisdn ?? '', 'msisdn', defaultCountry(io.env))),
   render: ({ data }) =>
     formatFields([
       ['accountName', data.accountName],

@@ -3,6 +3,7 @@ import { FAULT_KINDS, type FaultKind, type SandboxOptions } from '../sandbox/ind
 import { startSandbox, type StartedSandbox } from '../sandbox/index.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './errors.js';
+import { portFlag, positiveNumberFlag } from './flags.js';
 import { serveUntilStopped } from './serve.js';
 
 /** Options of `merchant-elements sandbox`, as parsed from the command line. */
@@ -101,12 +102,12 @@ export const sandboxCommand: CliCommand = {
       io.stdout(SANDBOX_HELP);
       return EXIT.ok;
     }
-    const port = Number(values.port);
+    const port = portFlag(values.port);
     return serveUntilStopped(io, 'sandbox', port, async () => {
       const { sandbox, banner } = await runSandboxCommand({
         port,
         host: values.host,
-        timeScale: Number(values['time-scale']),
+        timeScale: positiveNumberFlag(values['time-scale'], '--time-scale'),
         ...(values.faults === undefined ? {} : { faults: values.faults }),
       });
       return { banner, close: () => sandbox.close() };

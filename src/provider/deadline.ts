@@ -18,7 +18,13 @@ export class Deadline extends EventEmitter {
   readonly #timer: ReturnType<typeof setTimeout>;
   readonly #caller: AbortSignal | undefined;
   #controller: AbortController | undefined;
-  readonly #onCallerAbort = () => this.#abort(this.#caller?.reason);
+
+  /**
+   * The deadlines each caller's signal ends, behind one listener per signal: calls sharing a signal (a bulk
+   * send, a shutdown signal) would otherwise add a listener each, and Node warns of a leak at the eleventh
+   * (`MaxListenersExceededWarning`) although each is removed when its call settles.
+   */
+  static readonly #byCaller = new WeakMap<AbortSignal, { deadlines: Set<Deadline>; onAbort: () => void }>();
 
   /** Starts the clock; `caller` (already checked not to be aborted) ends the call too. */
   constructor(totalMs: number, caller?: AbortSignal) {
@@ -30,7 +36,28 @@ export class Deadline extends EventEmitter {
     }, totalMs);
     this.#timer.unref();
     this.#caller = caller;
-    caller?.addEventListener('abort', this.#onCallerAbort, { once: true });
+    if (caller) Deadline.#follow(caller, this);
+  }
+
+  static #follow(caller: AbortSignal, deadline: Deadline): void {
+    let followers = Deadline.#byCaller.get(caller);
+    if (!followers) {
+      const deadlines = new Set<Deadline>();
+      const onAbort = () => {
+        Deadline.#byCaller.delete(caller);
+        for (const d of deadlines) d.#abort(caller.reason);
+      };
+      Deadline.#byCaller.set(caller, (followers = { deadlines, onAbort }));
+      caller.addEventListener('abort', onAbort, { once: true });
+    }
+    followers.deadlines.add(deadline);
+  }
+
+  static #unfollow(caller: AbortSignal, deadline: Deadline): void {
+    const followers = Deadline.#byCaller.get(caller);
+    if (!followers?.deadlines.delete(deadline) || followers.deadlines.size > 0) return;
+    caller.removeEventListener('abort', followers.onAbort);
+    Deadline.#byCaller.delete(caller);
   }
 
   /** An AbortSignal that aborts with this deadline (made once, on first use). */
@@ -50,7 +77,7 @@ export class Deadline extends EventEmitter {
   /** Stops the clock and lets go of the caller's signal: the call has settled. */
   clear(): void {
     clearTimeout(this.#timer);
-    this.#caller?.removeEventListener('abort', this.#onCallerAbort);
+    if (this.#caller) Deadline.#unfollow(this.#caller, this);
   }
 
   #abort(reason: unknown): void {

@@ -3,11 +3,13 @@ import { writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPackage } from '../../scripts/check-package.js';
 import { buildPackage, runNode, runScript, type BuiltPackage } from './built-package.js';
+import { deadLinks, importedPackages, packAndUnpack, reachableDeclarations, shipsTypes, type PackedTarball } from './packed-tarball.js';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
 /** Every code entry point, with names it must export. */
@@ -18,6 +20,9 @@ const ENTRY_POINTS: Record<string, string[]> = {
   './checkout-button': ['CheckoutButton'],
   './translations/fr': ['fr'],
   './react': ['OtpVerify', 'PayByMobile', 'CheckoutButton'],
+  './react/otp-verify': ['OtpVerify'],
+  './react/pay-by-mobile': ['PayByMobile'],
+  './react/checkout-button': ['CheckoutButton'],
   './proxy': ['createMerchantProxy', 'configFromEnv'],
   './provider': ['createProviderClient'],
   './sandbox': ['startSandbox'],
@@ -46,7 +51,8 @@ describe('npm run build', () => {
   });
 
   it('has a JavaScript file and a .d.ts for each entry point of `exports`', () => {
-    const codeEntries = Object.keys(built.pkg.exports).filter((k) => !k.endsWith('.json'));
+    // The CDN builds are files to serve, not modules to type (see the tarball's own tests below).
+    const codeEntries = Object.keys(built.pkg.exports).filter((k) => !k.endsWith('.json') && !/^\.\/(dist\/)?cdn\//.test(k));
     expect(codeEntries).toEqual(Object.keys(ENTRY_POINTS));
     for (const entry of codeEntries) {
       expect(target(entry, 'types'), entry).toMatch(/\.d\.ts$/);
@@ -89,13 +95,40 @@ describe('npm run build', () => {
     expect(status).toBe(200);
   }, 40_000);
 
+  it('a per-element React entry registers its element only, and bundles smaller than the three', async () => {
+    const script = `
+      await import('merchant-elements/react/checkout-button');
+      console.log(JSON.stringify(${JSON.stringify(TAGS)}.filter((tag) => customElements.get(tag))));`;
+    const run = await runNode(['--input-type=module', '-e', script], built.dir, 30_000);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual(['checkout-button']);
+
+    // What an application's bundler (esbuild here) makes of an import, React left out, minified and gzipped:
+    // CheckoutButton alone, from its own entry and from the one of all three, against all three used.
+    const { build } = await import('esbuild');
+    const bytes = async (names: string, from: string) => {
+      const out = await build({
+        stdin: { contents: `import { ${names} } from '${from}'; console.log(${names});`, resolveDir: built.dir },
+        bundle: true, minify: true, write: false, format: 'esm', platform: 'browser', external: ['react', 'react-dom'], logLevel: 'silent',
+      });
+      return gzipSync(out.outputFiles[0]!.contents, { level: 9 }).length;
+    };
+    const own = await bytes('CheckoutButton', 'merchant-elements/react/checkout-button');
+    const shaken = await bytes('CheckoutButton', 'merchant-elements/react');
+    const three = await bytes('OtpVerify, PayByMobile, CheckoutButton', 'merchant-elements/react');
+    const kB = (n: number) => `${(n / 1024).toFixed(1)} kB`;
+    console.info(`CheckoutButton for React, gzip -9: ${kB(own)} from its entry, ${kB(shaken)} from merchant-elements/react; all three ${kB(three)}`);
+    expect(three - own).toBeGreaterThan(3 * 1024);
+    expect(three - shaken).toBeGreaterThan(3 * 1024);
+  }, 40_000);
+
   it('runs the CLI from the compiled package (no src/ there, no tsx)', async () => {
     const run = await runNode(['bin/merchant-elements.js', 'help'], built.dir, 30_000);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: merchant-elements <command>/);
   }, 40_000);
 
-  it("gives an application's TypeScript the types of every entry point", async () => {
+  it("gives a strict application's TypeScript (skipLibCheck off) the types of every entry point, and React 19 JSX the tags", async () => {
     await writeFile(
       join(built.dir, 'consumer.ts'),
       `import { OtpVerify, type OtpVerifiedEvent } from 'merchant-elements';
@@ -118,12 +151,29 @@ describe('npm run build', () => {
        // @ts-expect-error a payment-completed detail has no proof
        export const wrong = (e: PaymentCompletedEvent): string => e.detail.proof;`,
     );
-    // skipLibCheck as applications have it: a type that fails to resolve becomes `any`, which the @ts-expect-error catches.
-    const options = ['--module', 'nodenext', '--target', 'es2022', '--lib', 'es2023,dom,dom.iterable', '--types', 'node', '--skipLibCheck'];
+    // The tags in a React 19 page, typed by merchant-elements/react's JSX declarations, beside the wrapper.
+    await writeFile(
+      join(built.dir, 'react-app.tsx'),
+      `import type {} from 'merchant-elements/react';
+       import { PayByMobile } from 'merchant-elements/react/pay-by-mobile';
+       export const tag = <pay-by-mobile token="t" amount={12.5} currency="GHS" onpayment-completed={(e) => e.detail.amount.toFixed(2)} />;
+       export const otp = <otp-verify token="t" name="proof" required onotp-verified={(e) => e.detail.proof.length} />;
+       export const button = <checkout-button token="t" mode="popup" class="pay">Pay</checkout-button>;
+       export const wrapper = <PayByMobile token="t" amount={12.5} onPaymentCompleted={(e) => e.detail.amount} />;
+       // @ts-expect-error a misspelt attribute
+       export const typo = <pay-by-mobile tokn="t" />;
+       // @ts-expect-error a payment's detail has no proof
+       export const wrong = <pay-by-mobile onpayment-completed={(e) => e.detail.proof} />;
+       // @ts-expect-error mode is redirect, popup or tab
+       export const mode = <checkout-button mode="window" />;`,
+    );
+    // skipLibCheck off, the strictest an application sets: every declaration the package ships is checked, and
+    // an import of a package it does not depend on is an error rather than a silent `any`.
+    const options = ['--jsx', 'react-jsx', '--module', 'nodenext', '--target', 'es2022', '--lib', 'es2023,dom,dom.iterable', '--types', 'node'];
     const tsc = join(built.dir, 'node_modules/typescript/bin/tsc');
-    const run = await runNode([tsc, '--noEmit', '--strict', ...options, 'consumer.ts'], built.dir, 60_000);
+    const run = await runNode([tsc, '--noEmit', '--strict', ...options, 'consumer.ts', 'react-app.tsx'], built.dir, 120_000);
     expect(run.stdout + run.stderr).toBe('');
-  }, 70_000);
+  }, 130_000);
 
   it('keeps the elements within their size budgets (gzip -9 of minified bundles with Lit)', async () => {
     const run = await runScript('check-size.ts');
@@ -141,6 +191,73 @@ describe('npm run build', () => {
     );
     expect(files.filter((f) => /^(src|test|stories|demo|scripts|\.ci|node_modules)\/|\.map$|\.test\.|(?<!\.d)\.ts$/.test(f))).toEqual([]);
   }, 60_000);
+});
+
+describe('the tarball npm pack makes, unpacked', () => {
+  let tarball: PackedTarball;
+  beforeAll(async () => {
+    tarball = await packAndUnpack(built.dir);
+    console.info(`npm pack: ${(tarball.size / 1024).toFixed(0)} kB, ${(tarball.unpackedSize / 1024).toFixed(0)} kB unpacked, ${tarball.files.length} files`);
+  }, 60_000);
+  afterAll(() => tarball?.remove());
+
+  it('holds every file the README and the docs it ships link to: no dead link, image or anchor', async () => {
+    const markdown = tarball.files.filter((f) => f.endsWith('.md'));
+    expect(markdown).toEqual(expect.arrayContaining(['README.md', 'docs/design.md', 'docs/provider-api.md']));
+    expect(await deadLinks(tarball.dir, markdown)).toEqual([]);
+    expect(markdown.filter((f) => /\.\.\/shared/.test(readFileSync(join(tarball.dir, f), 'utf8')))).toEqual([]);
+  });
+
+  it('is publint --strict clean', async () => {
+    const publint = join(built.dir, 'node_modules/publint/src/cli.js');
+    const run = await runNode([publint, 'run', tarball.file, '--strict'], tarball.dir, 60_000);
+    expect(run.stdout + run.stderr).not.toMatch(/error|warning|suggestion/i);
+    expect(run.code).toBe(0);
+  }, 70_000);
+
+  it('exports the CDN builds: import.meta.resolve finds merchant-elements/cdn/… and …/dist/cdn/… files', async () => {
+    const specifiers = ['cdn/merchant-elements.js', 'cdn/merchant-elements.iife.js', 'dist/cdn/merchant-elements.js', 'dist/cdn/merchant-elements.iife.js'];
+    const script = `
+      const { existsSync } = await import('node:fs');
+      const { fileURLToPath } = await import('node:url');
+      const found = {};
+      for (const s of ${JSON.stringify(specifiers)}) {
+        try { found[s] = existsSync(fileURLToPath(import.meta.resolve('merchant-elements/' + s))); } catch (e) { found[s] = e.code; }
+      }
+      console.log(JSON.stringify(found));`;
+    const run = await runNode(['--input-type=module', '-e', script], tarball.dir, 30_000);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual(Object.fromEntries(specifiers.map((s) => [s, true])));
+  }, 40_000);
+
+  it('depends on every package its entry points\' declarations import, each with its types (express through @types/express)', async () => {
+    const pkg = JSON.parse(readFileSync(join(tarball.dir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    const declared = new Set([...Object.keys(pkg['dependencies'] ?? {}), ...Object.keys(pkg['peerDependencies'] ?? {})]);
+    const imported = new Set<string>();
+    // A strict installer (pnpm) gives a package only what it declares: a type from a dependency's
+    // dependency (lit-html's TemplateResult under lit) would silently be any there.
+    for (const file of await reachableDeclarations(tarball.dir, pkg['exports'])) {
+      for (const name of importedPackages(readFileSync(join(tarball.dir, file), 'utf8'))) if (!name.startsWith('node:')) imported.add(name);
+    }
+    expect([...imported]).toEqual(expect.arrayContaining(['express', 'lit', 'zod']));
+    const missing: string[] = [];
+    for (const name of imported) {
+      if (!declared.has(name)) missing.push(`${name} is no dependency`);
+      else if (!(await shipsTypes(tarball.dir, name)) && !declared.has(`@types/${name}`)) missing.push(`${name} has no types and @types/${name} is no dependency`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('offers no demo where it cannot run one: not listed, and asking for it says where it runs (exit 2)', async () => {
+    expect(tarball.files.some((f) => f.startsWith('demo/'))).toBe(false);
+    const help = await runNode(['bin/merchant-elements.js', 'help'], tarball.dir, 30_000);
+    expect(help.stdout).not.toMatch(/^ {2}demo\b/m);
+    expect(help.stdout).toMatch(/^ {2}sandbox\b/m);
+    const demo = await runNode(['bin/merchant-elements.js', 'demo'], tarball.dir, 30_000);
+    expect(demo.code).toBe(2);
+    expect(demo.stderr).toMatch(/checkout of the merchant-elements repository/);
+    expect(demo.stderr).toMatch(/merchant-elements sandbox/);
+  }, 40_000);
 });
 
 describe('the browser builds in Chromium', () => {

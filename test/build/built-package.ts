@@ -1,8 +1,8 @@
-// The package as npm would publish it, built once into a temporary folder: package.json, the README and the
-// bin script copied there, dist/ and custom-elements.json built there by `scripts/build.ts --out-dir`, and
+// The package as npm would publish it, built once into a temporary folder: package.json, the README, the
+// docs it links to and the bin script copied there, dist/ and custom-elements.json built there by `scripts/build.ts --out-dir`, and
 // node_modules linked to the checkout's, as an application's install would provide the dependencies.
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -44,6 +44,8 @@ export async function buildPackage(): Promise<BuiltPackage> {
   await Promise.all(
     ['package.json', 'README.md', 'bin/merchant-elements.js'].map((file) => copyFile(join(ROOT, file), join(dir, file))),
   );
+  // All of docs/: package.json's `files` says what of it npm packs.
+  await cp(join(ROOT, 'docs'), join(dir, 'docs'), { recursive: true });
   await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   // Types are `npm run typecheck`'s (which npm test runs first) and budgets a test of their own.
   const build = await runScript('build.ts', '--out-dir', join(dir, 'dist'), '--no-typecheck', '--no-size-check');

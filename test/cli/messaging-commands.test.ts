@@ -38,6 +38,28 @@ describe('merchant-elements sms send, status and resend', () => {
     expect((await outbox(cli.sandbox, AMA))[0]).toMatchObject({ message: 'Second' });
   });
 
+  it('prints the messageId that sms resend takes, and resends by it', async () => {
+    const sent = await runMain(['sms', 'send', '--to', KWAME, '--from', 'Shop', '--message', 'Your order shipped'], cli.env);
+    expect(sent.code).toBe(0);
+    const messageId = /^messageId {6}(\S+)$/m.exec(sent.stdout)?.[1];
+    expect(messageId).toBeDefined();
+    const [sms] = await outbox(cli.sandbox, KWAME);
+    expect(sms).toMatchObject({ message: 'Your order shipped', messageId });
+
+    const resent = await runMain(['sms', 'resend', messageId!, '--message', 'Your order shipped today'], cli.env);
+    expect(resent.code).toBe(0);
+    expect(resent.stdout).toMatch(/^messageId {6}\S+$/m);
+    expect((await outbox(cli.sandbox, KWAME))[0]).toMatchObject({ message: 'Your order shipped today' });
+  });
+
+  it('refuses a local number with exit 2, naming the digits to give, and sends nothing', async () => {
+    const before = (await outbox(cli.sandbox)).length;
+    const local = await runMain(['sms', 'send', '--to', '0240000001', '--from', 'Shop', '--message', 'x'], cli.env);
+    expect(local.code).toBe(2);
+    expect(local.stderr).toMatch(/^merchant-elements: sms send: --to "0240000001" is a local number: give it with its country code, 233240000001\n/);
+    expect(await outbox(cli.sandbox)).toHaveLength(before);
+  });
+
   it('fails with exit 1 on a provider refusal and 2 on a bad flag value, sending nothing', async () => {
     const unknown = await runMain(['sms', 'status', 'no-such-sequence'], cli.env);
     expect(unknown).toMatchObject({ code: 1, stdout: '' });
@@ -66,6 +88,10 @@ describe('merchant-elements email send', () => {
 
     const human = await runMain([...args, '--html', '<p>Thanks</p>'], cli.env);
     expect(human.stdout).toMatch(/^status {9}Email scheduled/);
+
+    const badFrom = await runMain(['email', 'send', '--from', 'Shop', '--to', 'a@example.com', '--subject', 'Hi', '--text', 'x'], cli.env);
+    expect(badFrom.code).toBe(2);
+    expect(badFrom.stderr).toMatch(/^merchant-elements: email send: --from must be an email address, got "Shop"\n/);
 
     const bodiless = await runMain(args, cli.env);
     expect(bodiless.code).toBe(2);

@@ -54,6 +54,17 @@ describe('merchant-elements account lookup', () => {
     const missing = await runMain(['account', 'lookup', '233240000404'], cli.env);
     expect(missing).toMatchObject({ code: 1, stderr: 'merchant-elements: account lookup: not found (0404 Account holder not found)\n' });
   });
+
+  it('refuses a local or invalid number with exit 2 before asking the provider, naming the digits to give', async () => {
+    const local = await runMain(['account', 'lookup', '0240000001'], cli.env);
+    expect(local.code).toBe(2);
+    expect(local.stderr).toMatch(
+      /^merchant-elements: account lookup: msisdn "0240000001" is not a valid number as the provider takes it: give it with its country code, 233240000001\n/,
+    );
+    const junk = await runMain(['account', 'lookup', 'kwame'], cli.env);
+    expect(junk.code).toBe(2);
+    expect(junk.stderr).toMatch(/^merchant-elements: account lookup: msisdn "kwame" is not a valid number/);
+  });
 });
 
 describe('merchant-elements checkout status', () => {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runMain } from '../cli/cli-harness.js';
 
@@ -50,4 +51,41 @@ describe('npm start and merchant-elements demo', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   }, 60_000);
+
+  it('answers the first connection the open port accepts: it listens only once the shop is ready', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['bin/merchant-elements.js', 'demo', '--port', String(port)], { cwd: ROOT, env: process.env });
+    cleanups.push(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let exited = false;
+    child.once('exit', () => (exited = true));
+    // As a script waiting for the port would: connect again and again until one connection is accepted.
+    let socket: Socket | undefined;
+    while (!socket && !exited) {
+      socket = await new Promise<Socket | undefined>((resolve) => {
+        const s = connect(port, '127.0.0.1', () => resolve(s)).once('error', () => resolve(undefined));
+      });
+      if (!socket) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(socket, 'the demo exited before it listened').toBeDefined();
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      socket!.on('data', (chunk: Buffer) => (text += chunk.toString())).once('end', () => resolve(text)).once('error', reject);
+      socket!.write(`GET /merchant-elements/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    child.kill('SIGTERM');
+  }, 60_000);
 });
+
+/** A port nothing listens on (the demo takes it a moment later). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}

@@ -55,11 +55,44 @@ describe('Deadline', () => {
     vi.useFakeTimers();
     const caller = new AbortController();
     const deadlines = Array.from({ length: 50 }, () => new Deadline(100, caller.signal));
-    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(50);
     for (const deadline of deadlines) deadline.clear();
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
     vi.advanceTimersByTime(1_000);
     caller.abort();
     expect(deadlines.some((d) => d.aborted)).toBe(false);
+  });
+
+  it('listens to a signal many calls share once, so Node never warns of a leak, and ends each call still open', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const caller = new AbortController();
+      const deadlines = Array.from({ length: 30 }, () => new Deadline(60_000, caller.signal));
+      expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+      for (const deadline of deadlines.slice(0, 10)) deadline.clear();
+      expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+      const reason = new Error('shutting down');
+      caller.abort(reason);
+      expect(deadlines.slice(0, 10).some((d) => d.aborted)).toBe(false);
+      expect(deadlines.slice(10).every((d) => d.aborted && d.reason === reason)).toBe(true);
+      for (const deadline of deadlines) deadline.clear();
+      // Node emits its warnings on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name == 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('follows a new signal afresh once all the calls on it are cleared', () => {
+    const caller = new AbortController();
+    new Deadline(60_000, caller.signal).clear();
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+    const again = new Deadline(60_000, caller.signal);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+    caller.abort();
+    expect(again.aborted).toBe(true);
+    again.clear();
   });
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import express from 'express';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
 /** The repository's root. */
@@ -32,6 +32,12 @@ export interface StaticStorybook {
   /** Seconds the build took. */
   buildSeconds: number;
   browser: Browser;
+  /**
+   * A context as Storybook's own test runner opens one: its user agent names `StorybookTestRunner`, so a
+   * story that finished pauses its animations at their end instead of Storybook waiting up to 5 s for them
+   * (and the backgrounds addon's fade never leaves a page half-way between two colours for axe).
+   */
+  newContext(): Promise<BrowserContext>;
   close(): Promise<void>;
 }
 
@@ -50,13 +56,18 @@ export async function startStaticStorybook(): Promise<StaticStorybook> {
   const entries = Object.values(index.entries);
 
   const server: Server = await new Promise((resolve) => {
-    const s = express().use(express.static(out)).listen(0, '127.0.0.1', () => resolve(s));
+    // Cached for the run: pages of one context revalidate nothing (the build never changes while served).
+    const s = express().use(express.static(out, { maxAge: '1h', immutable: true })).listen(0, '127.0.0.1', () => resolve(s));
   });
   const browser = await chromium.launch({
     // The system's Chromium: nothing here may download a browser.
     ...chromiumLaunchOptions(),
   });
+  const probe = await browser.newPage();
+  const userAgent = `${await probe.evaluate(() => navigator.userAgent)} StorybookTestRunner`;
+  await probe.close();
   return {
+    newContext: () => browser.newContext({ userAgent }),
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     stories: entries.filter((e) => e.type == 'story'),
     docs: entries.filter((e) => e.type == 'docs'),

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
 import { ProxyError } from '../errors.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -26,12 +27,12 @@ export function originPolicy(allowedOrigins: readonly string[]) {
     const listed = origin !== undefined && allowed.has(origin);
     const same = origin !== undefined && origin === ownOrigin(req);
     if (origin !== undefined && !listed && !same) {
-      next(new ProxyError('ORIGIN_NOT_ALLOWED', 'This site may not use this service.'));
+      next(refuse(req, origin, allowedOrigins, 'origin'));
       return;
     }
     const fetchSite = req.get('sec-fetch-site');
     if (!SAFE_METHODS.has(req.method) && fetchSite === 'cross-site' && !listed) {
-      next(new ProxyError('ORIGIN_NOT_ALLOWED', 'This site may not use this service.'));
+      next(refuse(req, origin, allowedOrigins, 'cross-site'));
       return;
     }
     if (listed) {
@@ -49,4 +50,31 @@ export function originPolicy(allowedOrigins: readonly string[]) {
     }
     next();
   };
+}
+
+/**
+ * The refusal, and a warning in the server's log that says what was refused, what is allowed and how to
+ * allow it: the access line alone (`statusCode: 403`) left a developer behind a dev server's proxy guessing.
+ * The page learns its own origin back, never the list.
+ */
+function refuse(req: Request, origin: string | undefined, allowedOrigins: readonly string[], why: 'origin' | 'cross-site'): ProxyError {
+  const own = ownOrigin(req);
+  const log = (req as Request & { log?: Logger }).log;
+  log?.warn(
+    {
+      origin: origin ?? null,
+      ownOrigin: own,
+      allowedOrigins,
+      secFetchSite: req.get('sec-fetch-site') ?? null,
+      fix:
+        `add ${origin ?? "the page's origin"} to PROXY_ALLOWED_ORIGINS (allowedOrigins in code); or, when a dev server ` +
+        `proxies the page's calls (Vite's server.proxy with changeOrigin: true rewrites Host to ${req.get('host') ?? 'the target'}), ` +
+        'set changeOrigin: false so that the call stays same-origin',
+    },
+    why === 'origin'
+      ? `origin not allowed: ${origin} is neither this server's own origin (${own}) nor in allowedOrigins`
+      : `cross-site ${req.method} refused: Sec-Fetch-Site is cross-site and ${origin ? `${origin} is not in allowedOrigins` : 'the request has no Origin'}`,
+  );
+  const page = origin ? `This page's origin (${origin})` : 'This cross-site page';
+  return new ProxyError('ORIGIN_NOT_ALLOWED', `${page} may not use this service: the merchant's proxy does not allow it.`);
 }
