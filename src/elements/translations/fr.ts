@@ -73,6 +73,7 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
   stillWaiting: 'Toujours en attente du téléphone.',
   checkAgain: 'Vérifier à nouveau',
 
+  UNSAFE_URL: "L'adresse de la page de paiement n'est pas sûre : elle n'a pas été ouverte. Contactez la boutique.",
   label: 'Payer maintenant',
   creating: 'Ouverture du paiement…',
   open: 'Terminez le paiement sur la page de paiement.',
