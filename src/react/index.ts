@@ -13,11 +13,18 @@ import {
 } from '../elements/otp-verify/index.js';
 import {
   PayByMobile as PayByMobileElement,
+  type PaymentBlockedEvent,
   type PaymentCancelledEvent,
   type PaymentCompletedEvent,
   type PaymentFailedEvent,
   type PaymentPendingEvent,
 } from '../elements/pay-by-mobile/index.js';
+// French is registered as by the main entry (`lang="fr"` on the component or the page); other languages
+// with `registerTranslation`.
+import '../elements/translations/fr.js';
+
+export { fr } from '../elements/translations/fr.js';
+export { registerTranslation } from '../elements/shared/localize.js';
 
 // The element classes under their own names, for refs (`useRef<OtpVerifyElement>(null)`), and the events' types.
 export type { CheckoutButtonElement, OtpVerifyElement, PayByMobileElement };
@@ -51,6 +58,7 @@ export const PayByMobile = wrap('PayByMobile', 'pay-by-mobile', PayByMobileEleme
   onPaymentCompleted: 'payment-completed' as EventName<PaymentCompletedEvent>,
   onPaymentFailed: 'payment-failed' as EventName<PaymentFailedEvent>,
   onPaymentCancelled: 'payment-cancelled' as EventName<PaymentCancelledEvent>,
+  onPaymentBlocked: 'payment-blocked' as EventName<PaymentBlockedEvent>,
 });
 
 /**
