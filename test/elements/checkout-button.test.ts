@@ -4,7 +4,7 @@ import '../../src/elements/checkout-button/index.js';
 import type { CheckoutButton } from '../../src/elements/checkout-button/index.js';
 import { StatusStreamController } from '../../src/elements/shared/status-stream.js';
 import '../../src/elements/translations/fr.js';
-import { FakeProxy, checkout, checkoutCreated, fakeToken, json, offline, type SseStream } from './fake-proxy.js';
+import { FakeProxy, checkout, checkoutCreated, fakeToken, json, offline, problem, type SseStream } from './fake-proxy.js';
 import { deferred, part, sleep, stateIs, text } from './helpers.js';
 
 const TOKEN = fakeToken({ scope: 'checkout', reference: 'ORDER-9', amount: 50 });
@@ -196,6 +196,15 @@ describe('<checkout-button>', () => {
       }
     });
   }
+
+  it('says why the order cannot be paid here when it is being paid by mobile money', async () => {
+    proxy.on('POST', '/checkouts', () => problem(409, 'ORDER_IN_OTHER_PAYMENT', { method: 'mobile-money', status: 'PENDING' }));
+    const el = await mount('popup');
+    part(el, 'button')!.click();
+    await stateIs(el, 'error');
+    expect(text(el, 'error-message')).to.equal('This order is being paid by mobile money. Finish there, or start a new order.');
+    expect((openResult as ReturnType<typeof fakeWindow>).closed).to.be.true;
+  });
 
   it('opens http: pages on this machine (the sandbox)', async () => {
     proxy.on('POST', '/checkouts', () => json(checkoutCreated({ checkoutUrl: 'http://127.0.0.1:4010/checkout/chk_1' }), 201));

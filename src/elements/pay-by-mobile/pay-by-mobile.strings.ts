@@ -7,15 +7,7 @@ export const payByMobileEn = {
   INSUFFICIENT_FUNDS: 'Not enough money in the account.',
   PAYMENT_FAILED: 'The payment did not go through.',
   ATTEMPTS_EXHAUSTED: 'No attempts left for this order. Start a new order or choose another way to pay.',
-  ORDER_CHANGED: 'This order has changed. Reload the page to see what to pay.',
   PAYMENT_IN_PROGRESS: 'A payment for this order is waiting for approval on another phone.',
-  /** `details.method` `checkout` or `mobile-money`, `details.status` its status. */
-  ORDER_IN_OTHER_PAYMENT: (d: { method?: string; status?: string }): string =>
-    /^completed$/i.test(d.status ?? '')
-      ? 'This order is already paid.'
-      : d.method == 'checkout'
-        ? 'This order is being paid on the checkout page. Finish there, or start a new order.'
-        : 'This order is being paid another way. Start a new order to pay here.',
   number: 'Mobile money number',
   next: 'Continue',
   lookingUp: 'Finding the account…',

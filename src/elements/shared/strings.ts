@@ -12,6 +12,12 @@ export const commonEn = {
   /** `details.scope` `address`: the limit of the customer's network address (often shared by a carrier). */
   RATE_LIMITED: (d: { retryAfter?: number; scope?: string }) =>
     `Too many ${d.scope == 'address' ? 'requests from this connection' : 'attempts'}. Try again in ${wait(d.retryAfter ?? 60)}.`,
+  ORDER_CHANGED: 'This order has changed. Reload the page to see what to pay.',
+  /** `details.method` `checkout` or `mobile-money`, `details.status` its status. */
+  ORDER_IN_OTHER_PAYMENT: (d: { method?: string; status?: string }): string =>
+    /^completed$/i.test(d.status ?? '')
+      ? 'This order is already paid.'
+      : `This order is being paid ${d.method == 'checkout' ? 'on the checkout page' : 'by mobile money'}. Finish there, or start a new order.`,
   UPSTREAM_UNAVAILABLE: 'The service is busy. Try again soon.',
   INVALID_PHONE_NUMBER: 'Enter a Ghanaian mobile number, like 024 123 4567.',
   phone: 'Phone number',

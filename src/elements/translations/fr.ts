@@ -53,9 +53,7 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
   ORDER_IN_OTHER_PAYMENT: (d) =>
     /^completed$/i.test(d.status ?? '')
       ? 'Cette commande est déjà payée.'
-      : d.method == 'checkout'
-        ? 'Cette commande est en cours de paiement sur la page de paiement. Terminez-le là-bas, ou passez une nouvelle commande.'
-        : 'Cette commande est en cours de paiement par un autre moyen. Passez une nouvelle commande pour payer ici.',
+      : `Cette commande est en cours de paiement ${d.method == 'checkout' ? 'sur la page de paiement' : 'par mobile money'}. Terminez-le là-bas, ou passez une nouvelle commande.`,
   number: 'Numéro mobile money',
   next: 'Continuer',
   lookingUp: 'Recherche du compte…',
