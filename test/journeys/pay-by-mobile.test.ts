@@ -74,7 +74,8 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
     const element = payByMobile(page);
     await payWith(page, '024 123 4567');
     await reachesState(element, 'pending');
-    await element.getByText('Approve on your phone with your PIN.').waitFor();
+    // What the phone asks: the total, charge included.
+    await element.getByText(/^Approve GHS\s[\d.,]+ (\(GHS\s[\d.,]+ \+ GHS\s[\d.,]+ charge\) )?on your phone\.$/).waitFor();
 
     await answerOnPhone(context, '233241234567', 'Decline');
     await reachesState(element, 'cancelled');
@@ -96,7 +97,7 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
 
     await page.reload();
     await reachesState(element, 'pending');
-    await element.getByText('Approve on your phone with your PIN.').waitFor();
+    await element.getByText(/^Approve .*on your phone/).waitFor();
     await expect(element.getByRole('progressbar').isVisible()).resolves.toBe(true);
 
     await answerOnPhone(context, '233260000004', 'Approve');

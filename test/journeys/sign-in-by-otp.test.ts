@@ -38,7 +38,8 @@ describe('journey: a customer signs in with a code sent by SMS', { timeout: JOUR
     await codeInput.fill('');
     await codeInput.pressSequentially(code, { delay: 10 });
     await reachesState(otp, 'verified');
-    await otp.getByText('Phone number verified.').waitFor();
+    // (The masked number is held together by no-break spaces.)
+    await otp.getByText(/^Number \+233\s24\s\*\*\*\s\*\*01 verified\.$/).waitFor();
 
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL('**/account');
