@@ -230,6 +230,15 @@ describe('<pay-by-mobile>', () => {
     await waitUntil(() => stream().request.signal!.aborted, 'watching stopped');
   });
 
+  it('ends the wait when a check finds the relay gave up (TIMED_OUT)', async () => {
+    const el = await pending();
+    el.lateInterval = 100_000;
+    proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: 'TIMED_OUT' })));
+    part(el, 'check-button')!.click();
+    await stateIs(el, 'timed-out');
+    expect(text(el, 'status')).to.equal('No answer from the phone yet.');
+  });
+
   it('shows what the phone asks: the total with the charge', async () => {
     proxy.on('POST', '/payments', () => json(payment({ amount: 47.5, charge: 0.48, totalAmount: 47.98 }), 202));
     const el = await pending(await mount(fakeToken({ scope: 'payment', amount: 47.5, referenceNo: 'ORDER-123' })));

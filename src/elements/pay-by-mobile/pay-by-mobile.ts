@@ -218,7 +218,8 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
     if (!reference) return;
     try {
       const payment = await this.client.get<PaymentSnapshot>(PROXY_PATHS.payment(reference));
-      if (payment.status == 'PENDING' || payment.status == 'TIMED_OUT') (this.payment = payment), (this.still = !quiet);
+      // Still waiting: say so (a check asked for) and keep the countdown; the relay's TIMED_OUT ends a wait.
+      if (payment.status == 'PENDING' || (payment.status == 'TIMED_OUT' && this.state == 'timed-out')) (this.payment = payment), (this.still = !quiet);
       else this.handleStatus(payment);
     } catch (e) {
       if (!quiet) this.fail(e);
