@@ -159,6 +159,16 @@ describe('<pay-by-mobile>', () => {
     expect(part(el, 'retry-button')).to.be.null;
   });
 
+  it('shows a VOID attempt (it never reached the provider) as a failure to try again, nothing charged', async () => {
+    const el = await pending();
+    const event = oneEvent(el, 'payment-failed');
+    stream().status(payment({ status: 'VOID', attemptsLeft: 2 }));
+    expect((await event).detail).to.include({ code: 'UPSTREAM_UNAVAILABLE', message: 'The service is busy. Try again soon.', canRetry: true });
+    await stateIs(el, 'failed');
+    expect(text(el, 'error-message')).to.equal('The service is busy. Try again soon.');
+    expect(text(el, 'retry-button')).to.equal('Try again');
+  });
+
   it('reports a payment declined on the phone', async () => {
     const el = await pending();
     const event = oneEvent(el, 'payment-cancelled');
