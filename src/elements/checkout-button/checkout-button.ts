@@ -43,7 +43,7 @@ export type CheckoutButtonState = 'idle' | 'creating' | 'open' | 'completed' | '
  * @cssstate failed - The payment failed; a click starts a new checkout.
  * @cssstate cancelled - Cancelled; a click starts a new checkout.
  * @cssstate expired - Expired; a click starts a new checkout.
- * @cssstate error - Creating the session failed.
+ * @cssstate error - Creating the session failed, or its page's address was not `https:` (`http:` only on localhost): such a page is never opened.
  */
 export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   static override styles = checkoutButtonStyles;
@@ -53,7 +53,10 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     failure: { state: true },
   };
 
-  /** How the checkout page opens: `redirect` (this tab), `popup`, or `tab`; a blocked window falls back to redirect. */
+  /**
+   * How the checkout page opens: `redirect` (this tab), `popup` (closed once the checkout ends), or `tab`; a
+   * blocked window falls back to redirect. While the page is open a click brings its window forward.
+   */
   mode: CheckoutMode = 'redirect';
 
   /** Overrides of some of the element's words. */

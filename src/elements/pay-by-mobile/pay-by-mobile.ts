@@ -61,7 +61,7 @@ const localNumber = (n: string) => n.replace(/^\+?233 ?(\d\d)/, '0$1').replace(/
  * @cssstate completed - Paid.
  * @cssstate failed - The payment failed; a retry is offered while attempts remain.
  * @cssstate cancelled - Declined on the phone.
- * @cssstate timed-out - No answer before the countdown ended (the payment may still complete).
+ * @cssstate timed-out - No answer before the countdown ended. The payment may still complete: its status is read now and then (a late completion is shown), and at once on "Check again".
  * @cssstate error - A call failed (unknown account, invalid number, network, expired token…).
  */
 export class PayByMobile extends MerchantElement<PayByMobileState> {
