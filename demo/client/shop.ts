@@ -9,3 +9,46 @@ for (const type of ['payment-completed', 'checkout-completed'] as const) {
     if (orderUrl) location.assign(orderUrl);
   });
 }
+
+// No payment of this order can be made here (attempts spent, paid the other way, changed): the element says
+// why; the page offers what comes next.
+document.addEventListener('payment-blocked', (event) => {
+  const element = event.target as HTMLElement;
+  if (element.nextElementSibling?.matches('[data-testid="payment-blocked"]')) return;
+  const next = document.createElement('p');
+  next.dataset.testid = 'payment-blocked';
+  next.className = 'actions';
+  next.innerHTML = '<a class="button secondary"></a> <a class="button secondary" href="/">Start a new order</a>';
+  const order = next.querySelector('a')!;
+  order.href = element.dataset.orderUrl ?? '/account';
+  order.textContent = 'See the order';
+  element.after(next);
+});
+
+// The order page while a payment is in progress: it asks the shop's server again every few seconds (never a
+// <meta http-equiv="refresh">, which reloads under a reader's feet) and, when the status changed, puts the new
+// words in the banner (a live region, announced) and the new details below it.
+const banner = document.querySelector<HTMLElement>('[data-testid="order-status"][data-watch-seconds]');
+if (banner) void watchOrder(banner, Number(banner.dataset.watchSeconds) * 1000);
+
+async function watchOrder(banner: HTMLElement, interval: number) {
+  // Back from the hosted page, the provider's answer comes within seconds; after a minute the page stops
+  // saying "checking" and shows the order as it is.
+  for (let reads = 0; ; reads++) {
+    await new Promise((resolve) => setTimeout(resolve, interval));
+    if (banner.dataset.status == 'checking' && reads * interval > 60_000) return location.replace(location.pathname);
+    const res = await fetch(location.href, { headers: { accept: 'text/html' } }).catch(() => undefined);
+    if (!res?.ok) continue;
+    const next = new DOMParser().parseFromString(await res.text(), 'text/html');
+    const nextBanner = next.querySelector<HTMLElement>('[data-testid="order-status"]');
+    const details = next.getElementById('order-details');
+    if (!nextBanner || !details) continue;
+    if (nextBanner.dataset.status != banner.dataset.status) {
+      banner.className = nextBanner.className;
+      banner.dataset.status = nextBanner.dataset.status!;
+      banner.textContent = nextBanner.textContent;
+      document.getElementById('order-details')!.replaceChildren(...details.childNodes);
+    }
+    if (!nextBanner.hasAttribute('data-watch-seconds')) return;
+  }
+}

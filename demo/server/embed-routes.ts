@@ -20,7 +20,7 @@ const SPA_PAGES = {
 } as const;
 
 function demoOrder(ctx: ShopContext, session: Session) {
-  return ctx.orders.create(linesOf(DEMO_BASKET), session.customer?.recipient);
+  return ctx.orders.create(linesOf(DEMO_BASKET), session.customer?.digits);
 }
 
 /**

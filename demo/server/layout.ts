@@ -10,8 +10,6 @@ export interface PageParts {
   /** The visitor's session: the header shows their cart and who is signed in. */
   session?: Session;
   body: RawHtml;
-  /** Seconds between reloads while something is pending (the order page). */
-  refreshSeconds?: number;
   /**
    * How the page loads the elements: `vite` (the shop's module, through Vite), `cdn` (the classic
    * `<script>` of the IIFE build), or `none`.
@@ -35,7 +33,6 @@ export function layout(parts: PageParts): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-${parts.refreshSeconds ? html`<meta http-equiv="refresh" content="${parts.refreshSeconds}">` : ''}
 <title>${parts.title} · ${SHOP_NAME}</title>
 <link rel="icon" href="/favicon.svg">
 <link rel="stylesheet" href="/shop.css">

@@ -6,12 +6,13 @@ import type { Order, OrderLine, OrderStatus, OrderView } from './orders.js';
 import { sessionOf } from './sessions.js';
 import { type ShopContext, checkoutToken, orderPath, paymentToken } from './shop-context.js';
 
-/** Seconds between reloads of an order page while its payment is in progress. */
-export const ORDER_REFRESH_SECONDS = 2;
+/** Seconds between the order page's reads of its own status while a payment is in progress (no reload). */
+export const ORDER_WATCH_SECONDS = 2;
 
 const STATUS_LABELS: Record<OrderStatus, string> = {
   unpaid: 'Awaiting payment',
   pending: 'Payment in progress',
+  checking: 'Checking the payment',
   paid: 'Paid',
   failed: 'Payment failed',
   cancelled: 'Payment declined',
@@ -81,18 +82,30 @@ export function orderRoutes(ctx: ShopContext): Router {
       return;
     }
     const view = await ctx.orders.view(order, ctx.proxy);
-    const pending = view.status === 'pending';
+    const { payment, checkout } = view;
+    // Back from the hosted page (its return URL, to which the provider adds `checkoutId`), the checkout's
+    // outcome may not be read yet: say that, not "awaiting payment", until it is.
+    const back = typeof req.query['checkoutId'] === 'string' && (checkout?.status === 'pending' || checkout?.status === 'processing');
+    const status = view.status === 'unpaid' && back ? 'checking' : view.status;
+    const watching = status === 'pending' || status === 'checking';
+    const byCheckout = checkout?.status === 'processing' || (back && payment?.status !== 'PENDING');
     const page = layout({
       title: `Order ${order.reference}`,
       session: sessionOf(req),
-      ...(pending ? { refreshSeconds: ORDER_REFRESH_SECONDS } : {}),
+      elements: watching ? 'vite' : 'none',
       body: html`<h1>Order <span data-testid="order-reference">${order.reference}</span></h1>
-<p class="status-banner status-${view.status}" data-testid="order-status" data-status="${view.status}" role="status">${statusLabel(view.status)}</p>
-${pending ? html`<p>Waiting for the customer to approve the payment on their phone. This page refreshes itself.</p>` : ''}
+<p class="status-banner status-${status}" data-testid="order-status" data-status="${status}" role="status"${watching ? html` data-watch-seconds="${ORDER_WATCH_SECONDS}"` : ''}>${statusLabel(status)}</p>
+<div id="order-details">
+${watching
+  ? html`<p data-testid="order-waiting">${byCheckout
+      ? 'The checkout page is finishing the payment: its result is on its way from the provider.'
+      : 'Waiting for the customer to approve the payment on their phone.'} This page updates by itself.</p>`
+  : ''}
 ${view.status === 'paid' ? html`<p>Thank you! Your goods will be ready for collection at the Makola stall tomorrow.</p>` : ''}
 ${linesTable(order.lines, order.total)}
-${view.status === 'paid' || pending ? '' : payLinks(order)}
-${serverRecord(view)}`,
+${view.status === 'paid' || watching ? '' : payLinks(order)}
+${serverRecord(view)}
+</div>`,
     });
     await ctx.send(req, res, page);
   });
@@ -100,15 +113,21 @@ ${serverRecord(view)}`,
   router.get('/orders/:reference/pay-by-mobile', async (req, res) => {
     const order = ctx.orders.get(req.params.reference);
     if (!order) return ctx.send(req, res, notFoundPage(req.params.reference), 404);
-    if ((await ctx.orders.view(order, ctx.proxy)).status === 'paid') return res.redirect(303, orderPath(order.reference));
+    const view = await ctx.orders.view(order, ctx.proxy);
+    if (view.status === 'paid') return res.redirect(303, orderPath(order.reference));
     const session = sessionOf(req);
     const token = await paymentToken(ctx, order);
+    // The proxy refuses this way while the other is under way (ORDER_IN_OTHER_PAYMENT): say so before a try.
+    const other = view.checkout?.status === 'processing'
+      ? alertBox('This order is being paid on the checkout page. Finish there, or start a new order.', 'order-in-other-payment')
+      : '';
     const page = layout({
       title: `Pay ${order.reference}`,
       session,
       elements: 'vite',
       body: html`<h1>Pay with mobile money</h1>
 <p class="lead">Order <strong>${order.reference}</strong>: ${formatPrice(order.total)}.</p>
+${other}
 <div class="card">
   <pay-by-mobile proxy="/merchant-elements" token="${token}" value="${session.customer?.digits ?? ''}"
     data-order-url="${orderPath(order.reference)}" data-testid="pay-by-mobile"></pay-by-mobile>
@@ -125,15 +144,23 @@ ${linesTable(order.lines, order.total)}
   router.get('/orders/:reference/checkout', async (req, res) => {
     const order = ctx.orders.get(req.params.reference);
     if (!order) return ctx.send(req, res, notFoundPage(req.params.reference), 404);
-    if ((await ctx.orders.view(order, ctx.proxy)).status === 'paid') return res.redirect(303, orderPath(order.reference));
+    const view = await ctx.orders.view(order, ctx.proxy);
+    if (view.status === 'paid') return res.redirect(303, orderPath(order.reference));
     const token = await checkoutToken(ctx, order);
+    const other = view.payment?.status === 'PENDING'
+      ? alertBox(
+          'This order is being paid by mobile money: approve the prompt on the phone, or start a new order.',
+          'order-in-other-payment',
+        )
+      : '';
     const page = layout({
       title: `Checkout ${order.reference}`,
       session: sessionOf(req),
       elements: 'vite',
       body: html`<h1>Pay on the checkout page</h1>
-<p class="lead">Order <strong>${order.reference}</strong>: ${formatPrice(order.total)}. The provider’s secure page takes
-card or mobile money, then brings you back to your order.</p>
+<p class="lead">Order <strong>${order.reference}</strong>: ${formatPrice(order.total)}. The provider’s secure page asks
+for your mobile money number, then brings you back to your order.</p>
+${other}
 <div class="card">
   <checkout-button proxy="/merchant-elements" token="${token}" data-order-url="${orderPath(order.reference)}"
     data-testid="checkout-button">Pay ${formatPrice(order.total)} securely</checkout-button>

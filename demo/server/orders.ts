@@ -18,7 +18,10 @@ export interface Order {
   /** Pesewas. */
   total: number;
   createdAt: Date;
-  /** The number of the signed-in customer who placed it (masked), if any. */
+  /**
+   * The digits of the signed-in customer who placed it, if any: never the masked number, which two
+   * customers can share (`+233 24 *** **17`).
+   */
   customer?: string;
   /** The latest payment update the proxy's `hooks.onPaymentUpdate` reported for this order. */
   payment?: PaymentSnapshot;
@@ -26,8 +29,11 @@ export interface Order {
   checkout?: CheckoutSnapshot;
 }
 
-/** How the order page describes an order's payment. */
-export type OrderStatus = 'unpaid' | 'pending' | 'paid' | 'failed' | 'cancelled' | 'expired' | 'timed-out';
+/**
+ * How the order page describes an order's payment (`checking`: back from the hosted page, its outcome not
+ * read yet; the page alone decides it).
+ */
+export type OrderStatus = 'unpaid' | 'pending' | 'checking' | 'paid' | 'failed' | 'cancelled' | 'expired' | 'timed-out';
 
 /** What the server knows of an order's payment, read through the proxy. */
 export interface OrderView {
@@ -61,7 +67,7 @@ export class OrderBook {
     this.next = firstNumber;
   }
 
-  /** Creates an order of the given lines (which must not be empty). */
+  /** Creates an order of the given lines (which must not be empty), for the customer with these digits. */
   create(lines: OrderLine[], customer?: string): Order {
     if (lines.length === 0) throw new Error('An order needs at least one line.');
     const order: Order = {
@@ -79,7 +85,7 @@ export class OrderBook {
     return this.orders.get(reference);
   }
 
-  /** The orders a customer placed, newest first. */
+  /** The orders the customer with these digits placed, newest first. */
   byCustomer(customer: string): Order[] {
     return [...this.orders.values()].filter((o) => o.customer === customer).reverse();
   }

@@ -95,7 +95,7 @@ ${lines.length === 0
       res.redirect(303, '/cart?error=empty');
       return;
     }
-    const order = ctx.orders.create(lines, session.customer?.recipient);
+    const order = ctx.orders.create(lines, session.customer?.digits);
     session.cart.clear();
     const method = req.body?.method === 'checkout' ? 'checkout' : 'pay-by-mobile';
     res.redirect(303, `${orderPath(order.reference)}/${method}`);

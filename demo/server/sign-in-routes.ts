@@ -81,7 +81,7 @@ Once the number shows as verified, press <strong>Sign in</strong>: the shop’s 
       res.redirect(303, '/sign-in');
       return;
     }
-    const views = await Promise.all(ctx.orders.byCustomer(customer.recipient).map((o) => ctx.orders.view(o, ctx.proxy)));
+    const views = await Promise.all(ctx.orders.byCustomer(customer.digits).map((o) => ctx.orders.view(o, ctx.proxy)));
     const rows = views.map(
       (v) => html`<tr><td><a href="${orderPath(v.order.reference)}">${v.order.reference}</a></td>
 <td>${formatPrice(v.order.total)}</td><td><span class="status status-${v.status}">${statusLabel(v.status)}</span></td></tr>`,

@@ -2,6 +2,7 @@
 import type { EventName } from '@lit/react';
 import {
   PayByMobile as PayByMobileElement,
+  type PaymentBlockedEvent,
   type PaymentCancelledEvent,
   type PaymentCompletedEvent,
   type PaymentFailedEvent,
@@ -23,4 +24,5 @@ export const PayByMobile = wrap('PayByMobile', 'pay-by-mobile', PayByMobileEleme
   onPaymentCompleted: 'payment-completed' as EventName<PaymentCompletedEvent>,
   onPaymentFailed: 'payment-failed' as EventName<PaymentFailedEvent>,
   onPaymentCancelled: 'payment-cancelled' as EventName<PaymentCancelledEvent>,
+  onPaymentBlocked: 'payment-blocked' as EventName<PaymentBlockedEvent>,
 });

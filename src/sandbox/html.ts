@@ -49,7 +49,7 @@ export interface PageOptions {
 }
 
 const BASE_CSS = `
-  :root { color-scheme: light dark; --accent: #0b6e4f; --muted: #666; --danger: #b3261e; }
+  :root { color-scheme: light dark; --accent: #0b6e4f; --on-accent: #fff; --muted: #666; --danger: #b3261e; }
   * { box-sizing: border-box; }
   body { margin: 0; font: 16px/1.5 system-ui, sans-serif; background: Canvas; color: CanvasText; }
   main { max-width: 28rem; margin: 2rem auto; padding: 1.5rem; }
@@ -57,14 +57,14 @@ const BASE_CSS = `
   label { display: block; font-weight: 600; margin-top: 1rem; }
   input { width: 100%; padding: .6rem; font: inherit; border: 1px solid #888; border-radius: .4rem; }
   button { font: inherit; padding: .6rem 1.2rem; border-radius: .4rem; border: 1px solid var(--accent); cursor: pointer; }
-  button.primary { background: var(--accent); color: #fff; }
+  button.primary { background: var(--accent); color: var(--on-accent); }
   button.secondary { background: transparent; color: inherit; border-color: #888; }
   button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
   .muted { color: var(--muted); }
   .error { color: var(--danger); font-weight: 600; }
   .actions { display: flex; gap: .75rem; margin-top: 1.25rem; flex-wrap: wrap; }
   .actions form { margin: 0; }
-  @media (prefers-color-scheme: dark) { :root { --accent: #3fb68b; --muted: #aaa; --danger: #f2b8b5; } }
+  @media (prefers-color-scheme: dark) { :root { --accent: #3fb68b; --on-accent: #0d1a14; --muted: #aaa; --danger: #f2b8b5; } }
 `;
 
 /** A complete, small HTML document. */

@@ -111,6 +111,32 @@ describe('the demo shop (npm start)', () => {
     });
   });
 
+  it('says what the hosted page asks for: a mobile money number, not a card', async () => {
+    const visitor = new Visitor(demo.url);
+    const { payPath } = await placeOrder(visitor, 'checkout');
+    const page = (await visitor.get(payPath)).text;
+    expect(page).not.toMatch(/card or mobile money/);
+    expect(page).toMatch(/asks\s+for your mobile money number/);
+  });
+
+  it('back from the hosted page, says the payment is being checked, never that a phone must approve it', async () => {
+    const visitor = new Visitor(demo.url);
+    const { reference, payPath } = await placeOrder(visitor, 'checkout');
+    const token = elementToken((await visitor.get(payPath)).text, 'checkout-button');
+    // What <checkout-button> does: a session, then the customer is on the provider's page.
+    const created = await visitor.postJson('/merchant-elements/checkouts', {}, token);
+    expect(created.status).toBe(201);
+    // Returned before the proxy read the outcome (the provider adds checkoutId to the return URL).
+    const back = (await visitor.get(`/orders/${reference}?checkoutId=${created.body.checkoutId}&status=completed`)).text;
+    expect(orderStatus(back)).toBe('checking');
+    expect(back).toContain('Checking the payment');
+    expect(back).not.toContain("approve the payment on their phone");
+    expect(back).toContain('The checkout page is finishing the payment');
+    expect(back).toContain('data-watch-seconds');
+    // Without the return, an opened and unused checkout is as unpaid as before.
+    expect(orderStatus((await visitor.get(`/orders/${reference}`)).text)).toBe('unpaid');
+  });
+
   it('shows on the order page a payment completed through the proxy, as the server reads it', async () => {
     const visitor = new Visitor(demo.url);
     const { reference, payPath } = await placeOrder(visitor, 'pay-by-mobile');
@@ -134,7 +160,7 @@ describe('the demo shop (npm start)', () => {
     expect((await visitor.get(payPath)).location).toBe(`/orders/${reference}`);
   });
 
-  it('keeps refreshing the order page while the payment is pending', async () => {
+  it('watches the order page while the payment is pending, without reloading it (no meta refresh)', async () => {
     const visitor = new Visitor(demo.url);
     const { reference, payPath } = await placeOrder(visitor, 'pay-by-mobile');
     const token = elementToken((await visitor.get(payPath)).text, 'pay-by-mobile');
@@ -142,6 +168,15 @@ describe('the demo shop (npm start)', () => {
     expect((await visitor.postJson('/merchant-elements/payments', { msisdn: '233260000004' }, token)).status).toBe(202);
     const page = (await visitor.get(`/orders/${reference}`)).text;
     expect(orderStatus(page)).toBe('pending');
-    expect(page).toContain('<meta http-equiv="refresh" content="2">');
+    expect(page).not.toContain('http-equiv="refresh"');
+    // The shop's script reads the page again and updates the banner, a live region.
+    expect(page).toMatch(/data-testid="order-status" data-status="pending" role="status" data-watch-seconds="2"/);
+    expect(page).toContain('/client/shop.ts');
+    expect(page).toContain('Waiting for the customer to approve the payment on their phone.');
+
+    // The other way is refused while this one waits, and the checkout page says why before a try.
+    const checkoutPage = (await visitor.get(`/orders/${reference}/checkout`)).text;
+    expect(checkoutPage).toContain('data-testid="order-in-other-payment"');
+    expect(checkoutPage).toContain('This order is being paid by mobile money');
   });
 });

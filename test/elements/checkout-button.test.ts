@@ -4,7 +4,7 @@ import '../../src/elements/checkout-button/index.js';
 import type { CheckoutButton } from '../../src/elements/checkout-button/index.js';
 import { StatusStreamController } from '../../src/elements/shared/status-stream.js';
 import '../../src/elements/translations/fr.js';
-import { FakeProxy, checkout, checkoutCreated, fakeToken, json, offline, type SseStream } from './fake-proxy.js';
+import { FakeProxy, checkout, checkoutCreated, fakeToken, json, offline, problem, type SseStream } from './fake-proxy.js';
 import { deferred, part, sleep, stateIs, text } from './helpers.js';
 
 const TOKEN = fakeToken({ scope: 'checkout', reference: 'ORDER-9', amount: 50 });
@@ -148,13 +148,69 @@ describe('<checkout-button>', () => {
     expect(sentTo()).to.deep.equal([]);
   });
 
-  it('opens the same page again on a click while open, without a second session', async () => {
+  for (const mode of ['popup', 'tab']) {
+    it(`brings the ${mode} forward on a second click while open, and opens the same page again once it is closed`, async () => {
+      const win = openResult as ReturnType<typeof fakeWindow>;
+      let focused = 0;
+      win.focus = () => void focused++;
+      const el = await open(await mount(mode));
+      expect(focused).to.equal(1);
+      part(el, 'button')!.click();
+      await sleep(10);
+      expect(opened, 'no second tab').to.have.length(1);
+      expect(focused).to.equal(2);
+      win.closed = true;
+      part(el, 'button')!.click();
+      await sleep(10);
+      expect(opened).to.have.length(2);
+      expect(opened[1]![0]).to.equal(URL_1);
+      expect(proxy.calls('POST', '/checkouts'), 'no second session').to.have.length(1);
+    });
+  }
+
+  it('closes the popup once the checkout completes, and leaves a tab to the customer', async () => {
     const el = await open(await mount('popup'));
+    stream().status(checkout({ status: 'completed' }));
+    await stateIs(el, 'completed');
+    expect((openResult as ReturnType<typeof fakeWindow>).closed).to.be.true;
+
+    openResult = fakeWindow();
+    const tab = await open(await mount('tab'));
+    stream(2).status(checkout({ status: 'completed' }));
+    await stateIs(tab, 'completed');
+    expect((openResult as ReturnType<typeof fakeWindow>).closed).to.be.false;
+  });
+
+  for (const url of ['javascript:alert(1)', 'http://pay.example.test/checkout/chk_1', 'data:text/html,<p>pay', 'ftp://x.test/']) {
+    it(`never opens a checkout page at ${url}, and says why`, async () => {
+      proxy.on('POST', '/checkouts', () => json(checkoutCreated({ checkoutUrl: url }), 201));
+      for (const mode of ['redirect', 'popup']) {
+        const el = await mount(mode);
+        part(el, 'button')!.click();
+        await stateIs(el, 'error');
+        expect(text(el, 'error-message')).to.equal('The checkout page address is not safe, so it was not opened. Contact the shop.');
+        expect(sentTo()).to.deep.equal([]);
+        expect(navigated).to.deep.equal([]);
+        if (mode == 'popup') expect((openResult as ReturnType<typeof fakeWindow>).closed, 'the blank popup closed').to.be.true;
+        await expect(el).to.be.accessible();
+      }
+    });
+  }
+
+  it('says why the order cannot be paid here when it is being paid by mobile money', async () => {
+    proxy.on('POST', '/checkouts', () => problem(409, 'ORDER_IN_OTHER_PAYMENT', { method: 'mobile-money', status: 'PENDING' }));
+    const el = await mount('popup');
     part(el, 'button')!.click();
-    await sleep(10);
-    expect(opened).to.have.length(2);
-    expect(opened[1]![0]).to.equal(URL_1);
-    expect(proxy.calls('POST', '/checkouts')).to.have.length(1);
+    await stateIs(el, 'error');
+    expect(text(el, 'error-message')).to.equal('This order is being paid by mobile money. Finish there, or start a new order.');
+    expect((openResult as ReturnType<typeof fakeWindow>).closed).to.be.true;
+  });
+
+  it('opens http: pages on this machine (the sandbox)', async () => {
+    proxy.on('POST', '/checkouts', () => json(checkoutCreated({ checkoutUrl: 'http://127.0.0.1:4010/checkout/chk_1' }), 201));
+    const el = await open();
+    expect(navigated).to.deep.equal(['http://127.0.0.1:4010/checkout/chk_1']);
+    expect(el.state).to.equal('open');
   });
 
   it('completes when the status stream says so', async () => {

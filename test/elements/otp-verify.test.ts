@@ -104,6 +104,7 @@ describe('<otp-verify>', () => {
     typeInto(part<HTMLInputElement>(el, 'code-input')!, '12345');
     await sleep(10);
     expect(proxy.calls('POST', '/otp/verify'), 'not before the code is complete').to.have.length(0);
+    part(el, 'code-input')!.focus();
     typeInto(part<HTMLInputElement>(el, 'code-input')!, '123456');
     await stateIs(el, 'verifying');
     expect(text(el, 'status')).to.equal('Checking the code…');
@@ -115,7 +116,9 @@ describe('<otp-verify>', () => {
     expect(el.matches(':state(verified)')).to.be.true;
     expect(proxy.calls('POST', '/otp/verify')).to.have.length(1);
     expect(proxy.calls('POST', '/otp/verify')[0]!.body).to.deep.equal({ recipient: '024 000 0001', code: '123456' });
-    expect(text(el, 'status')).to.equal('Phone number verified.');
+    expect(text(el, 'status')).to.equal('Number 233 24 *** **01 verified.');
+    expect(part(el, 'status')!.textContent, 'the number never wraps').to.contain('233\xa024\xa0***\xa0**01');
+    expect(el.shadowRoot!.activeElement === part(el, 'status'), 'the focus goes to the sentence, not the page').to.be.true;
     expect(part(el, 'code-input')).to.be.null;
     await expect(el).to.be.accessible();
   });
@@ -149,7 +152,7 @@ describe('<otp-verify>', () => {
 
   for (const [code, state, sentence] of [
     ['OTP_EXPIRED', 'expired', 'This code has expired. Ask for a new one.'],
-    ['OTP_LOCKED', 'locked', 'Too many wrong codes. Try again later.'],
+    ['OTP_LOCKED', 'locked', 'Too many wrong codes for this number. Try again in 10 min.'],
   ] as const) {
     it(`moves to ${state} on ${code}, with verifying disabled`, async () => {
       proxy.on('POST', '/otp/verify', () => problem(400, code, { retryAfter: 600 }));
@@ -173,7 +176,7 @@ describe('<otp-verify>', () => {
     part(el, 'send-button')!.click();
     expect((await event).detail.code).to.equal('RATE_LIMITED');
     await stateIs(el, 'rate-limited');
-    expect(el.shadowRoot!.textContent).to.contain('Try again in 0:01.');
+    expect(text(el, 'error-message')).to.equal('Too many attempts. Try again in 1 s.');
     expect(part<HTMLButtonElement>(el, 'send-button')!.disabled).to.be.true;
     await expect(el).to.be.accessible();
     await stateIs(el, 'idle');
@@ -205,7 +208,7 @@ describe('<otp-verify>', () => {
     part(el, 'send-button')!.click();
     await stateIs(el, 'error');
     expect(el.matches(':state(error)')).to.be.true;
-    expect(text(el, 'error-message')).to.equal('This number is not valid.');
+    expect(text(el, 'error-message')).to.equal('Enter a Ghanaian mobile number, like 024 123 4567.');
     expect(part(el, 'phone-input')!.getAttribute('aria-invalid')).to.equal('true');
     await expect(el).to.be.accessible();
     proxy.on('POST', '/otp/send', () => problem(500, 'INTERNAL'));
@@ -254,6 +257,80 @@ describe('<otp-verify>', () => {
     const el = await sent();
     // (The Date header has whole seconds.)
     expect(text(el, 'resend-button')).to.match(/^New code in (1:0[01]|0:59)$/);
+  });
+
+  it('says a number locked for a while in minutes, and blocks resend and "Use another number" alike', async () => {
+    proxy.on('POST', '/otp/verify', () => problem(423, 'OTP_LOCKED', { reason: 'number', retryAfter: 2950 }));
+    const el = await sent();
+    typeInto(part<HTMLInputElement>(el, 'code-input')!, '111111');
+    await stateIs(el, 'locked');
+    expect(text(el, 'error-message')).to.equal('Too many wrong codes for this number. Try again in 50 min.');
+    expect(part<HTMLButtonElement>(el, 'verify-button')!.disabled).to.be.true;
+    expect(part<HTMLButtonElement>(el, 'resend-button')!.disabled).to.be.true;
+    await expect(el).to.be.accessible();
+    part(el, 'change-button')!.click();
+    await stateIs(el, 'idle');
+    typeInto(input(el), '+233 24 000 0001');
+    const event = oneEvent(el, 'otp-failed');
+    part(el, 'send-button')!.click();
+    expect((await event).detail.message).to.equal('Too many wrong codes for this number. Try again in 50 min.');
+    expect(el.state).to.equal('locked');
+    expect(proxy.calls('POST', '/otp/send'), 'no code that could not be checked').to.have.length(1);
+    typeInto(input(el), '024 000 0002');
+    part(el, 'send-button')!.click();
+    await stateIs(el, 'sent');
+    expect(proxy.calls('POST', '/otp/send'), 'another number is fine').to.have.length(2);
+  });
+
+  it('after the last wrong code, or a code locked alone, offers a new code at once', async () => {
+    proxy.on('POST', '/otp/send', otpSent({ resendAt: new Date().toISOString() }));
+    proxy.on('POST', '/otp/verify', () => problem(400, 'OTP_INVALID', { attemptsLeft: 0 }));
+    const el = await sent();
+    typeInto(part<HTMLInputElement>(el, 'code-input')!, '111111');
+    await stateIs(el, 'locked');
+    expect(text(el, 'error-message')).to.equal('That code is not right. No tries left: send a new code.');
+    expect(part<HTMLButtonElement>(el, 'verify-button')!.disabled, 'no sixth try').to.be.true;
+    expect(part<HTMLButtonElement>(el, 'resend-button')!.disabled).to.be.false;
+
+    proxy.on('POST', '/otp/verify', () => problem(423, 'OTP_LOCKED', { reason: 'code' }));
+    part(el, 'resend-button')!.click();
+    await stateIs(el, 'sent');
+    typeInto(part<HTMLInputElement>(el, 'code-input')!, '222222');
+    await stateIs(el, 'locked');
+    expect(text(el, 'error-message')).to.equal('Too many wrong codes. Send a new code.');
+    expect(part<HTMLButtonElement>(el, 'resend-button')!.disabled, 'the way that works').to.be.false;
+  });
+
+  it('confirms a new code was sent after a resend', async () => {
+    proxy.on('POST', '/otp/send', otpSent({ resendAt: new Date().toISOString() }));
+    const el = await sent();
+    expect(text(el, 'status')).to.match(/^We sent a code by SMS to 233 24 \*\*\* \*\*01\./);
+    part(el, 'resend-button')!.click();
+    await waitUntil(() => proxy.calls('POST', '/otp/send').length == 2);
+    await stateIs(el, 'sent');
+    expect(text(el, 'status')).to.match(/^New code sent to 233 24 \*\*\* \*\*01\./);
+  });
+
+  it('starts the resend countdown at 1:00 for 60 s, whatever the Date header rounds off', async () => {
+    // The Date header has whole seconds: up to 999 ms behind the proxy's real clock.
+    await waitUntil(() => Date.now() % 1000 > 600, 'late in a second', { interval: 5 });
+    const now = Date.now();
+    proxy.on('POST', '/otp/send', () => {
+      const body = otpSent({ resendAt: new Date(now + 60_000).toISOString() });
+      return new Response(JSON.stringify(body), { headers: { date: new Date(now).toUTCString() } });
+    });
+    const el = await sent();
+    expect(text(el, 'resend-button')).to.equal('New code in 1:00');
+  });
+
+  it('caps the length of the number and shows a spinner while busy', async () => {
+    proxy.on('POST', '/otp/send', hang);
+    const el = await mount();
+    expect(part<HTMLInputElement>(el, 'phone-input')!.maxLength).to.equal(20);
+    typeInto(input(el), '0240000001');
+    part(el, 'send-button')!.click();
+    await stateIs(el, 'sending');
+    expect(part(el, 'status')!.classList.contains('spin')).to.be.true;
   });
 
   it('goes back to the number with "Use another number"', async () => {

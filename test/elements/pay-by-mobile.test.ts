@@ -1,5 +1,5 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
-import { sendKeys } from '@web/test-runner-commands';
+import { emulateMedia, sendKeys } from '@web/test-runner-commands';
 import '../../src/elements/pay-by-mobile/index.js';
 import type { PayByMobile } from '../../src/elements/pay-by-mobile/index.js';
 import { StatusStreamController } from '../../src/elements/shared/status-stream.js';
@@ -54,8 +54,9 @@ describe('<pay-by-mobile>', () => {
     expect(text(el, 'error-message')).to.equal('');
     expect(text(el, 'status')).to.equal('');
     const input = part<HTMLInputElement>(el, 'phone-input')!;
-    expect(input.labels![0]!.textContent).to.equal('Phone number');
+    expect(input.labels![0]!.textContent, 'the words of the hosted page').to.equal('Mobile money number');
     expect(input.type).to.equal('tel');
+    expect(input.maxLength, 'a number has a length').to.equal(20);
     await expect(el).to.be.accessible();
   });
 
@@ -98,7 +99,7 @@ describe('<pay-by-mobile>', () => {
     await stateIs(el, 'pending');
     expect(proxy.calls('POST', '/payments')).to.have.length(1);
     expect(proxy.calls('POST', '/payments')[0]!.body).to.deep.equal({ msisdn: '233240000001' });
-    expect(text(el, 'status')).to.equal('Approve on your phone with your PIN.');
+    expect(text(el, 'status')).to.equal('Approve GHS 12.50 on your phone.');
     expect(text(el, 'error-message')).to.equal('');
     const progress = part<HTMLProgressElement>(el, 'progress')!;
     expect(progress.max).to.equal(120);
@@ -158,6 +159,16 @@ describe('<pay-by-mobile>', () => {
     expect(part(el, 'retry-button')).to.be.null;
   });
 
+  it('shows a VOID attempt (it never reached the provider) as a failure to try again, nothing charged', async () => {
+    const el = await pending();
+    const event = oneEvent(el, 'payment-failed');
+    stream().status(payment({ status: 'VOID', attemptsLeft: 2 }));
+    expect((await event).detail).to.include({ code: 'UPSTREAM_UNAVAILABLE', message: 'The service is busy. Try again soon.', canRetry: true });
+    await stateIs(el, 'failed');
+    expect(text(el, 'error-message')).to.equal('The service is busy. Try again soon.');
+    expect(text(el, 'retry-button')).to.equal('Try again');
+  });
+
   it('reports a payment declined on the phone', async () => {
     const el = await pending();
     const event = oneEvent(el, 'payment-cancelled');
@@ -169,9 +180,10 @@ describe('<pay-by-mobile>', () => {
     await expect(el).to.be.accessible();
   });
 
-  it('times out after `timeout` seconds, and checks again on request', async () => {
+  it('times out after `timeout` seconds; "Check again" reads the status once and stays honest', async () => {
     const el = await confirm();
     el.timeout = 1;
+    el.lateInterval = 100_000;
     part(el, 'confirm-button')!.click();
     await stateIs(el, 'pending');
     await stateIs(el, 'timed-out');
@@ -181,14 +193,193 @@ describe('<pay-by-mobile>', () => {
     expect(sessionStorage.getItem(STORAGE_KEY), 'kept: it may still complete').not.to.be.null;
     await waitUntil(() => stream(1).request.signal!.aborted, 'watching stopped');
     await expect(el).to.be.accessible();
-    el.timeout = 60;
+
+    proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: 'TIMED_OUT' })));
     part(el, 'retry-button')!.click();
-    await stateIs(el, 'pending');
-    await waitUntil(() => proxy.streams.length == 2);
-    expect(stream(2).request.path).to.equal('/payments/ORDER-123-1/events');
+    await waitUntil(() => text(el, 'status') == 'Still waiting for the phone.', 'honest: still waiting');
+    expect(el.state, 'no new 2:00 wait').to.equal('timed-out');
+    expect(proxy.calls('GET', '/payments/ORDER-123-1')).to.have.length(1);
+    expect(proxy.streams, 'no new watch').to.have.length(1);
     expect(proxy.calls('POST', '/payments'), 'no second charge').to.have.length(1);
-    stream(2).status(payment({ status: 'COMPLETED' }));
+
+    proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: 'COMPLETED' })));
+    const done = oneEvent(el, 'payment-completed');
+    part(el, 'retry-button')!.click();
+    await done;
     await stateIs(el, 'completed');
+    expect(sessionStorage.getItem(STORAGE_KEY)).to.be.null;
+  });
+
+  it('shows a completion that arrives after the timeout without being asked', async () => {
+    const el = await pending();
+    el.lateInterval = 30;
+    let reads = 0;
+    proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: ++reads < 3 ? 'TIMED_OUT' : 'COMPLETED' })));
+    stream().status(payment({ status: 'TIMED_OUT' }));
+    await stateIs(el, 'timed-out');
+    expect(text(el, 'status'), 'quiet reads say nothing').to.equal('No answer from the phone yet.');
+    await stateIs(el, 'completed');
+    expect(reads).to.equal(3);
+  });
+
+  it('checks the status on request while waiting, without restarting the countdown', async () => {
+    const el = await pending();
+    await sleep(1100);
+    expect(el.shadowRoot!.textContent).to.match(/1:5\d left/);
+    proxy.on('GET', '/payments/ORDER-123-1', () => json(payment()));
+    expect(text(el, 'check-button')).to.equal('Check again');
+    part(el, 'check-button')!.click();
+    await waitUntil(() => text(el, 'status').includes('Still waiting for the phone.'));
+    expect(el.state).to.equal('pending');
+    expect(el.shadowRoot!.textContent, 'the countdown goes on').to.match(/1:5\d left/);
+    expect(proxy.streams, 'the same watch').to.have.length(1);
+    await expect(el).to.be.accessible();
+    proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: 'COMPLETED' })));
+    part(el, 'check-button')!.click();
+    await stateIs(el, 'completed');
+    await waitUntil(() => stream().request.signal!.aborted, 'watching stopped');
+  });
+
+  it('ends the wait when a check finds the relay gave up (TIMED_OUT)', async () => {
+    const el = await pending();
+    el.lateInterval = 100_000;
+    proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: 'TIMED_OUT' })));
+    part(el, 'check-button')!.click();
+    await stateIs(el, 'timed-out');
+    expect(text(el, 'status')).to.equal('No answer from the phone yet.');
+  });
+
+  it('shows what the phone asks: the total with the charge', async () => {
+    proxy.on('POST', '/payments', () => json(payment({ amount: 47.5, charge: 0.48, totalAmount: 47.98 }), 202));
+    const el = await pending(await mount(fakeToken({ scope: 'payment', amount: 47.5, referenceNo: 'ORDER-123' })));
+    expect(text(el, 'amount')).to.equal('GHS 47.50');
+    expect(text(el, 'status')).to.equal('Approve GHS 47.98 (GHS 47.50 + GHS 0.48 charge) on your phone.');
+    el.lang = 'fr';
+    await el.updateComplete;
+    expect(text(el, 'status')).to.equal('Validez 47,98 GHS (47,50 GHS + 0,48 GHS de frais) sur votre téléphone.');
+  });
+
+  it("never shows an amount other than the token's, and warns of one that disagrees", async () => {
+    const warn = console.warn;
+    const warnings: string[] = [];
+    console.warn = (m: string) => warnings.push(m);
+    try {
+      const el = await fixture<PayByMobile>(html`<pay-by-mobile token=${TOKEN} amount="1"></pay-by-mobile>`);
+      expect(text(el, 'amount')).to.equal('GHS 12.50');
+      expect(warnings.join()).to.contain('amount 1 ignored; the token charges 12.5');
+      await confirm(el);
+      expect(text(el, 'account')).to.equal('Pay GHS 12.50 from KWAME M. on MTN?');
+      const free = await fixture<PayByMobile>(html`<pay-by-mobile token=${fakeToken({ referenceNo: 'R' })} amount="3"></pay-by-mobile>`);
+      expect(text(free, 'amount'), 'no amount in the token: the attribute').to.equal('GHS 3.00');
+    } finally {
+      console.warn = warn;
+    }
+  });
+
+  it('follows a payment already sent to another number of the same order, and says where', async () => {
+    proxy.on('POST', '/payments', () =>
+      problem(409, 'PAYMENT_IN_PROGRESS', { msisdn: '233 26 *** **04', reference: 'ORDER-123-1' }),
+    );
+    const el = await confirm();
+    const event = oneEvent(el, 'payment-pending');
+    part(el, 'confirm-button')!.click();
+    expect((await event).detail.reference).to.equal('ORDER-123-1');
+    await stateIs(el, 'pending');
+    expect(text(el, 'status')).to.equal('A payment prompt was already sent to 026 *** **04: approve it there.');
+    await waitUntil(() => proxy.streams.length == 1);
+    expect(stream().request.path).to.equal('/payments/ORDER-123-1/events');
+    await expect(el).to.be.accessible();
+    stream().status(payment({ status: 'COMPLETED' }));
+    await stateIs(el, 'completed');
+  });
+
+  it('says at once that the attempts are spent, offers no dead end, and tells the page', async () => {
+    proxy.on('POST', '/payments', () => problem(409, 'ATTEMPTS_EXHAUSTED'));
+    const el = await confirm();
+    const event = oneEvent(el, 'payment-blocked');
+    part(el, 'confirm-button')!.click();
+    const sentence = 'No attempts left for this order. Start a new order or choose another way to pay.';
+    expect((await event).detail).to.deep.equal({ code: 'ATTEMPTS_EXHAUSTED', message: sentence });
+    await stateIs(el, 'error');
+    expect(text(el, 'error-message')).to.equal(sentence);
+    expect(part(el, 'change-button'), 'no "Use another number" leading nowhere').to.be.null;
+    expect(part(el, 'confirm-button')).to.be.null;
+    expect(part(el, 'phone-input')).to.be.null;
+    await expect(el).to.be.accessible();
+  });
+
+  it('says the last failure spent the attempts, with the reason', async () => {
+    const el = await pending();
+    const event = oneEvent(el, 'payment-blocked');
+    stream().status(payment({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS', attemptsLeft: 0 }));
+    expect((await event).detail.code).to.equal('ATTEMPTS_EXHAUSTED');
+    await stateIs(el, 'failed');
+    expect(text(el, 'error-message')).to.equal(
+      'Not enough money in the account. No attempts left for this order. Start a new order or choose another way to pay.',
+    );
+    expect(part(el, 'change-button')).to.be.null;
+    expect(part(el, 'retry-button')).to.be.null;
+  });
+
+  for (const [code, details, sentence] of [
+    ['ORDER_IN_OTHER_PAYMENT', { method: 'checkout', status: 'processing' }, 'This order is being paid on the checkout page. Finish there, or start a new order.'],
+    ['ORDER_IN_OTHER_PAYMENT', { method: 'checkout', status: 'completed' }, 'This order is already paid.'],
+    ['ORDER_CHANGED', {}, 'This order has changed. Reload the page to see what to pay.'],
+  ] as const) {
+    it(`says what ${code} (${JSON.stringify(details)}) means and what to do`, async () => {
+      proxy.on('POST', '/payments', () => problem(409, code, details));
+      const el = await confirm();
+      const event = oneEvent(el, 'payment-blocked');
+      part(el, 'confirm-button')!.click();
+      expect((await event).detail).to.deep.equal({ code, message: sentence });
+      expect(text(el, 'error-message')).to.equal(sentence);
+      expect(part(el, 'change-button')).to.be.null;
+    });
+  }
+
+  it('says the new codes in French', async () => {
+    proxy.on('POST', '/payments', () => problem(409, 'ORDER_IN_OTHER_PAYMENT', { method: 'checkout', status: 'processing' }));
+    const el = await fixture<PayByMobile>(html`<pay-by-mobile lang="fr" token=${TOKEN}></pay-by-mobile>`);
+    expect(part<HTMLInputElement>(el, 'phone-input')!.labels![0]!.textContent).to.equal('Numéro mobile money');
+    await confirm(el);
+    part(el, 'confirm-button')!.click();
+    await stateIs(el, 'error');
+    expect(text(el, 'error-message')).to.equal(
+      'Cette commande est en cours de paiement sur la page de paiement. Terminez-le là-bas, ou passez une nouvelle commande.',
+    );
+  });
+
+  for (const [status, code, details, sentence] of [
+    [400, 'INVALID_PHONE_NUMBER', {}, 'Enter a Ghanaian mobile number, like 024 123 4567.'],
+    [413, 'PAYLOAD_TOO_LARGE', {}, 'That is too long. Check the number.'],
+    [429, 'RATE_LIMITED', { retryAfter: 2950, scope: 'address' }, 'Too many requests from this connection. Try again in 50 min.'],
+    [429, 'RATE_LIMITED', { retryAfter: 20 }, 'Too many attempts. Try again in 20 s.'],
+  ] as const) {
+    it(`says ${status} ${code} in its own words`, async () => {
+      proxy.on('POST', '/accounts/lookup', () => problem(status, code, details));
+      const el = await mount();
+      typeInto(part<HTMLInputElement>(el, 'phone-input')!, '+44 7700 900123');
+      part(el, 'continue-button')!.click();
+      await stateIs(el, 'error');
+      expect(text(el, 'error-message')).to.equal(sentence);
+    });
+  }
+
+  it('shows a spinner while busy', async () => {
+    proxy.on('POST', '/accounts/lookup', hang);
+    const el = await mount();
+    typeInto(part<HTMLInputElement>(el, 'phone-input')!, '0240000001');
+    part(el, 'continue-button')!.click();
+    await stateIs(el, 'looking-up');
+    const status = part(el, 'status')!;
+    expect(status.classList.contains('spin')).to.be.true;
+    expect(getComputedStyle(status, '::before').animationName).to.equal('spin');
+    await emulateMedia({ reducedMotion: 'reduce' });
+    try {
+      expect(getComputedStyle(status, '::before').animationName, 'still under reduced motion').to.equal('none');
+    } finally {
+      await emulateMedia({ reducedMotion: 'no-preference' });
+    }
   });
 
   it('shows the relay giving up as timed out', async () => {
@@ -285,14 +476,13 @@ describe('<pay-by-mobile>', () => {
 
   it('follows amount, currency, token and language changes mid-flow', async () => {
     const el = await confirm();
-    el.amount = 20;
-    el.currency = 'XOF';
+    el.currency = 'EUR';
     await el.updateComplete;
-    expect(text(el, 'amount')).to.equal('XOF 20');
+    expect(text(el, 'amount')).to.equal('EUR 12.50');
     el.lang = 'fr';
     await el.updateComplete;
-    expect(text(el, 'account')).to.equal('Payer 20 XOF depuis le compte KWAME M. (MTN) ?');
-    expect(text(el, 'confirm-button')).to.equal('Payer 20 XOF');
+    expect(text(el, 'account')).to.equal('Payer 12,50 EUR depuis le compte KWAME M. (MTN) ?');
+    expect(text(el, 'confirm-button')).to.equal('Payer 12,50 EUR');
     await expect(el).to.be.accessible();
     el.token = fakeToken({ scope: 'payment', amount: 7, referenceNo: 'ORDER-124' });
     await stateIs(el, 'idle');

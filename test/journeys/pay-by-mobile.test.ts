@@ -68,13 +68,42 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
     expect(statuses.sort()).toEqual(['233240000001 COMPLETED', '233240000002 FAILED']);
   });
 
+  for (const screen of [
+    { name: 'desktop', viewport: { width: 1280, height: 800 } },
+    { name: 'phone', viewport: { width: 390, height: 844 } },
+  ]) {
+    it(`spends the order's three attempts on 024 000 0002 and is told at once what to do next (${screen.name})`, async () => {
+      visit = await visitShop(browser, { timeScale: 0.1, screen });
+      const { page, demo } = visit;
+      await addToCart(page, 'Gari, 1 kg');
+      await placeOrder(page, 'mobile money');
+      const element = payByMobile(page);
+      await payWith(page, '024 000 0002');
+      for (let attempt = 1; attempt < 3; attempt++) {
+        await reachesState(element, 'failed');
+        await element.getByRole('button', { name: 'Try again' }).click();
+        await reachesState(element, 'pending');
+      }
+      await reachesState(element, 'failed');
+      await element.getByText(/No attempts left for this order\. Start a new order or choose another way to pay\.$/).waitFor();
+      // No 'Use another number' that would only be refused, no retry: the page offers the ways on.
+      await expect(element.getByRole('button').count()).resolves.toBe(0);
+      const next = page.getByTestId('payment-blocked');
+      await expect(next.getByRole('link', { name: 'Start a new order' }).getAttribute('href')).resolves.toBe('/');
+      await expect(next.getByRole('link', { name: 'See the order' }).isVisible()).resolves.toBe(true);
+      expect((await sandboxPayments(demo)).map((p) => `${p.msisdn} ${p.status}`)).toEqual(Array(3).fill('233240000002 FAILED'));
+      expect(visit.errors).toEqual([]);
+    });
+  }
+
   it('is declined on the customer’s phone in a second tab: the element and the order page say so', async () => {
     // An ordinary number completes by itself after 5 simulated seconds: 20 real ones here, time to decline.
     const { page, context, demo, reference } = await orderToPay(4);
     const element = payByMobile(page);
     await payWith(page, '024 123 4567');
     await reachesState(element, 'pending');
-    await element.getByText('Approve on your phone with your PIN.').waitFor();
+    // What the phone asks: the total, charge included.
+    await element.getByText(/^Approve GHS\s[\d.,]+ (\(GHS\s[\d.,]+ \+ GHS\s[\d.,]+ charge\) )?on your phone\.$/).waitFor();
 
     await answerOnPhone(context, '233241234567', 'Decline');
     await reachesState(element, 'cancelled');
@@ -96,7 +125,7 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
 
     await page.reload();
     await reachesState(element, 'pending');
-    await element.getByText('Approve on your phone with your PIN.').waitFor();
+    await element.getByText(/^Approve .*on your phone/).waitFor();
     await expect(element.getByRole('progressbar').isVisible()).resolves.toBe(true);
 
     await answerOnPhone(context, '233260000004', 'Approve');

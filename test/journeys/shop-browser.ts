@@ -127,7 +127,7 @@ export const payByMobile = (page: Page): Locator => page.getByTestId('pay-by-mob
  */
 export async function payWith(page: Page, number: string): Promise<void> {
   const element = payByMobile(page);
-  const input = element.getByLabel('Phone number', { exact: true });
+  const input = element.getByLabel('Mobile money number', { exact: true });
   await input.fill('');
   await input.pressSequentially(number, { delay: 10 });
   await input.press('Enter');

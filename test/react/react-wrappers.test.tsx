@@ -85,13 +85,32 @@ describe('React wrappers', () => {
   it('<OtpVerify> calls onOtpSent, onOtpVerified and onOtpFailed with the element events', () =>
     callbacksOf(OtpVerify, { onOtpSent: 'otp-sent', onOtpVerified: 'otp-verified', onOtpFailed: 'otp-failed' }));
 
-  it('<PayByMobile> calls its four payment callbacks with the element events', () =>
+  it('<PayByMobile> calls its five payment callbacks with the element events', () =>
     callbacksOf(PayByMobile, {
       onPaymentPending: 'payment-pending',
       onPaymentCompleted: 'payment-completed',
       onPaymentFailed: 'payment-failed',
       onPaymentCancelled: 'payment-cancelled',
+      onPaymentBlocked: 'payment-blocked',
     }));
+
+  it('speaks French with lang="fr" from merchant-elements/react alone, amounts and words alike', async () => {
+    const pay = createRef<PayByMobileElement>();
+    const otp = createRef<OtpVerifyElement>();
+    const token = 'h.' + btoa(JSON.stringify({ amount: 95, referenceNo: 'R-FR' })) + '.s';
+    render(
+      root,
+      <div lang="fr">
+        <PayByMobile ref={pay} token={token} />
+        <OtpVerify ref={otp} token="o" />
+      </div>,
+    );
+    await pay.current!.updateComplete;
+    await otp.current!.updateComplete;
+    const words = (el: HTMLElement) => el.shadowRoot!.textContent!.replace(/\s+/g, ' ');
+    expect(words(pay.current!)).to.contain('95,00 GHS').and.contain('Numéro mobile money').and.contain('Continuer');
+    expect(words(otp.current!)).to.contain('Numéro de téléphone').and.contain('Envoyer le code');
+  });
 
   it('<CheckoutButton> calls its five checkout callbacks with the element events', () =>
     callbacksOf(CheckoutButton, {

@@ -3,6 +3,7 @@ import { commonEn } from '../shared/strings.js';
 /** English words of `<checkout-button>`; set some per instance with the `strings` property. */
 export const checkoutButtonEn = {
   ...commonEn,
+  UNSAFE_URL: 'The checkout page address is not safe, so it was not opened. Contact the shop.',
   label: 'Pay now',
   creating: 'Opening the checkout…',
   open: 'Finish paying on the checkout page.',

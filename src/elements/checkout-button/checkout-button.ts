@@ -38,12 +38,12 @@ export type CheckoutButtonState = 'idle' | 'creating' | 'open' | 'completed' | '
  *
  * @cssstate idle - Ready.
  * @cssstate creating - Creating the checkout session.
- * @cssstate open - The checkout page is open; its status is watched. A click opens the same page again.
+ * @cssstate open - The checkout page is open; its status is watched. A click brings its popup or tab forward (or opens the same page again).
  * @cssstate completed - Paid.
  * @cssstate failed - The payment failed; a click starts a new checkout.
  * @cssstate cancelled - Cancelled; a click starts a new checkout.
  * @cssstate expired - Expired; a click starts a new checkout.
- * @cssstate error - Creating the session failed.
+ * @cssstate error - Creating the session failed, or its page's address was not `https:` (`http:` only on localhost): such a page is never opened.
  */
 export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   static override styles = checkoutButtonStyles;
@@ -53,7 +53,10 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     failure: { state: true },
   };
 
-  /** How the checkout page opens: `redirect` (this tab), `popup`, or `tab`; a blocked window falls back to redirect. */
+  /**
+   * How the checkout page opens: `redirect` (this tab), `popup` (closed once the checkout ends), or `tab`; a
+   * blocked window falls back to redirect. While the page is open a click brings its window forward.
+   */
   mode: CheckoutMode = 'redirect';
 
   /** Overrides of some of the element's words. */
@@ -64,6 +67,8 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
 
   private failure?: ProxyClientError;
   private checkout?: CheckoutCreateResponse;
+  /** The popup or tab showing the checkout page (kept so that a second click focuses it, and to close a popup). */
+  private win?: Window | null;
 
   private readonly t = new LocalizeController(this, checkoutButtonEn);
   private readonly stream = new StatusStreamController<CheckoutSnapshot>(this, this.client);
@@ -87,8 +92,8 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   private async handleClick() {
     const { state, checkout } = this;
     if (state == 'creating' || state == 'completed') return;
-    // Open already: show the same page again rather than start a second session.
-    if (state == 'open' && checkout) return this.open(checkout);
+    // Open already: show the same page again rather than start a second session (or a second tab).
+    if (state == 'open' && checkout) return this.win && !this.win.closed ? this.win.focus() : this.open(checkout);
     this.failure = undefined;
     // Open the popup or tab inside the click: after the await the click's user activation may be gone (a
     // slow network) and the browser would block it. It is pointed at the checkout page once that exists.
@@ -96,6 +101,7 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     this.setState('creating');
     try {
       const created = await this.client.post<CheckoutCreateResponse>(PROXY_PATHS.checkouts, {});
+      if (!safeUrl(created.checkoutUrl)) throw new ProxyClientError('UNSAFE_URL', created.checkoutUrl);
       this.checkout = created;
       this.setState('open');
       this.open(created, win);
@@ -124,7 +130,7 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     // A blank window of ours is still same-origin: cut its opener (the provider's page must not reach back
     // into the shop's tab) and send it on. Without one, open the page directly (a click on an open session).
     if (blank) (blank.opener = null), blank.location.replace(checkoutUrl);
-    const win = blank === undefined ? this.openWindow(checkoutUrl) : blank;
+    const win = (this.win = blank === undefined ? this.openWindow(checkoutUrl) : blank);
     if (win) win.focus();
     else this.navigate(checkoutUrl), (mode = 'redirect');
     this.emit('checkout-opened', { checkoutId, checkoutUrl, mode });
@@ -137,6 +143,8 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
       isFinal: (c) => c.status != 'pending' && c.status != 'processing',
       onStatus: ({ status }) => {
         if (status == 'pending' || status == 'processing') return;
+        // The popup has done its work (it would stay open on the shop's return page); a tab is the customer's.
+        if (this.mode == 'popup') this.win?.close();
         this.setState(status);
         this.emit(`checkout-${status}`, { checkoutId });
       },
@@ -161,6 +169,19 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
         ${failed ? (state == 'failed' ? s.failed : this.t.error(this.failure!.code)) : ''}
       </p>
     `;
+  }
+}
+
+/**
+ * True for an address the customer may be sent to: `https:`, or `http:` on this machine (the sandbox). Never
+ * `javascript:`, `data:` or a plain-text `http:` page elsewhere, whatever a misconfigured proxy answers.
+ */
+function safeUrl(url: string) {
+  try {
+    const { protocol, hostname } = new URL(url);
+    return protocol == 'https:' || (protocol == 'http:' && /^(localhost|127\.0\.0\.1|\[::1\])$/.test(hostname));
+  } catch {
+    return false;
   }
 }
 

@@ -1,11 +1,13 @@
-import { commonEn } from '../shared/strings.js';
+import { commonEn, wait } from '../shared/strings.js';
 
 /** English words of `<otp-verify>`; set some per instance with the `strings` property. */
 export const otpVerifyEn = {
   ...commonEn,
   OTP_INVALID: 'That code is not right.',
   OTP_EXPIRED: 'This code has expired. Ask for a new one.',
-  OTP_LOCKED: 'Too many wrong codes. Try again later.',
+  /** Locked for the number (a wait, in words) or for this code alone (no wait: a new code works). */
+  OTP_LOCKED: (d: { retryAfter?: number }) =>
+    d.retryAfter ? `Too many wrong codes for this number. Try again in ${wait(d.retryAfter)}.` : 'Too many wrong codes. Send a new code.',
   HUMAN_CHECK_FAILED: 'We could not check that you are a person.',
   send: 'Send code',
   sending: 'Sending the code…',
@@ -15,10 +17,11 @@ export const otpVerifyEn = {
   code: 'Code from the SMS',
   verify: 'Verify',
   verifying: 'Checking the code…',
-  verified: 'Phone number verified.',
+  verified: (recipient: string) => `Number ${recipient} verified.`,
+  resent: (recipient: string) => `New code sent to ${recipient}.`,
   resend: 'Send a new code',
   resendIn: (clock: string) => `New code in ${clock}`,
-  attemptsLeft: (n: number) => (n == 1 ? '1 try left.' : `${n} tries left.`),
+  attemptsLeft: (n: number) => (n == 1 ? '1 try left.' : n ? `${n} tries left.` : 'No tries left: send a new code.'),
   required: 'Verify your phone number.',
 };
 export type OtpVerifyStrings = typeof otpVerifyEn;

@@ -95,6 +95,10 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
   private code = '';
   private retry?: () => void;
   private otpAbort?: AbortController;
+  /** A number locked by too many wrong codes (its last 9 digits) and until when: kept across "use another number". */
+  private lock?: { key: string; until: number };
+  /** The code on screen came from "Send a new code". */
+  private resent = false;
   private refocus = false;
 
   private readonly t = new LocalizeController(this, otpVerifyEn);
@@ -145,9 +149,10 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
   protected override updated() {
     if (this.refocus && !this.busy()) {
       this.refocus = false;
-      const input = this.renderRoot.querySelector('input');
+      // Verified, the form is gone: the focus goes to the sentence saying so rather than to the page's body.
+      const input = this.renderRoot.querySelector<HTMLInputElement>(this.state == 'verified' ? '[part=status]' : 'input');
       input?.focus();
-      input?.select();
+      input?.select?.();
     }
   }
 
@@ -169,18 +174,27 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
 
   private async send(recipient = this.value.trim()) {
     if (this.busy() || this.waitCountdown.left) return;
+    const { lock } = this;
+    if (lock && lock.until > Date.now() && numberKey(recipient) == lock.key) {
+      // The proxy would send a code that could not be checked before the lock ends: say when, send nothing.
+      return this.fail(new ProxyClientError('OTP_LOCKED', '', { retryAfter: Math.ceil((lock.until - Date.now()) / 1000) }));
+    }
+    const resent = this.step == 'code';
     this.begin('sending', () => this.send(recipient));
     this.otpAbort?.abort();
     try {
       const sent = await this.client.post<OtpSendResponse>(PROXY_PATHS.otpSend, { recipient });
       this.sent = sent;
+      this.resent = resent;
       this.recipient = recipient;
       this.step = 'code';
       this.code = '';
       this.delivery = undefined;
       // The proxy's clock decides (from its Date header): cheap phones often have the wrong time.
+      // Its Date header has whole seconds: a skew under 2 s is that rounding, not a wrong clock (else 60 s
+      // would show as 1:01).
       const skew = Date.parse(this.client.lastHeaders!.get('date')!) - Date.now() || 0;
-      this.resendCountdown.start(Date.parse(sent.resendAt) - skew);
+      this.resendCountdown.start(Date.parse(sent.resendAt) - (Math.abs(skew) < 2000 ? 0 : skew));
       this.setState('sent');
       this.emit('otp-sent', { otpId: sent.otpId, recipient: sent.recipient, expiresAt: sent.expiresAt });
       const abort = (this.otpAbort = new AbortController());
@@ -219,11 +233,16 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
   private fail(e: unknown) {
     if ((e as Error).name == 'AbortError') return;
     const failure = (this.failure = e instanceof ProxyClientError ? e : new ProxyClientError('NETWORK', String(e)));
-    const next = FAILURE_STATES[failure.code] ?? 'error';
-    if (next == 'rate-limited') {
+    const { code, details } = failure;
+    // A wrong code with no try left is as good as locked: only a new code helps.
+    const next = code == 'OTP_INVALID' && details.attemptsLeft === 0 ? 'locked' : (FAILURE_STATES[code] ?? 'error');
+    const waitFor = Number(details.retryAfter) * 1000;
+    if (next == 'locked' && waitFor) this.lock = { key: numberKey(this.recipient || this.value), until: Date.now() + waitFor };
+    // A wait (a rate limit, or a number locked) blocks sending and checking, counted down in the sentence.
+    if (next == 'rate-limited' || (next == 'locked' && waitFor && this.step == 'code')) {
       const resume = this.step == 'code' ? 'sent' : 'idle';
-      this.waitCountdown.start(Date.now() + (Number(failure.details.retryAfter) || 30) * 1000, () => {
-        if (this.state == 'rate-limited') (this.failure = undefined), this.setState(resume);
+      this.waitCountdown.start(Date.now() + (waitFor || 30_000), () => {
+        if (this.state == next) (this.failure = undefined), this.setState(resume);
       });
     }
     if (next == 'expired' || next == 'locked') this.otpAbort?.abort();
@@ -235,7 +254,11 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
     const f = this.failure;
     if (!f) return '';
     const left = f.details.attemptsLeft;
-    return this.t.error(f.code) + (f.code == 'OTP_INVALID' && typeof left == 'number' ? ' ' + this.t.strings.attemptsLeft(left) : '');
+    const wait = this.waitCountdown.left;
+    return (
+      this.t.error(f.code, wait ? { ...f.details, retryAfter: wait } : f.details) +
+      (f.code == 'OTP_INVALID' && typeof left == 'number' ? ' ' + this.t.strings.attemptsLeft(left) : '')
+    );
   }
 
   /** What the template's controls do (one object, so that no listener is re-bound on render). */
@@ -269,6 +292,7 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
         state: this.state,
         step: this.step,
         sent: this.sent,
+        resent: this.resent,
         delivery: this.delivery,
         value: this.value,
         code: this.code,
@@ -281,6 +305,9 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
     );
   }
 }
+
+/** A number's key for the lock: its last 9 digits, whatever way it was typed (`024…`, `+233 24…`). */
+const numberKey = (n: string) => n.replace(/\D/g, '').slice(-9);
 
 declare global {
   interface HTMLElementTagNameMap {

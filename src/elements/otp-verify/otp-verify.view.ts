@@ -11,6 +11,8 @@ export interface OtpVerifyView {
   state: OtpVerifyState;
   step: 'phone' | 'code';
   sent: OtpSendResponse | undefined;
+  /** The code was sent again ("Send a new code"). */
+  resent: boolean;
   delivery: OtpDeliveryStatus | undefined;
   /** The phone number typed, and the code typed. */
   value: string;
@@ -35,18 +37,21 @@ export interface OtpVerifyActions {
 }
 
 /** The polite status sentence: what is happening, and what became of the SMS. */
-function statusText({ s, state, step, sent, delivery }: OtpVerifyView): string {
+function statusText({ s, state, step, sent, resent, delivery }: OtpVerifyView): string {
   if (state == 'sending') return s.sending;
   if (state == 'verifying') return s.verifying;
-  if (state == 'verified') return s.verified;
-  if (!sent || step == 'phone') return '';
-  return `${s.sent(sent.recipient)} ${delivery == 'DELIVERED' ? s.delivered : delivery && delivery != 'ACCEPTED' ? s.notDelivered : ''}`;
+  if (!sent || (step == 'phone' && state != 'verified')) return '';
+  // Non-breaking spaces: a masked number never wraps in its middle.
+  const to = sent.recipient.replace(/ /g, '\xa0');
+  if (state == 'verified') return s.verified(to);
+  return `${(resent ? s.resent : s.sent)(to)} ${delivery == 'DELIVERED' ? s.delivered : delivery && delivery != 'ACCEPTED' ? s.notDelivered : ''}`;
 }
 
 /** The element's shadow content: the phone step or the code step, the live regions, the retry button. */
 export function renderOtpVerify(v: OtpVerifyView, on: OtpVerifyActions) {
   const { s, state, sent, busy, waiting, resendLeft } = v;
-  const invalid = state == 'wrong-code' || state == 'error';
+  const invalid = state == 'wrong-code' || state == 'error' || state == 'locked';
+  const busyNow = state == 'sending' || state == 'verifying';
   return html`
     <form @submit=${on.submit}>
       ${state == 'verified'
@@ -54,7 +59,7 @@ export function renderOtpVerify(v: OtpVerifyView, on: OtpVerifyActions) {
         : v.step == 'phone' || !sent
           ? html`<div class="field">
                 <label for="input">${s.phone}</label>
-                <input id="input" part="phone-input" type="tel" autocomplete="tel" inputmode="tel" required
+                <input id="input" part="phone-input" type="tel" autocomplete="tel" inputmode="tel" required maxlength="20"
                   .value=${v.value} ?readonly=${busy} aria-invalid=${invalid} aria-describedby="error"
                   @input=${on.phoneInput} />
               </div>
@@ -70,16 +75,15 @@ export function renderOtpVerify(v: OtpVerifyView, on: OtpVerifyActions) {
                 ${s.verify}
               </button>
               <button type="button" class="link" part="resend-button" @click=${on.resend}
-                ?disabled=${busy || !!waiting || !!resendLeft || state == 'locked'}>
+                ?disabled=${busy || !!waiting || !!resendLeft}>
                 ${resendLeft ? s.resendIn(clock(resendLeft)) : s.resend}
               </button>
               <button type="button" class="link" part="change-button" ?disabled=${busy} @click=${on.changeNumber}>
                 ${s.changeNumber}
               </button>`}
     </form>
-    <p part="status" aria-live="polite" class=${state == 'verified' ? 'ok' : ''}>${statusText(v)}</p>
+    <p part="status" aria-live="polite" tabindex="-1" class=${state == 'verified' ? 'ok' : busyNow ? 'spin' : ''}>${statusText(v)}</p>
     <p id="error" part="error-message" aria-live="assertive">${v.error}</p>
-    ${waiting ? html`<p>${s.waitFor(clock(waiting))}</p>` : nothing}
     ${state == 'network-error' ? html`<button type="button" part="retry-button" @click=${on.retry}>${s.tryAgain}</button>` : nothing}
   `;
 }

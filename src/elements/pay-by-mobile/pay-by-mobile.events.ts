@@ -19,6 +19,13 @@ export interface PaymentFailedDetail extends PaymentRefDetail {
   canRetry: boolean;
 }
 
+export interface PaymentBlockedDetail {
+  /** Why: `ATTEMPTS_EXHAUSTED` (the order's attempts are spent), `ORDER_CHANGED`, `ORDER_IN_OTHER_PAYMENT`. */
+  code: string;
+  /** The sentence the element showed (localised). */
+  message: string;
+}
+
 /** `payment-pending`: the request reached the customer's phone; the element waits for approval. */
 export type PaymentPendingEvent = MerchantEvent<PaymentRefDetail>;
 /** `payment-completed`: paid (the merchant's server confirms it through the proxy, never this event). */
@@ -28,8 +35,15 @@ export type PaymentFailedEvent = MerchantEvent<PaymentFailedDetail>;
 /** `payment-cancelled`: the customer declined on the phone. */
 export type PaymentCancelledEvent = MerchantEvent<PaymentRefDetail>;
 
+/**
+ * `payment-blocked`: no payment of this order can be made in this element any more; the page offers what
+ * comes next (a new order, another way to pay, a reload).
+ */
+export type PaymentBlockedEvent = MerchantEvent<PaymentBlockedDetail>;
+
 declare global {
   interface GlobalEventHandlersEventMap {
+    'payment-blocked': PaymentBlockedEvent;
     'payment-pending': PaymentPendingEvent;
     'payment-completed': PaymentCompletedEvent;
     'payment-failed': PaymentFailedEvent;

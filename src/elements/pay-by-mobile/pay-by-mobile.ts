@@ -7,6 +7,7 @@ import { MerchantElement } from '../shared/merchant-element.js';
 import { ProxyClientError } from '../shared/proxy-client.js';
 import { StatusStreamController } from '../shared/status-stream.js';
 import { tokenClaims } from '../shared/token.js';
+import type { ClientErrorCode } from '../shared/proxy-client.js';
 import { payByMobileEn, type PayByMobileStrings } from './pay-by-mobile.strings.js';
 import { payByMobileStyles } from './pay-by-mobile.styles.js';
 import { loadPending, savePending } from './pending-payment.js';
@@ -14,6 +15,12 @@ import { loadPending, savePending } from './pending-payment.js';
 export type PayByMobileState =
   | 'idle' | 'looking-up' | 'confirm' | 'paying' | 'pending' | 'completed'
   | 'failed' | 'cancelled' | 'timed-out' | 'error';
+
+/** Refusals after which no payment of this order can be made here: the page offers a new order or another way. */
+const BLOCKING: ClientErrorCode[] = ['ATTEMPTS_EXHAUSTED', 'ORDER_CHANGED', 'ORDER_IN_OTHER_PAYMENT'];
+
+/** A masked international number as a Ghanaian reads it: `233 26 *** **04` → `026 *** **04`, never wrapped. */
+const localNumber = (n: string) => n.replace(/^\+?233 ?(\d\d)/, '0$1').replace(/ /g, '\xa0');
 
 /**
  * @summary Takes a mobile-money payment: number, account confirmation, approval on the phone, outcome.
@@ -24,6 +31,7 @@ export type PayByMobileState =
  * @event {MerchantEvent<PaymentCompletedDetail>} payment-completed - Paid: `detail` `{ reference, amount, currency }`.
  * @event {MerchantEvent<PaymentFailedDetail>} payment-failed - Failed: `detail` `{ reference, code, message, canRetry }`.
  * @event {MerchantEvent<PaymentRefDetail>} payment-cancelled - Declined on the phone: `detail` `{ reference }`.
+ * @event {MerchantEvent<PaymentBlockedDetail>} payment-blocked - No payment of this order can be made here any more (attempts spent, order changed or paid another way): `detail` `{ code, message }`; offer a new order or another way to pay.
  *
  * @csspart amount - The amount to pay.
  * @csspart phone-input - The mobile-money number input.
@@ -34,7 +42,8 @@ export type PayByMobileState =
  * @csspart progress - The wait for approval (a progress bar counting down).
  * @csspart status - The polite live region (what is happening).
  * @csspart error-message - The assertive live region (what went wrong).
- * @csspart retry-button - Tries again (a new attempt while the token allows one, or a new check).
+ * @csspart retry-button - Tries again (a new attempt while the order allows one), or checks the status again after the countdown.
+ * @csspart check-button - While waiting: reads the payment's status now (the countdown goes on).
  *
  * @cssproperty --pay-by-mobile-accent - Buttons, progress, focus ring (default `--me-accent`).
  * @cssproperty --pay-by-mobile-radius - Corner radius (default `--me-radius`).
@@ -52,7 +61,7 @@ export type PayByMobileState =
  * @cssstate completed - Paid.
  * @cssstate failed - The payment failed; a retry is offered while attempts remain.
  * @cssstate cancelled - Declined on the phone.
- * @cssstate timed-out - No answer before the countdown ended (the payment may still complete).
+ * @cssstate timed-out - No answer before the countdown ended. The payment may still complete: its status is read now and then (a late completion is shown), and at once on "Check again".
  * @cssstate error - A call failed (unknown account, invalid number, network, expired token…).
  */
 export class PayByMobile extends MerchantElement<PayByMobileState> {
@@ -66,9 +75,14 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
     account: { state: true },
     payment: { state: true },
     failure: { state: true },
+    prompt: { state: true },
+    still: { state: true },
   };
 
-  /** Amount shown to the customer (display only: the token decides what is charged); default the token's. */
+  /**
+   * Amount shown when the token carries none. The token's amount is what is charged, so it is always the one
+   * shown: an `amount` that disagrees is ignored, with a warning in the console.
+   */
   amount?: number;
 
   /** ISO currency code of the amount. */
@@ -88,6 +102,12 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
   private failure?: ProxyClientError;
   private retry?: (() => void) | undefined;
   private refocus = false;
+  /** The masked number a payment prompt of this order went to, when it is not the one confirmed here. */
+  private prompt?: string | undefined;
+  /** A check found the payment still waiting for the phone. */
+  private still = false;
+  /** Milliseconds between the quiet status reads after the countdown ended (a late outcome is still shown). */
+  lateInterval = 15_000;
 
   private readonly t = new LocalizeController(this, payByMobileEn);
   private readonly countdown = new CountdownController(this);
@@ -104,6 +124,15 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
       this.value ||= String(tokenClaims(this.token)['msisdn'] ?? '');
       this.resume();
     }
+    const charged = this.charged();
+    if ((changed.has('token') || changed.has('amount')) && this.amount != null && !isNaN(charged) && this.amount != charged) {
+      console.warn(`<pay-by-mobile>: amount ${this.amount} ignored; the token charges ${charged}.`);
+    }
+  }
+
+  /** The amount the token charges (NaN when it is not readable). */
+  private charged() {
+    return Number(tokenClaims(this.token)['amount'] ?? NaN);
   }
 
   /** Starts over, watching again the payment of this order left pending (by a reload, say) if there is one. */
@@ -122,7 +151,8 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
     this.stream.stop();
     this.countdown.stop();
     this.client.abort();
-    this.account = this.payment = this.failure = this.retry = undefined;
+    this.account = this.payment = this.failure = this.retry = this.prompt = undefined;
+    this.still = false;
     this.setState('idle');
   }
 
@@ -138,9 +168,18 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
 
   private fail(e: unknown) {
     if ((e as Error).name == 'AbortError') return;
-    this.failure = e instanceof ProxyClientError ? e : new ProxyClientError('NETWORK', String(e));
+    const failure = (this.failure = e instanceof ProxyClientError ? e : new ProxyClientError('NETWORK', String(e)));
     this.countdown.stop();
     this.setState('error');
+    if (BLOCKING.includes(failure.code)) this.emit('payment-blocked', { code: failure.code, message: this.t.error(failure.code, failure.details) });
+  }
+
+  /** Nothing more can be paid here: the order's attempts are spent, it changed, or it is paid another way. */
+  private blocked() {
+    const { state, failure, payment } = this;
+    return state == 'error'
+      ? BLOCKING.includes(failure!.code)
+      : (state == 'failed' || state == 'cancelled') && !payment?.attemptsLeft;
   }
 
   private async lookup() {
@@ -163,7 +202,27 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
       this.payment = payment;
       this.watch(payment.reference);
     } catch (e) {
+      const { code, details } = e as ProxyClientError;
+      // The order waits on a prompt sent to another number (another tab, another device): follow that one.
+      if (code == 'PAYMENT_IN_PROGRESS' && details.reference) {
+        this.prompt = localNumber(String(details.msisdn ?? ''));
+        return this.watch(String(details.reference));
+      }
       this.fail(e);
+    }
+  }
+
+  /** Reads the payment's status once, without touching the countdown; `quiet`, a failed read says nothing. */
+  private async check(quiet?: boolean) {
+    const reference = this.payment?.reference;
+    if (!reference) return;
+    try {
+      const payment = await this.client.get<PaymentSnapshot>(PROXY_PATHS.payment(reference));
+      // Still waiting: say so (a check asked for) and keep the countdown; the relay's TIMED_OUT ends a wait.
+      if (payment.status == 'PENDING' || (payment.status == 'TIMED_OUT' && this.state == 'timed-out')) (this.payment = payment), (this.still = !quiet);
+      else this.handleStatus(payment);
+    } catch (e) {
+      if (!quiet) this.fail(e);
     }
   }
 
@@ -171,13 +230,11 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
   private watch(reference: string, until = Date.now() + this.timeout * 1000) {
     this.payment ??= { reference };
     savePending(this.token, { reference, until });
-    this.retry = () => this.watch(reference);
+    this.retry = () => this.check();
+    this.still = false;
     this.setState('pending');
     this.emit('payment-pending', { reference });
-    this.countdown.start(until, () => {
-      this.stream.stop();
-      this.setState('timed-out');
-    });
+    this.countdown.start(until, () => this.timedOut());
     this.stream.start({
       events: PROXY_PATHS.paymentEvents(reference),
       snapshot: PROXY_PATHS.payment(reference),
@@ -187,19 +244,30 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
     });
   }
 
+  /**
+   * The page stops waiting (its countdown, or the relay's deadline); the payment may still complete, so its
+   * status is read now and then while the element stays in the page.
+   */
+  private timedOut() {
+    this.stream.stop();
+    this.countdown.stop();
+    this.setState('timed-out');
+    const late = setInterval(() => (this.state == 'timed-out' && this.isConnected ? this.check(true) : clearInterval(late)), this.lateInterval);
+  }
+
   private handleStatus(payment: PaymentSnapshot) {
     this.payment = payment;
     if (payment.status == 'PENDING') return;
+    if (payment.status == 'TIMED_OUT') return this.timedOut();
+    this.stream.stop();
     // VOID (never reached the provider, nothing charged) reads as a failure that may be retried.
     if (payment.status == 'VOID') payment = this.payment = { ...payment, status: 'FAILED', failureCode: 'UPSTREAM_UNAVAILABLE' };
-    // COMPLETED, FAILED, CANCELLED, TIMED_OUT: the states of the same names.
-    const next = payment.status.toLowerCase().replace('_', '-') as PayByMobileState;
+    // COMPLETED, FAILED, CANCELLED: the states of the same names.
+    const next = payment.status.toLowerCase() as PayByMobileState;
     const { reference, amount, currency, attemptsLeft } = payment;
     this.countdown.stop();
-    if (next != 'timed-out') {
-      savePending(this.token);
-      this.retry = attemptsLeft > 0 ? () => this.pay() : undefined;
-    }
+    savePending(this.token);
+    this.retry = attemptsLeft > 0 ? () => this.pay() : undefined;
     this.setState(next);
     if (next == 'completed') this.emit('payment-completed', { reference, amount, currency });
     if (next == 'cancelled') this.emit('payment-cancelled', { reference });
@@ -207,6 +275,7 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
       const code = payment.failureCode ?? 'PAYMENT_FAILED';
       this.emit('payment-failed', { reference, code, message: this.t.error(code), canRetry: !!this.retry });
     }
+    if (this.blocked()) this.emit('payment-blocked', { code: 'ATTEMPTS_EXHAUSTED', message: this.t.error('ATTEMPTS_EXHAUSTED') });
   }
 
   private handleSubmit(e: SubmitEvent) {
@@ -226,50 +295,68 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
 
   override render() {
     const s = this.t.strings;
-    const { state, account, payment, failure, countdown, timeout } = this;
+    const { state, account, payment, failure, countdown, timeout, prompt } = this;
     const busy = this.busy();
-    const amount = this.amount ?? Number(tokenClaims(this.token)['amount'] ?? NaN);
-    const total = isNaN(amount) ? '' : money(this.t.lang, amount, payment?.currency ?? this.currency);
-    const error = state == 'failed' ? (payment?.failureCode ?? 'PAYMENT_FAILED') : state == 'error' && failure!.code;
+    const blocked = this.blocked();
+    const lang = this.t.lang;
+    const cur = payment?.currency ?? this.currency;
+    const charged = this.charged();
+    const amount = isNaN(charged) ? (this.amount ?? NaN) : charged;
+    const total = isNaN(amount) ? '' : money(lang, amount, cur);
+    // What the phone asks once the provider answered: the total, with its charge.
+    const approve = prompt
+      ? s.promptSent(prompt)
+      : payment?.totalAmount
+        ? s.approveTotal(money(lang, payment.totalAmount, cur), money(lang, payment.amount!, cur), payment.charge ? money(lang, payment.charge, cur) : '')
+        : s.approve;
+    const error =
+      state == 'failed'
+        ? this.t.error(payment?.failureCode ?? 'PAYMENT_FAILED') + (blocked ? ' ' + s.ATTEMPTS_EXHAUSTED : '')
+        : state == 'cancelled' && blocked
+          ? s.ATTEMPTS_EXHAUSTED
+          : state == 'error'
+            ? this.t.error(failure!.code, failure!.details)
+            : '';
     const status: Partial<Record<PayByMobileState, string>> = {
       'looking-up': s.lookingUp,
       paying: s.paying,
-      pending: s.approve,
+      pending: this.still ? `${approve} ${s.stillWaiting}` : approve,
       completed: s.completed,
       cancelled: s.declined,
-      'timed-out': s.timedOut,
+      'timed-out': this.still ? s.stillWaiting : s.timedOut,
     };
     // One form: it asks for the number, then for the confirmation of the account found.
     return html`
       <p part="amount">${total}</p>
       <form @submit=${this.handleSubmit}>
-        ${!account && (state == 'idle' || state == 'looking-up' || state == 'error')
+        ${!account && (state == 'idle' || state == 'looking-up' || (state == 'error' && !blocked))
           ? html`<div class="field">
-                <label for="input">${s.phone}</label>
-                <input id="input" part="phone-input" type="tel" autocomplete="tel" inputmode="tel" required
+                <label for="input">${s.number}</label>
+                <input id="input" part="phone-input" type="tel" autocomplete="tel" inputmode="tel" required maxlength="20"
                   .value=${this.value} ?readonly=${busy} aria-invalid=${state == 'error'} aria-describedby="error"
                   @input=${this.handleInput} />
               </div>
               <button part="continue-button" ?disabled=${busy}>${s.next}</button>`
-          : account && (state == 'confirm' || state == 'paying' || (state == 'error' && !payment))
+          : account && (state == 'confirm' || state == 'paying' || (state == 'error' && !payment && !blocked))
             ? html`<p part="account">${s.confirm(total, account.accountName, account.network)}</p>
                 <button part="confirm-button" ?disabled=${busy}>${s.pay(total)}</button>`
             : ''}
         ${state == 'pending'
           ? html`<progress part="progress" aria-label=${s.approve} max=${timeout} .value=${timeout - countdown.left}></progress>
-              ${s.left(clock(countdown.left))}`
+              ${s.left(clock(countdown.left))}
+              <button type="button" class="link" part="check-button" @click=${() => this.check()}>${s.checkAgain}</button>`
           : ''}
         ${this.retry && (state == 'failed' || state == 'cancelled' || state == 'timed-out')
           ? html`<button type="button" part="retry-button" @click=${() => this.retry!()}>
               ${state == 'timed-out' ? s.checkAgain : s.tryAgain}
             </button>`
           : ''}
-        ${account && !busy && state != 'completed' && state != 'timed-out'
+        ${account && !busy && !blocked && state != 'completed' && state != 'timed-out'
           ? html`<button type="button" class="link" part="change-button" @click=${this.handleChangeNumber}>${s.changeNumber}</button>`
           : ''}
       </form>
-      <p part="status" aria-live="polite" class=${state == 'completed' ? 'ok' : ''}>${status[state]}</p>
-      <p id="error" part="error-message" aria-live="assertive">${error ? this.t.error(error) : ''}</p>
+      <p part="status" aria-live="polite" class=${state == 'completed' ? 'ok' : busy ? 'spin' : ''}>${status[state]}</p>
+      <p id="error" part="error-message" aria-live="assertive">${error}</p>
     `;
   }
 }

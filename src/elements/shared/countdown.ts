@@ -23,13 +23,15 @@ export class CountdownController implements ReactiveController {
     this.tick();
   }
 
+  /** Stops counting: `left` is 0 from now on. */
   stop() {
+    this.until = 0;
     clearTimeout(this.timer);
     this.timer = undefined;
   }
 
   hostDisconnected() {
-    this.stop();
+    clearTimeout(this.timer);
   }
 
   private tick = () => {

@@ -47,10 +47,10 @@ export class LocalizeController<T extends StringsTable> {
     return { ...this.en, ...(translations[lang] ?? translations[lang.split('-')[0]!]), ...this.host.strings } as T;
   }
 
-  /** A human sentence for an error code; never the server's text. */
-  error(code: ClientErrorCode | string): string {
-    const s = this.strings;
-    return (s[code] as string | undefined) ?? s.error;
+  /** A human sentence for an error code, from the error's details where the entry is a function; never the server's text. */
+  error(code: ClientErrorCode | string, details: object = {}): string {
+    const e = this.strings[code] ?? this.strings.error;
+    return typeof e == 'function' ? e(details) : e;
   }
 }
 

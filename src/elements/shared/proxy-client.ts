@@ -2,8 +2,11 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { RETRYABLE_CODES, type ProxyErrorCode } from '../../protocol/codes.js';
 import type { ProxyErrorBody } from '../../protocol/errors.js';
 
-/** Error codes an element can meet: the protocol's, plus `NETWORK` when the proxy could not be reached. */
-export type ClientErrorCode = ProxyErrorCode | 'NETWORK';
+/**
+ * Error codes an element can meet: the protocol's, plus `NETWORK` when the proxy could not be reached and
+ * `UNSAFE_URL` when `<checkout-button>` refused a checkout page address (not `https:`).
+ */
+export type ClientErrorCode = ProxyErrorCode | 'NETWORK' | 'UNSAFE_URL';
 
 /** What an element needs from its host to reach the proxy. */
 export interface ProxyHost extends ReactiveControllerHost {

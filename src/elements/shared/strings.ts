@@ -1,16 +1,29 @@
 // English words the elements share: error sentences by protocol code, phone entry, retry. Each element's
-// table spreads these and adds its own; `LocalizeController.error(code)` falls back to `error`.
+// table spreads these and adds its own; `LocalizeController.error(code, details)` falls back to `error`. An
+// entry may be a function of the error's details (a wait in seconds, a masked number).
 export const commonEn = {
   error: 'Something went wrong. Try again later.',
   NETWORK: 'No connection. Check your data and try again.',
   TOKEN_INVALID: 'This form has expired. Reload the page.',
   TOKEN_EXPIRED: 'This form has expired. Reload the page.',
-  RATE_LIMITED: 'Too many attempts.',
+  ORIGIN_NOT_ALLOWED: 'This page may not take payments. Contact the shop.',
+  INVALID_INPUT: 'Check the number and try again.',
+  PAYLOAD_TOO_LARGE: 'That is too long. Check the number.',
+  /** `details.scope` `address`: the limit of the customer's network address (often shared by a carrier). */
+  RATE_LIMITED: (d: { retryAfter?: number; scope?: string }) =>
+    `Too many ${d.scope == 'address' ? 'requests from this connection' : 'attempts'}. Try again in ${wait(d.retryAfter ?? 60)}.`,
+  ORDER_CHANGED: 'This order has changed. Reload the page to see what to pay.',
+  /** `details.method` `checkout` or `mobile-money`, `details.status` its status. */
+  ORDER_IN_OTHER_PAYMENT: (d: { method?: string; status?: string }): string =>
+    /^completed$/i.test(d.status ?? '')
+      ? 'This order is already paid.'
+      : `This order is being paid ${d.method == 'checkout' ? 'on the checkout page' : 'by mobile money'}. Finish there, or start a new order.`,
   UPSTREAM_UNAVAILABLE: 'The service is busy. Try again soon.',
-  INVALID_PHONE_NUMBER: 'This number is not valid.',
+  INVALID_PHONE_NUMBER: 'Enter a Ghanaian mobile number, like 024 123 4567.',
   phone: 'Phone number',
   changeNumber: 'Use another number',
   tryAgain: 'Try again',
-  /** A countdown, already formatted as `m:ss`. */
-  waitFor: (clock: string) => `Try again in ${clock}.`,
 };
+
+/** A wait of `s` seconds in words for a person: whole minutes (rounded up) from a minute on, else seconds. */
+export const wait = (s: number) => (s >= 60 ? `${Math.ceil(s / 60)} min` : `${Math.max(1, Math.round(s))} s`);

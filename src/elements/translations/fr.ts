@@ -2,6 +2,7 @@ import type { CheckoutButtonStrings } from '../checkout-button/checkout-button.s
 import type { OtpVerifyStrings } from '../otp-verify/otp-verify.strings.js';
 import type { PayByMobileStrings } from '../pay-by-mobile/pay-by-mobile.strings.js';
 import { registerTranslation } from '../shared/localize.js';
+import { wait } from '../shared/strings.js';
 
 /** French words of the three elements. The main entry registers them; import this module with one element alone. */
 export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings = {
@@ -9,17 +10,23 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
   NETWORK: 'Pas de connexion. Vérifiez vos données et réessayez.',
   TOKEN_INVALID: 'Ce formulaire a expiré. Rechargez la page.',
   TOKEN_EXPIRED: 'Ce formulaire a expiré. Rechargez la page.',
-  RATE_LIMITED: 'Trop de tentatives.',
+  ORIGIN_NOT_ALLOWED: "Cette page n'est pas autorisée à encaisser des paiements. Contactez la boutique.",
+  INVALID_INPUT: 'Vérifiez le numéro et réessayez.',
+  PAYLOAD_TOO_LARGE: 'Trop long. Vérifiez le numéro.',
+  RATE_LIMITED: (d) =>
+    `Trop ${d.scope == 'address' ? 'de demandes depuis cette connexion' : 'de tentatives'}. Réessayez dans ${wait(d.retryAfter ?? 60)}.`,
   UPSTREAM_UNAVAILABLE: 'Le service est occupé. Réessayez dans un instant.',
-  INVALID_PHONE_NUMBER: "Ce numéro de téléphone n'est pas valide.",
+  INVALID_PHONE_NUMBER: 'Saisissez un numéro mobile ghanéen, par exemple 024 123 4567.',
   phone: 'Numéro de téléphone',
   changeNumber: 'Utiliser un autre numéro',
   tryAgain: 'Réessayer',
-  waitFor: (clock) => `Réessayez dans ${clock}.`,
 
   OTP_INVALID: "Ce code n'est pas le bon.",
   OTP_EXPIRED: 'Ce code a expiré. Demandez-en un nouveau.',
-  OTP_LOCKED: 'Trop de codes erronés. Réessayez plus tard.',
+  OTP_LOCKED: (d) =>
+    d.retryAfter
+      ? `Trop de codes erronés pour ce numéro. Réessayez dans ${wait(d.retryAfter)}.`
+      : 'Trop de codes erronés. Demandez un nouveau code.',
   HUMAN_CHECK_FAILED: "Nous n'avons pas pu vérifier que vous êtes une personne.",
   send: 'Envoyer le code',
   sending: 'Envoi du code…',
@@ -29,28 +36,42 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
   code: 'Code reçu par SMS',
   verify: 'Vérifier',
   verifying: 'Vérification du code…',
-  verified: 'Numéro de téléphone vérifié.',
+  verified: (recipient) => `Numéro ${recipient} vérifié.`,
+  resent: (recipient) => `Nouveau code envoyé au ${recipient}.`,
   resend: 'Envoyer un nouveau code',
   resendIn: (clock) => `Nouveau code dans ${clock}`,
-  attemptsLeft: (n) => (n == 1 ? 'Encore 1 essai.' : `Encore ${n} essais.`),
+  attemptsLeft: (n) => (n == 1 ? 'Encore 1 essai.' : n ? `Encore ${n} essais.` : 'Plus aucun essai : demandez un nouveau code.'),
   required: 'Vérifiez votre numéro de téléphone.',
 
   ACCOUNT_NOT_FOUND: "Aucun compte mobile money pour ce numéro.",
   INSUFFICIENT_FUNDS: 'Solde insuffisant sur le compte.',
   PAYMENT_FAILED: "Le paiement n'a pas abouti.",
-  ATTEMPTS_EXHAUSTED: "Plus aucune tentative n'est permise pour cette commande.",
+  ATTEMPTS_EXHAUSTED:
+    'Plus aucune tentative pour cette commande. Passez une nouvelle commande ou choisissez un autre moyen de paiement.',
+  ORDER_CHANGED: 'Cette commande a changé. Rechargez la page pour voir le montant à payer.',
+  PAYMENT_IN_PROGRESS: 'Un paiement de cette commande attend une validation sur un autre téléphone.',
+  ORDER_IN_OTHER_PAYMENT: (d) =>
+    /^completed$/i.test(d.status ?? '')
+      ? 'Cette commande est déjà payée.'
+      : `Cette commande est en cours de paiement ${d.method == 'checkout' ? 'sur la page de paiement' : 'par mobile money'}. Terminez-le là-bas, ou passez une nouvelle commande.`,
+  number: 'Numéro mobile money',
   next: 'Continuer',
   lookingUp: 'Recherche du compte…',
   confirm: (amount, name, network) => `Payer ${amount} depuis le compte ${name} (${network}) ?`,
   pay: (amount) => `Payer ${amount}`,
   paying: 'Envoi de la demande à votre téléphone…',
   approve: 'Validez le paiement sur votre téléphone avec votre code PIN.',
+  approveTotal: (total, amount, charge) =>
+    charge ? `Validez ${total} (${amount} + ${charge} de frais) sur votre téléphone.` : `Validez ${total} sur votre téléphone.`,
+  promptSent: (number) => `Une demande de paiement a déjà été envoyée au ${number} : validez-la sur ce téléphone.`,
   left: (clock) => `Encore ${clock}`,
   completed: 'Paiement reçu. Merci !',
   declined: 'Le paiement a été refusé sur le téléphone.',
   timedOut: 'Pas encore de réponse du téléphone.',
+  stillWaiting: 'Toujours en attente du téléphone.',
   checkAgain: 'Vérifier à nouveau',
 
+  UNSAFE_URL: "L'adresse de la page de paiement n'est pas sûre : elle n'a pas été ouverte. Contactez la boutique.",
   label: 'Payer maintenant',
   creating: 'Ouverture du paiement…',
   open: 'Terminez le paiement sur la page de paiement.',
