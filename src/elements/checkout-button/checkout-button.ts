@@ -54,8 +54,8 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   };
 
   /**
-   * How the checkout page opens: `redirect` (this tab), `popup` (closed once the checkout ends), or `tab`; a
-   * blocked window falls back to redirect. While the page is open a click brings its window forward.
+   * How the checkout page opens: `redirect` (this tab), `popup`, or `tab`; a blocked window falls back to
+   * redirect. While the page is open a click brings its window forward.
    */
   mode: CheckoutMode = 'redirect';
 
@@ -67,7 +67,11 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
 
   private failure?: ProxyClientError;
   private checkout?: CheckoutCreateResponse;
-  /** The popup or tab showing the checkout page (kept so that a second click focuses it, and to close a popup). */
+  /**
+   * The popup or tab showing the checkout page, kept so that a second click focuses it. (It cannot be closed
+   * from here: its opener link is cut, so that the provider's page cannot reach back into the shop's tab, and
+   * Chromium lets only a window's opener close it.)
+   */
   private win?: Window | null;
 
   private readonly t = new LocalizeController(this, checkoutButtonEn);
@@ -143,8 +147,6 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
       isFinal: (c) => c.status != 'pending' && c.status != 'processing',
       onStatus: ({ status }) => {
         if (status == 'pending' || status == 'processing') return;
-        // The popup has done its work (it would stay open on the shop's return page); a tab is the customer's.
-        if (this.mode == 'popup') this.win?.close();
         this.setState(status);
         this.emit(`checkout-${status}`, { checkoutId });
       },
@@ -178,7 +180,8 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
  */
 function safeUrl(url: string) {
   try {
-    const { protocol, hostname } = new URL(url);
+    // Relative to the page (a page of the shop's own origin): then the page's scheme decides.
+    const { protocol, hostname } = new URL(url, location.href);
     return protocol == 'https:' || (protocol == 'http:' && /^(localhost|127\.0\.0\.1|\[::1\])$/.test(hostname));
   } catch {
     return false;
