@@ -49,7 +49,10 @@ describe('the embedding demos', () => {
     expect(app.code).toMatch(/import \{ CheckoutButton, OtpVerify, PayByMobile \} from "(\/@fs)?\/[^"]*src\/react\/index\.ts"/);
     expect(app.code).toContain('jsx'); // JSX compiled by Vite
     const wrappers = /from "([^"]*src\/react\/index\.ts)"/.exec(app.code)![1]!;
-    expect((await fetchModule(wrappers)).code).toContain('createComponent');
+    // The entry re-exports one module per wrapper; each wraps its element with @lit/react's createComponent.
+    const payByMobile = /from "([^"]*src\/react\/pay-by-mobile\.ts)"/.exec((await fetchModule(wrappers)).code)![1]!;
+    const wrap = /from "([^"]*src\/react\/wrap\.ts)"/.exec((await fetchModule(payByMobile)).code)![1]!;
+    expect((await fetchModule(wrap)).code).toContain('createComponent');
   });
 
   it('compiles the Vue page with the three tags left to the browser as custom elements', async () => {
