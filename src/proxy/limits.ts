@@ -66,8 +66,18 @@ export async function refund(ctx: ProxyContext, policy: LimitName, key: string, 
   await limiter.reward(key, points).catch(() => undefined);
 }
 
+/**
+ * What a policy counts: `address` (per IP), `token`, or `number` (per number or number prefix). The
+ * element says "too many requests from this connection" only for `address`.
+ */
+export function scopeOf(policy: LimitName): 'address' | 'token' | 'number' {
+  if (/PerIp$|PerAddress$/.test(policy)) return 'address';
+  if (/PerToken$|PerClient$/.test(policy)) return 'token';
+  return 'number';
+}
+
 function limitRefusal(ctx: ProxyContext, policy: LimitName, rejection: unknown): ProxyError {
-  if (rejection instanceof RateLimiterRes) return rateLimited(rejection.msBeforeNext);
+  if (rejection instanceof RateLimiterRes) return withScope(rateLimited(rejection.msBeforeNext), policy);
   ctx.logger.error(
     { policy, reason: rejection instanceof Error ? rejection.message : String(rejection) },
     'rate limit store failed: refusing the request',
@@ -82,10 +92,19 @@ function limitRefusal(ctx: ProxyContext, policy: LimitName, rejection: unknown):
  */
 export async function enforce(ctx: ProxyContext, checks: ReadonlyArray<readonly [LimitName, string]>): Promise<void> {
   let waitMs = -1;
+  let spent: LimitName | undefined;
   for (const [policy, key] of checks) {
     const state = await peek(ctx, policy, key);
-    if (state && state.consumedPoints >= ctx.config.limits[policy].points) waitMs = Math.max(waitMs, state.msBeforeNext);
+    if (state && state.consumedPoints >= ctx.config.limits[policy].points && state.msBeforeNext > waitMs) {
+      waitMs = state.msBeforeNext;
+      spent = policy;
+    }
   }
-  if (waitMs >= 0) throw rateLimited(waitMs);
+  if (spent) throw withScope(rateLimited(waitMs), spent);
   for (const [policy, key] of checks) await consume(ctx, policy, key);
+}
+
+/** The refusal with `details.scope` saying what was counted. */
+function withScope(error: ProxyError, policy: LimitName): ProxyError {
+  return new ProxyError(error.code, error.message, { ...error.details, scope: scopeOf(policy) });
 }

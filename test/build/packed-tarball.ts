@@ -127,7 +127,9 @@ export async function reachableDeclarations(dir: string, exportsField: unknown):
 
 /** Bare module specifiers a declaration file imports (`from 'express'`, `import('zod')`), package names only. */
 export function importedPackages(declarations: string): string[] {
-  const specifiers = [...declarations.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)['"]([^'"./][^'"]*)['"]/g)].map((m) => m[1]!);
+  // Comments first: a doc comment saying `came from "Send a new code"` is no import.
+  const code = declarations.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const specifiers = [...code.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)['"]([^'"./][^'"]*)['"]/g)].map((m) => m[1]!);
   return specifiers.map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!));
 }
 

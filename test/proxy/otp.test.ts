@@ -146,7 +146,10 @@ describe('POST /otp/send', () => {
     await start({ config: { limits: { ...LOOSE, otpSendPerIp: { points: 2, durationSec: 3600 } } } });
     expect((await h.post('/otp/send', { recipient: '0240000001' }, { token: await h.mintOtp() })).status).toBe(200);
     expect((await h.post('/otp/send', { recipient: '0200000003' }, { token: await h.mintOtp() })).status).toBe(200);
-    expectRateLimited(await h.post('/otp/send', { recipient: '0260000004' }, { token: await h.mintOtp() }), 3600);
+    const refused = await h.post('/otp/send', { recipient: '0260000004' }, { token: await h.mintOtp() });
+    expectRateLimited(refused, 3600);
+    // The element words a per-address refusal apart ("from this connection").
+    expect(refused.body.details.scope).toBe('address');
     expect(h.smsTo('233260000004')).toHaveLength(0);
   });
 
@@ -354,6 +357,12 @@ describe('POST /otp/verify', () => {
     expect(locked.body).toMatchObject({ error: 'OTP_LOCKED', details: { reason: 'number' } });
     expect(locked.body.details.retryAfter).toBeGreaterThan(3000);
     expect(locked.headers.get('retry-after')).toBe(String(locked.body.details.retryAfter));
+    // No new code for a locked number: it could not be checked before the lock ends.
+    const sent = h.smsTo(KWAME).length;
+    const resend = await h.post('/otp/send', { recipient: '0240000001' }, { token: await h.mintOtp() });
+    expect(resend.status).toBe(423);
+    expect(resend.body).toMatchObject({ error: 'OTP_LOCKED', details: { reason: 'number' } });
+    expect(h.smsTo(KWAME)).toHaveLength(sent);
   });
 
   it('refuses another number than the bound one', async () => {

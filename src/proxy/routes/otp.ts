@@ -98,6 +98,9 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     checkBound(claims.recipient, typed.digits, 'recipient');
     await humanCheck(ctx, req, typed.digits, claims.purpose);
     const { digits } = normaliseLocalPhone(body.recipient, defaultCountry);
+    // A number locked for wrong codes gets no new code until the lock ends: it could not be checked.
+    const lock = await peek(ctx, 'otpVerifyFailuresPerNumber', digits);
+    if (lock && lock.consumedPoints >= limits.otpVerifyFailuresPerNumber.points) throw numberLocked(lock.msBeforeNext);
     await enforce(ctx, [
       ['otpSendPerToken', claims.jti],
       ['otpSendPerIp', clientKey(req, ctx.config.ipv6PrefixLength)],
