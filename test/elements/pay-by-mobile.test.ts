@@ -116,7 +116,8 @@ describe('<pay-by-mobile>', () => {
     const event = oneEvent(el, 'payment-completed');
     stream().status(payment(), '1');
     stream().status(payment({ status: 'COMPLETED', completedAt: new Date().toISOString() }), '2');
-    expect((await event).detail).to.deep.equal({ reference: 'ORDER-123-1', amount: 12.5, currency: 'GHS' });
+    // Both references: the attempt's and the merchant's order's.
+    expect((await event).detail).to.deep.equal({ reference: 'ORDER-123-1', orderReference: 'ORDER-123', amount: 12.5, currency: 'GHS' });
     await stateIs(el, 'completed');
     expect(el.matches(':state(completed)')).to.be.true;
     expect(text(el, 'status')).to.equal('Payment received. Thank you!');
@@ -132,6 +133,7 @@ describe('<pay-by-mobile>', () => {
     stream().status(payment({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS', attemptsLeft: 2 }));
     expect((await event).detail).to.deep.equal({
       reference: 'ORDER-123-1',
+      orderReference: 'ORDER-123',
       code: 'INSUFFICIENT_FUNDS',
       message: 'Not enough money in the account.',
       canRetry: true,
@@ -173,7 +175,7 @@ describe('<pay-by-mobile>', () => {
     const el = await pending();
     const event = oneEvent(el, 'payment-cancelled');
     stream().status(payment({ status: 'CANCELLED' }));
-    expect((await event).detail).to.deep.equal({ reference: 'ORDER-123-1' });
+    expect((await event).detail).to.deep.equal({ reference: 'ORDER-123-1', orderReference: 'ORDER-123' });
     await stateIs(el, 'cancelled');
     expect(text(el, 'status')).to.equal('Payment declined on the phone.');
     expect(sessionStorage.getItem(STORAGE_KEY)).to.be.null;

@@ -3,6 +3,8 @@ import type { MerchantEvent } from '../shared/events.js';
 export interface PaymentRefDetail {
   /** This attempt's reference (the order reference plus `-N`). */
   reference: string;
+  /** The merchant's order reference (the token's `referenceNo`); absent on `payment-pending` before the first answer. */
+  orderReference?: string;
 }
 
 export interface PaymentCompletedDetail extends PaymentRefDetail {

@@ -28,9 +28,9 @@ const localNumber = (n: string) => n.replace(/^\+?233 ?(\d\d)/, '0$1').replace(/
  *
  *
  * @event {MerchantEvent<PaymentRefDetail>} payment-pending - The request reached the phone: `detail` `{ reference }`.
- * @event {MerchantEvent<PaymentCompletedDetail>} payment-completed - Paid: `detail` `{ reference, amount, currency }`.
- * @event {MerchantEvent<PaymentFailedDetail>} payment-failed - Failed: `detail` `{ reference, code, message, canRetry }`.
- * @event {MerchantEvent<PaymentRefDetail>} payment-cancelled - Declined on the phone: `detail` `{ reference }`.
+ * @event {MerchantEvent<PaymentCompletedDetail>} payment-completed - Paid: `detail` `{ reference, orderReference, amount, currency }` (the attempt's and the order's).
+ * @event {MerchantEvent<PaymentFailedDetail>} payment-failed - Failed: `detail` `{ reference, orderReference, code, message, canRetry }`.
+ * @event {MerchantEvent<PaymentRefDetail>} payment-cancelled - Declined on the phone: `detail` `{ reference, orderReference }`.
  * @event {MerchantEvent<PaymentBlockedDetail>} payment-blocked - No payment of this order can be made here any more (attempts spent, order changed or paid another way): `detail` `{ code, message }`; offer a new order or another way to pay.
  *
  * @csspart amount - The amount to pay.
@@ -264,16 +264,16 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
     if (payment.status == 'VOID') payment = this.payment = { ...payment, status: 'FAILED', failureCode: 'UPSTREAM_UNAVAILABLE' };
     // COMPLETED, FAILED, CANCELLED: the states of the same names.
     const next = payment.status.toLowerCase() as PayByMobileState;
-    const { reference, amount, currency, attemptsLeft } = payment;
+    const { reference, orderReference, amount, currency, attemptsLeft } = payment;
     this.countdown.stop();
     savePending(this.token);
     this.retry = attemptsLeft > 0 ? () => this.pay() : undefined;
     this.setState(next);
-    if (next == 'completed') this.emit('payment-completed', { reference, amount, currency });
-    if (next == 'cancelled') this.emit('payment-cancelled', { reference });
+    if (next == 'completed') this.emit('payment-completed', { reference, orderReference, amount, currency });
+    if (next == 'cancelled') this.emit('payment-cancelled', { reference, orderReference });
     if (next == 'failed') {
       const code = payment.failureCode ?? 'PAYMENT_FAILED';
-      this.emit('payment-failed', { reference, code, message: this.t.error(code), canRetry: !!this.retry });
+      this.emit('payment-failed', { reference, orderReference, code, message: this.t.error(code), canRetry: !!this.retry });
     }
     if (this.blocked()) this.emit('payment-blocked', { code: 'ATTEMPTS_EXHAUSTED', message: this.t.error('ATTEMPTS_EXHAUSTED') });
   }
