@@ -57,7 +57,7 @@ describe('customer journeys against the real proxy and sandbox', () => {
 
     const completed = oneEvent(el, 'payment-completed');
     await waitUntil(async () => (await fetch('/__test/approve?msisdn=233260000004', { method: 'POST' })).ok, 'approved on the phone');
-    expect((await completed).detail).to.deep.equal({ reference, amount: 12.5, currency: 'GHS' });
+    expect((await completed).detail).to.deep.equal({ reference, orderReference: reference.replace(/-\d+$/, ''), amount: 12.5, currency: 'GHS' });
     await stateIs(el, 'completed');
   });
 
