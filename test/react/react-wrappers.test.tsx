@@ -3,6 +3,8 @@ import { createElement, createRef, type ComponentProps, type ExoticComponent, ty
 import { flushSync } from 'react-dom';
 import { createRoot, type Root } from 'react-dom/client';
 import { MerchantEvent } from '../../src/elements/shared/events.js';
+// What the README tells a React page to import for French.
+import '../../src/elements/translations/fr.js';
 import {
   CheckoutButton,
   OtpVerify,
@@ -94,7 +96,7 @@ describe('React wrappers', () => {
       onPaymentBlocked: 'payment-blocked',
     }));
 
-  it('speaks French with lang="fr" from merchant-elements/react alone, amounts and words alike', async () => {
+  it('speaks French with lang="fr" once merchant-elements/translations/fr is imported, amounts and words alike', async () => {
     const pay = createRef<PayByMobileElement>();
     const otp = createRef<OtpVerifyElement>();
     const token = 'h.' + btoa(JSON.stringify({ amount: 95, referenceNo: 'R-FR' })) + '.s';
