@@ -54,7 +54,9 @@ export const SANDBOX_PATH = '/sandbox';
  */
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const host = options.host ?? '127.0.0.1';
-  const server = createHttpServer();
+  // 10 s for a request's headers and 30 s for the whole request (Node's 300 s let a trickled body hold a
+  // socket for five minutes); answers and event streams take as long as they need.
+  const server = createHttpServer({ headersTimeout: 10_000, requestTimeout: 30_000 });
   if (options.port === 0) await listen(server, 0, host);
   // Everything below needs the real origin: checkout pages and callbacks are absolute.
   const port = options.port === 0 ? (server.address() as AddressInfo).port : options.port;
