@@ -39,6 +39,27 @@ describe('PollerPool', () => {
     await pool.close();
   });
 
+  it('reads again when woken during a tick that decided it was done (a reference sent again meanwhile)', async () => {
+    // The chaos run found it: a void attempt's poller finishing while the same reference was sent again
+    // took the wake-up with it, and the new payment stayed PENDING, never read.
+    const pool = new PollerPool({ minIntervalMs: 5, maxIntervalMs: 10 });
+    let ticks = 0;
+    let release!: () => void;
+    const first = new Promise<void>((resolve) => (release = resolve));
+    const tick = async () => {
+      ticks++;
+      if (ticks === 1) await first; // the old attempt's last tick, still running
+      return 'done' as const;
+    };
+    pool.ensure('a', tick);
+    expect(pool.ensure('a', tick)).toBe(false);
+    expect(pool.wake('a')).toBe(true);
+    release();
+    await eventually(() => (pool.has('a') ? undefined : true));
+    expect(ticks).toBe(2);
+    await pool.close();
+  });
+
   it('polls at once when woken, not at the end of a long interval', async () => {
     const pool = new PollerPool({ minIntervalMs: 60_000, maxIntervalMs: 60_000, minWakeGapMs: 0 });
     let ticks = 0;

@@ -274,6 +274,9 @@ export class PaymentTracker {
   private async finish(record: PaymentRecord): Promise<TickResult> {
     const { store } = this.core.ctx;
     await this.ensureRecorded(record);
+    // A void or refused reference may have been sent again meanwhile: then it is not done at all.
+    const current = await this.read(record.reference);
+    if (current && !isReconciled(current)) return 'continue';
     await store.removeFromSet(KEYS.inFlight(record.msisdn), record.reference);
     await store.removeFromSet(KEYS.pending, subject.payment(record.reference));
     this.forget(record.reference);

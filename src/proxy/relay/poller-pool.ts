@@ -98,7 +98,10 @@ export class PollerPool {
         } catch (err) {
           this.options.onError?.(key, err);
         }
-        if (result === 'done' || poller.stopped) break;
+        if (poller.stopped) break;
+        // Woken while the tick ran: someone wants a fresh read (a reference sent again), whatever the tick said.
+        if (result === 'done' && !poller.woken) break;
+        if (result === 'done') continue;
         const planned = typeof result === 'number' ? result : backoffDelay(attempt++, this.options, this.options.random);
         await this.sleep(poller, planned, gap);
       }
