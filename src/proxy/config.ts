@@ -198,6 +198,11 @@ export function resolveConfig(config: ProxyConfig): ResolvedProxyConfig {
     if (url.protocol === 'http:' && out.provider.env !== 'sandbox' && !loopback) {
       throw new ConfigError([`webhooks.url: must be https when provider.env is ${out.provider.env} (http only in the sandbox or to a loopback host)`]);
     }
+    const leaseMs = out.relay.outboxLeaseMs ?? 30_000;
+    if (out.webhooks.timeoutMs >= leaseMs) {
+      // Past the lease another instance would take the message over while this try still waits: two at once.
+      throw new ConfigError([`webhooks.timeoutMs: must be less than relay.outboxLeaseMs (${leaseMs})`]);
+    }
     if (out.provider.env === 'production' && out.webhooks.maxAgeMs < 24 * 60 * 60_000) {
       throw new ConfigError(['webhooks.maxAgeMs: must be at least a day (86400000) in production']);
     }

@@ -213,4 +213,12 @@ describe('webhook configuration', () => {
     expect(problemsOf({ WEBHOOK_URL: 'http://shop.example/w', WEBHOOK_SECRET: TEST_WEBHOOK_SECRET })).toEqual([]);
     expect(problemsOf({ WEBHOOK_URL: 'ftp://shop.example/w', WEBHOOK_SECRET: TEST_WEBHOOK_SECRET })).toEqual(['webhooks.url: must be an http(s) URL']);
   });
+
+  it('keeps one try shorter than the outbox lease, so two instances never send one webhook at once', () => {
+    const config = { ...configFromEnv(base), webhooks: { url: 'https://shop.example/w', secret: TEST_WEBHOOK_SECRET, timeoutMs: 5_000 } };
+    expect(() => resolveConfig({ ...config, relay: { minIntervalMs: 1_000, maxIntervalMs: 10_000, deadlineMs: 60_000, outboxLeaseMs: 5_000 } })).toThrow(
+      /webhooks\.timeoutMs: must be less than relay\.outboxLeaseMs \(5000\)/,
+    );
+    expect(resolveConfig(config).webhooks?.timeoutMs).toBe(5_000);
+  });
 });

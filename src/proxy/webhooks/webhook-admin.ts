@@ -74,7 +74,10 @@ export function webhookAdmin(outbox: Outbox, store: ProxyStore, now: () => numbe
   return {
     async list(options = {}) {
       const limit = Math.min(Math.max(1, options.limit ?? 100), 1_000);
-      const items = await Promise.all((await candidates(options.state)).map((id) => outbox.read(id)));
+      const ids = await candidates(options.state);
+      const items = await Promise.all(ids.map((id) => outbox.read(id)));
+      // A dead message outlived by its id in the dead set (messages live 7 days): the set forgets it.
+      if (options.state === 'dead') await Promise.all(ids.filter((_, i) => !items[i]).map((id) => store.removeFromSet(OUTBOX_KEYS.dead, id)));
       return items
         .map((item) => (item ? toDelivery(item) : null))
         .filter((d): d is WebhookDelivery => d !== null && (options.state === undefined || d.state === options.state))
