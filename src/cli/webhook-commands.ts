@@ -42,7 +42,12 @@ function target(values: OptionValues, env: NodeJS.ProcessEnv): { base: string; k
 async function call(base: string, key: string, method: 'GET' | 'POST', path: string, notFound?: string): Promise<unknown> {
   let res: Response;
   try {
-    res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(15_000), redirect: 'manual' });
+    // A POST carries `{}` as JSON: the proxy's router takes JSON bodies only (415 otherwise).
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    if (method === 'POST') headers['content-type'] = 'application/json';
+    const init: RequestInit = { method, headers, signal: AbortSignal.timeout(15_000), redirect: 'manual' };
+    if (method === 'POST') init.body = '{}';
+    res = await fetch(`${base}${path}`, init);
   } catch {
     throw new ProxyCallError(`could not reach the proxy at ${base}; is it running (merchant-elements serve)?`);
   }

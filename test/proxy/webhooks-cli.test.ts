@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import express, { Router, type RequestHandler } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorHandler, notFoundHandler } from '../../src/proxy/errors.js';
+import { jsonBodies } from '../../src/proxy/middleware/body.js';
+import { originPolicy } from '../../src/proxy/middleware/origins.js';
 import { webhookRoutes } from '../../src/proxy/server-api/webhook-routes.js';
 import { runMain } from '../cli/cli-harness.js';
 import { freePort, MOUNT, startHarness, type Harness } from './helpers.js';
@@ -33,6 +35,8 @@ beforeAll(async () => {
     },
   });
   const router = Router();
+  // The proxy router's own front (origin rule, JSON-only bodies), as the routes will sit behind it once mounted there.
+  router.use(originPolicy([]), jsonBodies(10_000));
   webhookRoutes(router, h.proxy.webhooks, requireKey);
   router.use(notFoundHandler);
   router.use(errorHandler(h.proxy.logger));
@@ -69,7 +73,11 @@ describe('GET /server/webhooks and POST /server/webhooks/:id/replay', () => {
     expect((await fetch(`${proxyUrl}/server/webhooks`)).status).toBe(401);
     expect((await fetch(`${proxyUrl}/server/webhooks?state=gone`, { headers: auth })).status).toBe(400);
     expect((await fetch(`${proxyUrl}/server/webhooks?limit=0`, { headers: auth })).status).toBe(400);
-    const missing = await fetch(`${proxyUrl}/server/webhooks/${encodeURIComponent('payment:NOPE-1:COMPLETED')}/replay`, { method: 'POST', headers: auth });
+    const missing = await fetch(`${proxyUrl}/server/webhooks/${encodeURIComponent('payment:NOPE-1:COMPLETED')}/replay`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(missing.status).toBe(404);
   });
 });
