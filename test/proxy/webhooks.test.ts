@@ -75,6 +75,27 @@ describe('signed webhooks', () => {
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(got.body, headers)).toThrow();
   });
 
+  it('POSTs checkout state changes too, as checkout.<status> with the order reference', async () => {
+    const { h, r } = await start();
+    const token = await h.mintCheckout({ reference: 'CO-webhook' });
+    const { checkoutId } = (await h.post('/checkouts', {}, { token })).body as { checkoutId: string };
+    const id = `checkout:${checkoutId}:completed`;
+    // The session is read (and so reported) once watched; paying on the hosted page completes it.
+    await eventually(() => of(r, `checkout:${checkoutId}:pending`)[0]);
+    const paid = await fetch(`${h.sandbox.url}/checkout/${checkoutId}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'msisdn=233240000001',
+      redirect: 'manual',
+    });
+    expect(paid.status).toBe(303);
+    const got = await deliveredTo(r, id);
+    expect(new Webhook(TEST_WEBHOOK_SECRET).verify(got.body, got.headers as Record<string, string>)).toMatchObject({
+      type: 'checkout.completed',
+      data: { idempotencyKey: id, orderReference: 'CO-webhook', final: true, snapshot: { checkoutId, reference: 'CO-webhook', status: 'completed' } },
+    });
+  });
+
   it('keeps trying a receiver that is down (refused, then 500) with the same webhook-id, and delivers once it answers 2xx', async () => {
     const { h, r } = await start();
     await r.stop();
