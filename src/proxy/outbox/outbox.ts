@@ -60,10 +60,10 @@ export class Outbox {
       deliveries: Object.fromEntries(names.map((name) => [name, { attempts: 0, nextAt: 0 }])),
     };
     const key = KEYS.message(message.id);
+    // Indexed first: a store error in between leaves an id without a message (skipped), never the reverse.
+    await this.store.addToSet(KEYS.day(dayOf(message.createdAt)), message.id, RECORD_TTL_MS + DAY_MS);
     const created = await this.store.setIfAbsent(key, JSON.stringify(item), RECORD_TTL_MS);
-    if (created) {
-      await this.store.addToSet(KEYS.day(dayOf(message.createdAt)), message.id, RECORD_TTL_MS + DAY_MS);
-    } else {
+    if (!created) {
       const existing = await readJson<OutboxItem>(this.store, key);
       if (!existing || settled(existing)) return;
     }
@@ -90,6 +90,8 @@ export class Outbox {
       RECORD_TTL_MS,
     );
     if (result.outcome !== 'updated') return false;
+    // Listed for as long as it now lives (its creation day's index may expire first).
+    await this.store.addToSet(KEYS.day(dayOf(now)), id, RECORD_TTL_MS + DAY_MS);
     await this.store.addToSet(KEYS.pending, id);
     if (!Object.values(result.value.deliveries).some((d) => d.deadAt !== undefined)) await this.store.removeFromSet(KEYS.dead, id);
     this.kick();
