@@ -11,6 +11,7 @@ import {
 import { accountLookupCommand, checkoutStatusCommand, paymentStatusCommand } from './payment-commands.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { smsBulkCommand } from './sms-bulk-command.js';
+import { webhooksListCommand, webhooksReplayCommand } from './webhook-commands.js';
 
 /**
  * Whether this copy can run the demo: its server (demo/, with Vite) sits beside src/ in a checkout of the
@@ -45,4 +46,6 @@ export const COMMANDS: readonly CliCommand[] = [
   paymentStatusCommand,
   accountLookupCommand,
   checkoutStatusCommand,
+  webhooksListCommand,
+  webhooksReplayCommand,
 ];

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ProviderClientConfig } from '../provider/client.js';
 import { limitsSchema } from './config-limits.js';
+import { webhooksSchema } from './config-webhooks.js';
 import type { ProxyHooks } from './context.js';
 import type { ProxyStore } from './store/types.js';
 
@@ -156,6 +157,7 @@ export const proxyConfigSchema = z.strictObject({
     })
     .default({ minIntervalMs: 1_000, maxIntervalMs: 10_000, deadlineMs: 15 * 60_000 }),
   hooks: hooksSchema,
+  webhooks: webhooksSchema.optional(),
   receipts: z
     .strictObject({
       sms: z.boolean().optional(),
@@ -189,6 +191,21 @@ export function resolveConfig(config: ProxyConfig): ResolvedProxyConfig {
   const out = parsed.data;
   if (out.relay.minIntervalMs > out.relay.maxIntervalMs) {
     throw new ConfigError(['relay.minIntervalMs: must not exceed relay.maxIntervalMs']);
+  }
+  if (out.webhooks) {
+    const url = new URL(out.webhooks.url);
+    const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    if (url.protocol === 'http:' && out.provider.env !== 'sandbox' && !loopback) {
+      throw new ConfigError([`webhooks.url: must be https when provider.env is ${out.provider.env} (http only in the sandbox or to a loopback host)`]);
+    }
+    const leaseMs = out.relay.outboxLeaseMs ?? 30_000;
+    if (out.webhooks.timeoutMs >= leaseMs) {
+      // Past the lease another instance would take the message over while this try still waits: two at once.
+      throw new ConfigError([`webhooks.timeoutMs: must be less than relay.outboxLeaseMs (${leaseMs})`]);
+    }
+    if (out.provider.env === 'production' && out.webhooks.maxAgeMs < 24 * 60 * 60_000) {
+      throw new ConfigError(['webhooks.maxAgeMs: must be at least a day (86400000) in production']);
+    }
   }
   return { ...out, provider: { ...out.provider, checkoutBaseUrl: out.provider.checkoutBaseUrl ?? out.provider.messagingBaseUrl } };
 }
@@ -263,6 +280,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ProxyConfig {
       .map((o) => o.trim())
       .filter(Boolean),
   };
+  const webhookUrl = env.WEBHOOK_URL?.trim();
+  const webhookSecret = env.WEBHOOK_SECRET?.trim();
+  if (webhookUrl && webhookSecret) config.webhooks = { url: webhookUrl, secret: webhookSecret };
+  else if (webhookUrl) throw new ConfigError(['WEBHOOK_SECRET: is required when WEBHOOK_URL is set (signed webhooks need both)']);
+  else if (webhookSecret) throw new ConfigError(['WEBHOOK_URL: is required when WEBHOOK_SECRET is set (signed webhooks need both)']);
   if (env.REDIS_URL?.trim()) config.redisUrl = env.REDIS_URL.trim();
   if (env.REDIS_PREFIX?.trim()) config.redisPrefix = env.REDIS_PREFIX.trim();
   if (env.DEFAULT_COUNTRY?.trim()) config.defaultCountry = env.DEFAULT_COUNTRY.trim().toUpperCase();

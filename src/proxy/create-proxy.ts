@@ -19,6 +19,8 @@ import { paymentsRoutes } from './routes/payments.js';
 import { createStore } from './store/index.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
+import { webhookAdmin, type WebhookAdmin } from './webhooks/webhook-admin.js';
+import { webhookConsumer } from './webhooks/webhook-consumer.js';
 
 /** What `createMerchantProxy` returns: the router to mount, and the merchant's server-side calls. */
 export interface MerchantProxy {
@@ -49,6 +51,11 @@ export interface MerchantProxy {
     /** One session, by checkoutId. */
     getSession(checkoutId: string): Promise<CheckoutSnapshot | null>;
   };
+  /**
+   * Signed webhooks (when `webhooks` is configured): list them by state and replay one with the same
+   * `webhook-id` (the server API's `/server/webhooks` routes and `merchant-elements webhooks` use these).
+   */
+  webhooks: WebhookAdmin;
   /** The validated configuration (secrets included: keep it on the server). */
   config: ResolvedProxyConfig;
   /** The proxy's logger (redacting). */
@@ -98,7 +105,9 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     hooks: config.hooks,
     now,
   };
-  const relay = createRelay(ctx);
+  // Signed webhooks read the same outbox as the in-process hooks: one more consumer with its own retries.
+  const relay = createRelay(ctx, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
+  const webhooks = webhookAdmin(relay.outbox, store, now);
 
   const router = Router();
   // A silent logger writes no access line: skip pino-http's two child loggers per request, which cost
@@ -140,6 +149,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     verifyOtpProof: (proof, expected) => tokens.verifyOtpProof(proof, expected),
     payments: { get: (orderReference) => relay.payments.get(orderReference), getAttempt: (reference) => relay.payments.getAttempt(reference) },
     checkouts: { get: (reference) => relay.checkouts.get(reference), getSession: (checkoutId) => relay.checkouts.getSession(checkoutId) },
+    webhooks,
     config,
     logger,
     close: () =>

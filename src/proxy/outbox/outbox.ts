@@ -2,71 +2,19 @@ import type { Logger } from 'pino';
 import { readJson, updateJson } from '../payments/json-record.js';
 import { RECORD_TTL_MS } from '../payments/keys.js';
 import type { ProxyStore } from '../store/types.js';
+import {
+  DAY_MS,
+  dayOf,
+  DEFAULT_OUTBOX_OPTIONS,
+  OUTBOX_KEYS as KEYS,
+  type DeliveryState,
+  type OutboxConsumer,
+  type OutboxItem,
+  type OutboxMessage,
+  type OutboxOptions,
+} from './outbox-types.js';
 
-/** One state change to tell the merchant about, as recorded in the outbox. */
-export interface OutboxMessage<T = unknown> {
-  /**
-   * The idempotency key: the same on every delivery of this state change, so a consumer can ignore a
-   * repeat (`payment:<attemptReference>:<STATUS>`, `checkout:<checkoutId>:<status>`).
-   */
-  id: string;
-  kind: 'payment' | 'checkout';
-  /** The relay subject the change belongs to (`payment:ORDER-1-1`). */
-  subject: string;
-  /** Epoch ms when it was recorded. */
-  createdAt: number;
-  payload: T;
-}
-
-/** Where one consumer stands with one message. */
-export interface DeliveryState {
-  attempts: number;
-  /** Epoch ms before which no new try is made. */
-  nextAt: number;
-  deliveredAt?: number;
-  /** Set when the consumer gave up (after `maxAgeMs`): the message sits in the dead-letter set. */
-  deadAt?: number;
-  lastError?: string;
-}
-
-/** The stored form of a message (`outbox:msg:<id>`). */
-export interface OutboxItem {
-  message: OutboxMessage;
-  deliveries: Record<string, DeliveryState>;
-}
-
-/** Something that takes outbox messages: the in-process hooks, receipts, later signed webhooks. */
-export interface OutboxConsumer {
-  readonly name: string;
-  /** False when this consumer has nothing to do with the message (no hook configured, say). */
-  accepts(message: OutboxMessage): boolean;
-  /** Delivers the message; a throw (or a hang past the lease) means "try again later". */
-  deliver(message: OutboxMessage): Promise<void>;
-}
-
-export interface OutboxOptions {
-  /** How long one instance holds a message while delivering it; after a crash another takes over then. */
-  leaseMs: number;
-  /** First retry delay; doubles per failure up to `maxBackoffMs`, jittered. */
-  backoffMs: number;
-  maxBackoffMs: number;
-  /** A message still undelivered this long after it was recorded goes to the dead-letter set. */
-  maxAgeMs: number;
-}
-
-export const DEFAULT_OUTBOX_OPTIONS: OutboxOptions = {
-  leaseMs: 30_000,
-  backoffMs: 1_000,
-  maxBackoffMs: 10 * 60_000,
-  maxAgeMs: 24 * 60 * 60_000,
-};
-
-const KEYS = {
-  message: (id: string) => `outbox:msg:${id}`,
-  lease: (id: string) => `outbox:lease:${id}`,
-  pending: 'outbox:pending',
-  dead: 'outbox:dead',
-};
+export * from './outbox-types.js';
 
 /**
  * A small durable outbox in the proxy's store (DESIGN: notifications at least once). A state change is
@@ -74,10 +22,13 @@ const KEYS = {
  * a consumer that throws is tried again with backoff, and a message whose instance crashed mid-delivery
  * is taken over by any instance once its lease ends. Every instance drains the one pending set, on an
  * interval and whenever it records something. Delivery is at least once: consumers dedupe by `id`.
+ * Each consumer drains on its own (its own loop, its own lease per message), so a webhook receiver that
+ * hangs for its timeout never holds up the in-process hooks of this or any other message.
  */
 export class Outbox {
-  private draining: Promise<void> | null = null;
-  private again = false;
+  /** The drain under way per consumer name, and whether one more pass was asked for meanwhile. */
+  private readonly draining = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
   private closed = false;
   /** The wake-up for the earliest retry this process knows of. */
   private retryTimer: NodeJS.Timeout | undefined;
@@ -109,6 +60,8 @@ export class Outbox {
       deliveries: Object.fromEntries(names.map((name) => [name, { attempts: 0, nextAt: 0 }])),
     };
     const key = KEYS.message(message.id);
+    // Indexed first: a store error in between leaves an id without a message (skipped), never the reverse.
+    await this.store.addToSet(KEYS.day(dayOf(message.createdAt)), message.id, RECORD_TTL_MS + DAY_MS);
     const created = await this.store.setIfAbsent(key, JSON.stringify(item), RECORD_TTL_MS);
     if (!created) {
       const existing = await readJson<OutboxItem>(this.store, key);
@@ -118,30 +71,62 @@ export class Outbox {
     this.kick();
   }
 
-  /** Drains soon, in the background (coalesced: one drain at a time per process, one more if asked meanwhile). */
-  kick(): void {
-    if (this.closed) return;
-    if (this.draining) {
-      this.again = true;
-      return;
-    }
-    this.draining = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.drainOnce();
-        } catch (err) {
-          this.logger.warn({ err: describe(err) }, 'outbox drain failed; trying again later');
-        }
-      } while (this.again && !this.closed);
-    })().finally(() => {
-      this.draining = null;
-    });
+  /**
+   * Makes one consumer deliver a message again (an operator's replay of a dead or delivered message): same
+   * id, a fresh age limit, the message kept 7 more days. False when the message is gone or the consumer
+   * never took it.
+   */
+  async requeue(id: string, consumer: string): Promise<boolean> {
+    const now = this.now();
+    const result = await updateJson<OutboxItem>(
+      this.store,
+      KEYS.message(id),
+      (current) => {
+        const state = current.deliveries[consumer];
+        if (!state) return null;
+        const { deliveredAt: _d, deadAt: _x, ...rest } = state;
+        return { ...current, deliveries: { ...current.deliveries, [consumer]: { ...rest, nextAt: 0, replayedAt: now } } };
+      },
+      RECORD_TTL_MS,
+    );
+    if (result.outcome !== 'updated') return false;
+    // Listed for as long as it now lives (its creation day's index may expire first).
+    await this.store.addToSet(KEYS.day(dayOf(now)), id, RECORD_TTL_MS + DAY_MS);
+    await this.store.addToSet(KEYS.pending, id);
+    if (!Object.values(result.value.deliveries).some((d) => d.deadAt !== undefined)) await this.store.removeFromSet(KEYS.dead, id);
+    this.kick();
+    return true;
   }
 
-  /** Waits for the drain under way, if any. */
+  /**
+   * Drains soon, in the background: one loop per consumer (coalesced: one drain at a time per consumer and
+   * process, one more if asked meanwhile).
+   */
+  kick(): void {
+    if (this.closed) return;
+    for (const consumer of this.consumers) {
+      const { name } = consumer;
+      if (this.draining.has(name)) {
+        this.again.add(name);
+        continue;
+      }
+      const run = (async () => {
+        do {
+          this.again.delete(name);
+          try {
+            await this.drainOnce(consumer);
+          } catch (err) {
+            this.logger.warn({ err: describe(err), consumer: name }, 'outbox drain failed; trying again later');
+          }
+        } while (this.again.has(name) && !this.closed);
+      })().finally(() => this.draining.delete(name));
+      this.draining.set(name, run);
+    }
+  }
+
+  /** Waits for the drains under way, if any. */
   async idle(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.draining.size > 0) await Promise.all(this.draining.values());
   }
 
   /** Messages still to deliver (ids). */
@@ -177,8 +162,8 @@ export class Outbox {
     this.retryTimer.unref();
   }
 
-  /** One pass over the pending set, oldest first. */
-  private async drainOnce(): Promise<void> {
+  /** One pass of one consumer over the pending set, oldest first. */
+  private async drainOnce(consumer: OutboxConsumer): Promise<void> {
     const ids = await this.store.members(KEYS.pending);
     const items: OutboxItem[] = [];
     for (const id of ids) {
@@ -189,50 +174,57 @@ export class Outbox {
     items.sort((a, b) => a.message.createdAt - b.message.createdAt);
     for (const item of items) {
       if (this.closed) return;
-      await this.deliverDue(item);
+      await this.deliverDue(consumer, item);
     }
   }
 
-  private async deliverDue(item: OutboxItem): Promise<void> {
+  private async deliverDue(consumer: OutboxConsumer, item: OutboxItem): Promise<void> {
     const { id } = item.message;
     const now = this.now();
-    const waiting = this.consumers.filter((c) => {
-      const state = item.deliveries[c.name];
-      return state && state.deliveredAt === undefined && state.deadAt === undefined;
-    });
-    const due = waiting.filter((c) => item.deliveries[c.name]!.nextAt <= now);
-    for (const c of waiting) if (!due.includes(c)) this.wakeAt(item.deliveries[c.name]!.nextAt);
-    if (due.length === 0) {
-      if (settled(item)) await this.store.removeFromSet(KEYS.pending, id);
+    const state = item.deliveries[consumer.name];
+    if (!state || state.deliveredAt !== undefined || state.deadAt !== undefined) {
+      if (settled(item)) await this.unpend(id);
       return;
     }
-    // One instance at a time delivers a message; a crashed holder's lease ends and another takes over.
-    if (!(await this.store.setIfAbsent(KEYS.lease(id), String(now), this.options.leaseMs))) return;
+    if (state.nextAt > now) {
+      this.wakeAt(state.nextAt);
+      return;
+    }
+    // One instance at a time delivers a message to a consumer; a crashed holder's lease ends and another takes over.
+    const lease = KEYS.lease(id, consumer.name);
+    if (!(await this.store.setIfAbsent(lease, String(now), this.options.leaseMs))) return;
     try {
       // Read again under the lease: another instance may have delivered it since this drain listed it.
-      const fresh = await this.read(id);
-      for (const consumer of due) {
-        const before = fresh?.deliveries[consumer.name];
-        if (!before || before.deliveredAt !== undefined || before.deadAt !== undefined || before.nextAt > this.now()) continue;
-        const outcome = await this.attempt(consumer, item.message);
-        const result = await updateJson<OutboxItem>(this.store, KEYS.message(id), (current) => {
-          const state = current.deliveries[consumer.name];
-          if (!state || state.deliveredAt !== undefined) return null;
-          return { ...current, deliveries: { ...current.deliveries, [consumer.name]: this.next(state, outcome, current.message) } };
-        });
-        const state = result.outcome === 'missing' ? undefined : result.value.deliveries[consumer.name];
-        if (state?.deadAt !== undefined) {
-          await this.store.addToSet(KEYS.dead, id);
-          this.logger.error({ messageId: id, consumer: consumer.name, attempts: state.attempts }, 'outbox message given up on; in the dead-letter set');
-        } else if (outcome !== 'ok') {
-          if (state) this.wakeAt(state.nextAt);
-          this.logger.warn({ messageId: id, consumer: consumer.name, attempts: state?.attempts, err: outcome.error }, 'outbox delivery failed; will retry');
-        }
-        if (result.outcome !== 'missing' && settled(result.value)) await this.store.removeFromSet(KEYS.pending, id);
+      const before = (await this.read(id))?.deliveries[consumer.name];
+      if (!before || before.deliveredAt !== undefined || before.deadAt !== undefined || before.nextAt > this.now()) return;
+      const outcome = await this.attempt(consumer, item.message);
+      const result = await updateJson<OutboxItem>(this.store, KEYS.message(id), (current) => {
+        const latest = current.deliveries[consumer.name];
+        if (!latest || latest.deliveredAt !== undefined) return null;
+        return { ...current, deliveries: { ...current.deliveries, [consumer.name]: this.next(consumer, latest, outcome, current.message) } };
+      });
+      const after = result.outcome === 'missing' ? undefined : result.value.deliveries[consumer.name];
+      if (after?.deadAt !== undefined) {
+        await this.store.addToSet(KEYS.dead, id);
+        this.logger.error({ messageId: id, consumer: consumer.name, attempts: after.attempts }, 'outbox message given up on; in the dead-letter set');
+      } else if (outcome !== 'ok') {
+        if (after) this.wakeAt(after.nextAt);
+        this.logger.warn({ messageId: id, consumer: consumer.name, attempts: after?.attempts, err: outcome.error }, 'outbox delivery failed; will retry');
       }
+      if (result.outcome !== 'missing' && settled(result.value)) await this.unpend(id);
     } finally {
-      await this.store.del(KEYS.lease(id)).catch(() => undefined);
+      await this.store.del(lease).catch(() => undefined);
     }
+  }
+
+  /**
+   * Takes a settled message out of the pending set. A replay may have re-queued it since it was read: read
+   * again after the removal and put it back if so (a replay after that read adds it back itself).
+   */
+  private async unpend(id: string): Promise<void> {
+    await this.store.removeFromSet(KEYS.pending, id);
+    const again = await this.read(id);
+    if (again && !settled(again)) await this.store.addToSet(KEYS.pending, id);
   }
 
   /** Runs one delivery, bounded by the lease (a hang counts as a failure; the consumer may still finish it). */
@@ -252,14 +244,16 @@ export class Outbox {
     }
   }
 
-  private next(state: DeliveryState, outcome: 'ok' | { error: Record<string, unknown> }, message: OutboxMessage): DeliveryState {
+  private next(consumer: OutboxConsumer, state: DeliveryState, outcome: 'ok' | { error: Record<string, unknown> }, message: OutboxMessage): DeliveryState {
     const now = this.now();
     const attempts = state.attempts + 1;
-    if (outcome === 'ok') return { attempts, nextAt: state.nextAt, deliveredAt: now };
+    const kept = state.replayedAt !== undefined ? { replayedAt: state.replayedAt } : {};
+    if (outcome === 'ok') return { attempts, nextAt: state.nextAt, deliveredAt: now, ...kept };
     const lastError = String(outcome.error['message'] ?? outcome.error['type'] ?? 'error');
-    if (now - message.createdAt >= this.options.maxAgeMs) return { attempts, nextAt: state.nextAt, deadAt: now, lastError };
-    const base = Math.min(this.options.maxBackoffMs, this.options.backoffMs * 2 ** (attempts - 1));
-    return { attempts, nextAt: now + Math.round(base * (0.8 + Math.random() * 0.4)), lastError };
+    const since = state.replayedAt ?? message.createdAt;
+    if (now - since >= (consumer.maxAgeMs ?? this.options.maxAgeMs)) return { attempts, nextAt: state.nextAt, deadAt: now, lastError, ...kept };
+    const base = Math.min(this.options.maxBackoffMs, this.options.backoffMs * 2 ** Math.min(attempts - 1, 40));
+    return { attempts, nextAt: now + Math.round(base * (0.8 + Math.random() * 0.4)), lastError, ...kept };
   }
 }
 

@@ -15,6 +15,8 @@ export class MemoryStore implements ProxyStore {
   readonly kind = 'memory' as const;
   private readonly entries = new Map<string, Entry>();
   private readonly sets = new Map<string, Set<string>>();
+  /** Expiry of sets added to with a TTL (epoch ms). */
+  private readonly setExpiry = new Map<string, number>();
   private readonly channels = new EventEmitter();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -39,6 +41,16 @@ export class MemoryStore implements ProxyStore {
 
   private sweep(): void {
     for (const key of this.entries.keys()) this.live(key);
+    for (const key of this.setExpiry.keys()) this.liveSet(key);
+  }
+
+  private liveSet(key: string): Set<string> | undefined {
+    const expiresAt = this.setExpiry.get(key);
+    if (expiresAt !== undefined && expiresAt <= this.now()) {
+      this.sets.delete(key);
+      this.setExpiry.delete(key);
+    }
+    return this.sets.get(key);
   }
 
   async get(key: string): Promise<string | null> {
@@ -65,6 +77,7 @@ export class MemoryStore implements ProxyStore {
   async del(key: string): Promise<void> {
     this.entries.delete(key);
     this.sets.delete(key);
+    this.setExpiry.delete(key);
   }
 
   async incr(key: string, ttlMs?: number): Promise<number> {
@@ -79,21 +92,25 @@ export class MemoryStore implements ProxyStore {
     return next;
   }
 
-  async addToSet(key: string, member: string): Promise<void> {
-    let set = this.sets.get(key);
+  async addToSet(key: string, member: string, ttlMs?: number): Promise<void> {
+    let set = this.liveSet(key);
     if (!set) this.sets.set(key, (set = new Set()));
     set.add(member);
+    if (ttlMs !== undefined && ttlMs > 0) this.setExpiry.set(key, this.now() + ttlMs);
   }
 
   async removeFromSet(key: string, member: string): Promise<void> {
-    const set = this.sets.get(key);
+    const set = this.liveSet(key);
     if (!set) return;
     set.delete(member);
-    if (set.size === 0) this.sets.delete(key);
+    if (set.size === 0) {
+      this.sets.delete(key);
+      this.setExpiry.delete(key);
+    }
   }
 
   async members(key: string): Promise<string[]> {
-    return [...(this.sets.get(key) ?? [])];
+    return [...(this.liveSet(key) ?? [])];
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -107,8 +107,12 @@ export class RedisStore implements ProxyStore {
     return Number(await this.run('incr', () => this.client.eval(INCR_WITH_TTL, 1, this.k(key), ttl)));
   }
 
-  async addToSet(key: string, member: string): Promise<void> {
-    await this.run('addToSet', () => this.client.sadd(this.k(key), member));
+  async addToSet(key: string, member: string, ttlMs?: number): Promise<void> {
+    if (ttlMs === undefined || ttlMs <= 0) {
+      await this.run('addToSet', () => this.client.sadd(this.k(key), member));
+      return;
+    }
+    await this.run('addToSet', () => this.client.multi().sadd(this.k(key), member).pexpire(this.k(key), Math.ceil(ttlMs)).exec());
   }
 
   async removeFromSet(key: string, member: string): Promise<void> {

@@ -18,8 +18,11 @@ export interface ProxyStore {
   del(key: string): Promise<void>;
   /** Adds one and returns the new count; the TTL is set when the key is created. */
   incr(key: string, ttlMs?: number): Promise<number>;
-  /** Set membership, for the index of pending references. */
-  addToSet(key: string, member: string): Promise<void>;
+  /**
+   * Set membership, for the index of pending references. With `ttlMs` the set expires that long after
+   * this addition (for indexes by day); without, it lives until emptied.
+   */
+  addToSet(key: string, member: string, ttlMs?: number): Promise<void>;
   removeFromSet(key: string, member: string): Promise<void>;
   members(key: string): Promise<string[]>;
   /** Cross-instance notification (callback hints, state changes). Memory: in-process only. */
