@@ -4,6 +4,7 @@ import {
   type MintedToken,
   type RedeemOtpProofResponse,
   redeemOtpProofRequest,
+  SERVER_PATHS,
   serverLookupParam,
 } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
@@ -20,8 +21,7 @@ function minted(token: string): MintedToken {
 
 /** A path parameter of a lookup, checked (INVALID_INPUT naming it) before the store is asked. */
 function param(req: Request, name: string): string {
-  const value = parseInput(serverLookupParam, String(req.params[name] ?? ''));
-  return value;
+  return parseInput(serverLookupParam, String(req.params[name] ?? ''));
 }
 
 function found<T>(value: T | null, what: string): T {
@@ -46,12 +46,12 @@ export function serverApiRoutes(router: Router, ctx: ProxyContext, relay: Relay)
   const key = requireServerKey(ctx);
   const route = (handler: (req: Request, res: Response) => Promise<void>) => [key, answering(handler)] as const;
 
-  router.post('/server/tokens/otp', ...route(async (req, res) => sendJson(res, 201, minted(await ctx.tokens.otp(req.body)))));
-  router.post('/server/tokens/payment', ...route(async (req, res) => sendJson(res, 201, minted(await ctx.tokens.payment(req.body)))));
-  router.post('/server/tokens/checkout', ...route(async (req, res) => sendJson(res, 201, minted(await ctx.tokens.checkout(req.body)))));
+  router.post(SERVER_PATHS.otpToken, ...route(async (req, res) => sendJson(res, 201, minted(await ctx.tokens.otp(req.body)))));
+  router.post(SERVER_PATHS.paymentToken, ...route(async (req, res) => sendJson(res, 201, minted(await ctx.tokens.payment(req.body)))));
+  router.post(SERVER_PATHS.checkoutToken, ...route(async (req, res) => sendJson(res, 201, minted(await ctx.tokens.checkout(req.body)))));
 
   router.post(
-    '/server/otp-proofs/redeem',
+    SERVER_PATHS.redeemOtpProof,
     ...route(async (req, res) => {
       const { proof, purpose } = parseInput(redeemOtpProofRequest, req.body);
       const verified = await ctx.tokens.redeemOtpProof(proof, { purpose });
