@@ -136,6 +136,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     else guard();
   });
   healthRoutes(router, ctx);
+  // The server API (server key; webhook routes go inside serverApiRoutes, before its /server catch-all).
   serverApiRoutes(router, ctx, relay);
   otpRoutes(router, ctx);
   accountsRoutes(router, ctx);
