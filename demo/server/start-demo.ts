@@ -100,7 +100,15 @@ async function assemble(server: Server, url: string, options: DemoOptions): Prom
   const orders = new OrderBook();
   const proxy = createMerchantProxy({
     // Sandbox credentials and a random token secret, as configFromEnv gives them in the sandbox environment.
-    ...configFromEnv({ PROVIDER_ENV: 'sandbox', SANDBOX_URL: `${url}${SANDBOX_PATH}`, PAYEE_NAME: SHOP_NAME, OTP_SENDER: 'Makola' }),
+    // PROXY_SERVER_KEY, when set, turns on the server API at /merchant-elements/server/ (to try a PHP or
+    // Python backend against the demo); without it that API answers 503 SERVER_API_DISABLED.
+    ...configFromEnv({
+      PROVIDER_ENV: 'sandbox',
+      SANDBOX_URL: `${url}${SANDBOX_PATH}`,
+      PAYEE_NAME: SHOP_NAME,
+      OTP_SENDER: 'Makola',
+      PROXY_SERVER_KEY: process.env.PROXY_SERVER_KEY,
+    }),
     logger: pino({ name: 'demo', level: options.logLevel ?? 'warn' }),
     hooks: {
       onPaymentUpdate: ({ snapshot }) => orders.recordPayment(snapshot),

@@ -10,6 +10,7 @@ import {
 } from './messaging-commands.js';
 import { accountLookupCommand, checkoutStatusCommand, paymentStatusCommand } from './payment-commands.js';
 import { sandboxCommand } from './sandbox-command.js';
+import { serveCommand } from './serve-command.js';
 import { smsBulkCommand } from './sms-bulk-command.js';
 import { webhooksListCommand, webhooksReplayCommand } from './webhook-commands.js';
 
@@ -36,6 +37,7 @@ export const CHECKOUT_ONLY: Readonly<Record<string, string>> = demoHere()
  */
 export const COMMANDS: readonly CliCommand[] = [
   sandboxCommand,
+  serveCommand,
   ...(demoHere() ? [demoCommand] : []),
   smsSendCommand,
   smsBulkCommand,

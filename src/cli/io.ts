@@ -18,7 +18,7 @@ export function processIo(): CliIo {
 }
 
 /** Variables holding secrets; their values never reach the terminal. */
-const SECRET_VARIABLES = ['MESSAGING_API_KEY', 'MESSAGING_API_SECRET', 'PAYMENT_PASSWORD', 'CHECKOUT_API_KEY'];
+const SECRET_VARIABLES = ['MESSAGING_API_KEY', 'MESSAGING_API_SECRET', 'PAYMENT_PASSWORD', 'CHECKOUT_API_KEY', 'PROXY_TOKEN_SECRET', 'PROXY_SERVER_KEY'];
 
 /**
  * Wraps `io` so that any secret from the environment written to stderr is replaced by `***` (a provider

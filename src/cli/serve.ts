@@ -21,7 +21,8 @@ export async function serveUntilStopped(io: CliIo, command: string, port: number
     io.stderr(`merchant-elements: ${command}: port ${port} is already in use; pick another with --port or PORT\n`);
     return EXIT.failed;
   }
-  io.stdout(`${served.banner}\n`);
+  // A service logs its own start (JSON lines) and gives no banner.
+  if (served.banner) io.stdout(`${served.banner}\n`);
   const stop = () => void served.close().then(() => process.exit(EXIT.ok));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -34,6 +34,11 @@ export const PROXY_ERROR_CODES = [
   'UNSUPPORTED_MEDIA_TYPE',
   'PAYLOAD_TOO_LARGE',
   'INTERNAL',
+  // Server API (the merchant's backend, never a browser): a missing or wrong server key (401); the API is
+  // off because no server key is configured (503); an OTP proof redeemed a second time (409).
+  'SERVER_KEY_INVALID',
+  'SERVER_API_DISABLED',
+  'PROOF_USED',
 ] as const;
 export type ProxyErrorCode = (typeof PROXY_ERROR_CODES)[number];
 

@@ -2,3 +2,4 @@ export * from './codes.js';
 export * from './errors.js';
 export * from './schemas.js';
 export * from './paths.js';
+export * from './server-schemas.js';

@@ -17,6 +17,25 @@ export const PROXY_PATHS = {
   health: '/health',
 } as const;
 
+/**
+ * Paths of the server API (the merchant's backend calls them with `Authorization: Bearer <PROXY_SERVER_KEY>`,
+ * never with an element token), relative to the mount path like the browser's.
+ */
+export const SERVER_PATHS = {
+  /** Every server route starts with this prefix; the browser's origin rule does not apply under it. */
+  prefix: '/server/',
+  otpToken: '/server/tokens/otp',
+  paymentToken: '/server/tokens/payment',
+  checkoutToken: '/server/tokens/checkout',
+  redeemOtpProof: '/server/otp-proofs/redeem',
+  orderPayment: (reference: string) => `/server/orders/${encodeURIComponent(reference)}/payment`,
+  payment: (attemptReference: string) => `/server/payments/${encodeURIComponent(attemptReference)}`,
+  orderCheckout: (reference: string) => `/server/orders/${encodeURIComponent(reference)}/checkout`,
+  checkout: (checkoutId: string) => `/server/checkouts/${encodeURIComponent(checkoutId)}`,
+  webhooks: '/server/webhooks',
+  webhookReplay: (id: string) => `/server/webhooks/${encodeURIComponent(id)}/replay`,
+} as const;
+
 /** Server-sent event name carrying a status snapshot (payments and checkouts). */
 export const STATUS_EVENT = 'status';
 /** Interval of SSE heartbeat comments, in milliseconds. */

@@ -36,6 +36,8 @@ export const DEFAULT_LIMITS = {
   paymentPromptsPerNumber: { points: 10, durationSec: 3_600 },
   /** Payments of any orders unsettled at once on one number (`points`; the window is unused). */
   paymentsInFlightPerNumber: { points: 2, durationSec: 3_600 },
+  /** Wrong server keys per address (server API); past it every server call from there is 429 for the window. */
+  serverKeyFailuresPerIp: { points: 20, durationSec: 600 },
 } satisfies Record<string, LimitPolicy>;
 export type LimitName = keyof typeof DEFAULT_LIMITS;
 

@@ -91,6 +91,14 @@ export const proxyConfigSchema = z.strictObject({
       (s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES,
       `has too little variety to be a secret (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters); make one with: node -e "console.log(require('crypto').randomBytes(48).toString('base64url'))"`,
     ),
+  /**
+   * The merchant backend's key for the server API (`/server/...` under the mount path): at least 32 bytes,
+   * never sent to a browser. Without it the server API answers 503 SERVER_API_DISABLED.
+   */
+  serverKey: required()
+    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long')
+    .refine((s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES, `has too little variety to be a key (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters)`)
+    .optional(),
   audience: z.string().min(1).default('merchant-elements'),
   allowedOrigins: z.array(origin).default([]),
   /** How long a request body may take to arrive (408 after; a trickled body held a socket for 300 s). */
@@ -285,6 +293,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ProxyConfig {
   if (webhookUrl && webhookSecret) config.webhooks = { url: webhookUrl, secret: webhookSecret };
   else if (webhookUrl) throw new ConfigError(['WEBHOOK_SECRET: is required when WEBHOOK_URL is set (signed webhooks need both)']);
   else if (webhookSecret) throw new ConfigError(['WEBHOOK_URL: is required when WEBHOOK_SECRET is set (signed webhooks need both)']);
+  if (env.PROXY_SERVER_KEY?.trim()) config.serverKey = env.PROXY_SERVER_KEY.trim();
   if (env.REDIS_URL?.trim()) config.redisUrl = env.REDIS_URL.trim();
   if (env.REDIS_PREFIX?.trim()) config.redisPrefix = env.REDIS_PREFIX.trim();
   if (env.DEFAULT_COUNTRY?.trim()) config.defaultCountry = env.DEFAULT_COUNTRY.trim().toUpperCase();
@@ -306,5 +315,5 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ProxyConfig {
  */
 export function providerSettingsFromEnv(env: NodeJS.ProcessEnv): ProxyConfig['provider'] {
   // Stand-ins for the proxy-only variables, so that only provider variables can be reported missing.
-  return configFromEnv({ ...env, PROXY_TOKEN_SECRET: 'unused', PAYEE_NAME: 'unused' }).provider;
+  return configFromEnv({ ...env, PROXY_TOKEN_SECRET: 'unused', PAYEE_NAME: 'unused', PROXY_SERVER_KEY: undefined }).provider;
 }

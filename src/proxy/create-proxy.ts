@@ -16,6 +16,8 @@ import { checkoutsRoutes } from './routes/checkouts.js';
 import { healthRoutes } from './routes/health.js';
 import { otpRoutes } from './routes/otp.js';
 import { paymentsRoutes } from './routes/payments.js';
+import { serverApiRoutes } from './routes/server-api.js';
+import { notExpress, refuseNotExpress } from './not-express.js';
 import { createStore } from './store/index.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
@@ -60,6 +62,11 @@ export interface MerchantProxy {
   config: ResolvedProxyConfig;
   /** The proxy's logger (redacting). */
   logger: Logger;
+  /**
+   * Resolves once the proxy can take work: the relay's first sweep is done and the store answers a ping
+   * (rejects when it does not). `merchant-elements serve` listens only after it.
+   */
+  ready(): Promise<void>;
   /** Stops the relay and closes the store (when the proxy opened it) and the provider client. */
   close(): Promise<void>;
 }
@@ -94,6 +101,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     defaultCountry: config.defaultCountry,
     store,
     now,
+    logger,
   });
   const ctx: ProxyContext = {
     config,
@@ -119,17 +127,26 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   const bodies = jsonBodies(config.bodyTimeoutMs);
   // One layer in front of the routes (each layer is a path match and a hop per request): the access line,
   // then, for provider callbacks (server-to-server), any body (never trusted, still 10 kB at most) and no
-  // origin rule; for everything else the origin rule and JSON bodies.
+  // origin rule; for the server API (the merchant's backend, no Origin) JSON bodies without the origin rule;
+  // for everything else the origin rule and JSON bodies. First of all, a router called outside Express
+  // (Fastify's middie, a bare node:http server) is refused with the fix, not left to fail in a route.
   router.use((req, res, next) => {
+    if (notExpress(req, res)) {
+      refuseNotExpress(req, res, logger);
+      return;
+    }
     const guard = (err?: unknown) => {
       if (err) next(err);
       else if (req.path.startsWith('/callbacks/')) callbackBodies(req, res, next);
+      else if (req.path.startsWith('/server/')) bodies(req, res, next);
       else origins(req, res, (refused?: unknown) => (refused ? next(refused) : bodies(req, res, next)));
     };
     if (logger.isLevelEnabled('error')) accessLog(req, res, guard);
     else guard();
   });
   healthRoutes(router, ctx);
+  // The server API (server key), its webhook routes included.
+  serverApiRoutes(router, ctx, relay, webhooks);
   otpRoutes(router, ctx);
   accountsRoutes(router, ctx);
   paymentsRoutes(router, ctx, relay);
@@ -152,6 +169,12 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     webhooks,
     config,
     logger,
+    ready: async () => {
+      await relay.ready;
+      if (!(await store.ping().catch(() => false))) {
+        throw new Error(`the ${store.kind} store does not answer${store.kind === 'redis' ? ' (check REDIS_URL)' : ''}`);
+      }
+    },
     close: () =>
       (closed ??= (async () => {
         await relay.close();

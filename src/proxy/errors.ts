@@ -37,6 +37,9 @@ const STATUS: Record<ProxyErrorCode, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL: 500,
+  SERVER_KEY_INVALID: 401,
+  SERVER_API_DISABLED: 503,
+  PROOF_USED: 409,
 };
 
 /** The HTTP status the proxy answers with each error code. */

@@ -8,6 +8,8 @@ export const CANARY = {
   password: 'fuzz-canary-gateway-password-1f8a5c',
   checkoutKey: 'fuzz-canary-checkout-key-9e2b7d',
   tokenSecret: 'fuzz-canary-token-secret-5a0c3f-longer-than-32-bytes',
+  serverKey: 'fuzz-canary-server-key-7c4e1a-longer-than-32-bytes',
+  webhookSecret: `whsec_${Buffer.from('fuzz-canary-webhook-secret-3e9d7b-32b').toString('base64')}`,
 } as const;
 
 /** The canaries and the forms they take on the wire (base64, base64url, Basic `user:password`). */

@@ -12,6 +12,7 @@ import {
 } from '../../src/protocol/index.js';
 import { contentType, ghanaNational, headerJunk, junkString, shapedJson } from './fuzz-arbitraries.js';
 import { fixedPath, lastEventId, noHeaders, paramPath, pathParam, sometimes, type RouteSpec } from './fuzz-requests.js';
+import { serverRoutes } from './fuzz-server-routes.js';
 
 /** What the proxy suite prepared before fuzzing: tokens of each kind, and identifiers that exist. */
 export interface ProxyFuzzWorld {
@@ -29,6 +30,12 @@ export interface ProxyFuzzWorld {
   references: string[];
   checkoutIds: string[];
   callbackIds: string[];
+  /** The server API's key, and what its routes read or redeem: checkout order references, OTP proofs (sign-in). */
+  serverKey: string;
+  checkoutReferences: string[];
+  proofs: string[];
+  /** Signed webhooks the proxy recorded (their receiver is down), for the replay route. */
+  webhookIds: string[];
 }
 
 /** A proxy route to fuzz, and the schemas of its 2xx answers. */
@@ -77,7 +84,7 @@ function bearer(world: ProxyFuzzWorld, scope: 'otp' | 'payment' | 'checkout'): A
   );
 }
 
-/** Every route of the browser-to-proxy protocol (DESIGN's table), with its generators. */
+/** Every route of the browser-to-proxy protocol (DESIGN's table), then the server API's, with its generators. */
 export function proxyRoutes(world: ProxyFuzzWorld): ProxyRouteSpec[] {
   const { mount } = world;
   const events = sometimes('accept', ['text/event-stream', '*/*', 'application/json'], 2).chain((accept) => lastEventId.map((id) => [...accept, ...id]));
@@ -157,5 +164,6 @@ export function proxyRoutes(world: ProxyFuzzWorld): ProxyRouteSpec[] {
       contentType: fc.oneof(contentType, fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded')),
     },
     { name: 'GET /health', method: 'GET', path: fixedPath(mount, '/health'), auth: fc.oneof(noHeaders, bearer(world, 'otp')), goodAuth: noHeaders, success: healthResponse },
+    ...serverRoutes(world),
   ];
 }

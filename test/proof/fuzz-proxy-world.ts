@@ -28,6 +28,9 @@ export function startCanaryHarness(limits?: Record<LimitName, LimitPolicy>): Pro
     }),
     config: {
       tokenSecret: CANARY.tokenSecret,
+      serverKey: CANARY.serverKey,
+      // Signed webhooks to a closed loopback port: every state change waits in the outbox for replay.
+      webhooks: { url: 'http://127.0.0.1:9/webhooks', secret: CANARY.webhookSecret },
       allowedOrigins: ['https://shop.example'],
       relay: { minIntervalMs: 50, maxIntervalMs: 500, deadlineMs: 120_000, heartbeatMs: 40 },
       ...(limits ? { limits } : {}),
@@ -82,6 +85,13 @@ export async function prepareWorld(h: Harness): Promise<ProxyFuzzWorld> {
   await eventually(async () => ((await h.get(`/payments/${failing.reference}`, { token: payment[0] })).body?.status === 'FAILED' ? true : undefined));
   const pending = await must<{ reference: string }>('payment', h.post('/payments', { msisdn: '0260000004' }, { token: payment[0] }), 202);
   if (pending.reference === failing.reference) throw new Error('the second attempt did not start');
+  // Proofs for the server API to redeem (the first redeem of each answers 200, every later one 409).
+  const proofs = [verified.proof];
+  for (const number of ['0241234567', '0551234567']) {
+    await must('otp send', h.post('/otp/send', { recipient: number }, { token: otp[0] }), 200);
+    const digits = `233${number.slice(1)}`;
+    proofs.push((await must<{ proof: string }>('otp verify', h.post('/otp/verify', { recipient: number, code: h.lastCode(digits) }, { token: otp[0] }), 200)).proof);
+  }
   const sessions = [
     await must<{ checkoutId: string }>('checkout', h.post('/checkouts', {}, { token: checkout[0] }), 201),
     await must<{ checkoutId: string }>('checkout', h.post('/checkouts', {}, { token: checkout[1] }), 201),
@@ -100,5 +110,12 @@ export async function prepareWorld(h: Harness): Promise<ProxyFuzzWorld> {
     references: [failing.reference, pending.reference, failing.reference.replace(/-\d+$/, '')],
     checkoutIds: sessions.map((s) => s.checkoutId),
     callbackIds: [...h.sandbox.app.sandbox.payments.values()].map((p) => p.callbackId),
+    serverKey: CANARY.serverKey,
+    checkoutReferences: checkout.map((t) => String(decodeJwt(t).reference)),
+    proofs,
+    webhookIds: await eventually(async () => {
+      const ids = (await h.proxy.webhooks.list()).map((d) => d.id);
+      return ids.length >= 2 ? ids : undefined;
+    }),
   };
 }

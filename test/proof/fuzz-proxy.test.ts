@@ -47,7 +47,7 @@ const proxyErrorShape = (_req: unknown, res: FuzzResponse): string | null => {
 };
 
 /** Refusals only a route's own code gives, past the token, origin and body gates. */
-const ROUTE_CODES = new Set(['OTP_INVALID', 'OTP_EXPIRED', 'OTP_LOCKED', 'INVALID_PHONE_NUMBER', 'ACCOUNT_NOT_FOUND', 'ATTEMPTS_EXHAUSTED']);
+const ROUTE_CODES = new Set(['OTP_INVALID', 'OTP_EXPIRED', 'OTP_LOCKED', 'INVALID_PHONE_NUMBER', 'ACCOUNT_NOT_FOUND', 'ATTEMPTS_EXHAUSTED', 'PROOF_USED']);
 
 /** True when the request got past the gates into the route's own code: a success or a route refusal. */
 function reachedRoute(_req: unknown, res: FuzzResponse): boolean {
@@ -112,6 +112,16 @@ describe('fuzzing the merchant proxy: every route, 1,000 requests each', () => {
     'GET /otp/:otpId/delivery',
     'POST /callbacks/payments/:callbackId',
     'GET /health',
+    'POST /server/tokens/otp',
+    'POST /server/tokens/payment',
+    'POST /server/tokens/checkout',
+    'POST /server/otp-proofs/redeem',
+    'GET /server/orders/:reference/payment',
+    'GET /server/payments/:attemptReference',
+    'GET /server/orders/:reference/checkout',
+    'GET /server/checkouts/:checkoutId',
+    'GET /server/webhooks',
+    'POST /server/webhooks/:id/replay',
   ];
 
   it('covers every route of the protocol', () => {

@@ -194,3 +194,13 @@ describe('token secret variety (finding 14)', () => {
     expect(() => resolveConfig({ ...valid(), tokenSecret: randomBytes(48).toString('base64url') })).not.toThrow();
   });
 });
+
+describe('server key', () => {
+  it('is read from PROXY_SERVER_KEY, optional, and must be a real key', () => {
+    const key = randomBytes(32).toString('base64url');
+    expect(configFromEnv({ PROXY_SERVER_KEY: ` ${key} ` }).serverKey).toBe(key);
+    expect(configFromEnv({}).serverKey).toBeUndefined();
+    expect(() => resolveConfig({ ...configFromEnv({}), serverKey: 'short' })).toThrow(/serverKey: must be at least 32 bytes long/);
+    expect(() => resolveConfig({ ...configFromEnv({}), serverKey: 'a'.repeat(40) })).toThrow(/serverKey: has too little variety/);
+  });
+});

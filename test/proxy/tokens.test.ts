@@ -56,7 +56,7 @@ describe('token service', () => {
     expect(claims).toMatchObject({
       scope: 'payment', amount: 12.5, referenceNo: 'ORDER-1', narration: 'Order 1', payee: 'Test Shop', msisdn: '233240000001', maxAttempts: 3,
     });
-    expect(claims.exp - claims.iat).toBe(60);
+    expect(claims.exp - claims.iat!).toBe(60);
   });
 
   it('binds checkout fields', async () => {

@@ -42,6 +42,8 @@ export interface Relay {
   sweep(): Promise<void>;
   /** Open event streams per client. */
   streams: StreamLimiter;
+  /** Every event stream open in this process; `close()` ends them (shutdown: the clients reconnect elsewhere). */
+  live: Set<{ close(): void }>;
   options: RelayOptions;
   /** Resolves once the first sweep and the subscriptions are in place (tests await it). */
   ready: Promise<void>;
@@ -63,6 +65,7 @@ export function createRelay(ctx: ProxyContext, extraConsumers: readonly OutboxCo
   const payments = new PaymentTracker(core);
   const checkouts = new CheckoutTracker(core);
   const unsubscribes: Array<() => Promise<void>> = [];
+  const live = new Set<{ close(): void }>();
   let closed = false;
   let subscribed = false;
   let storeWasDown = false;
@@ -116,11 +119,13 @@ export function createRelay(ctx: ProxyContext, extraConsumers: readonly OutboxCo
     },
     sweep,
     streams: new StreamLimiter(options.maxStreamsPerClient, options.maxStreamsPerAddress),
+    live,
     options,
     ready,
     async close() {
       closed = true;
       clearTimeout(timer);
+      for (const stream of [...live]) stream.close();
       await ready;
       await Promise.allSettled(unsubscribes.map((u) => u()));
       await core.close();

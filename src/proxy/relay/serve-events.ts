@@ -61,7 +61,9 @@ export function serveEvents(ctx: ProxyContext, relay: Relay, req: Request, res: 
   };
 
   const unwatch = relay.watch(options.subject, push);
+  relay.live.add(stream);
   stream.onClose(() => {
+    relay.live.delete(stream);
     unwatch();
     release();
   });

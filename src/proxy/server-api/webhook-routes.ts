@@ -1,5 +1,6 @@
 import type { RequestHandler, Router } from 'express';
 import { z } from 'zod';
+import { SERVER_PATHS } from '../../protocol/index.js';
 import { parseInput, ProxyError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
@@ -16,7 +17,7 @@ const listQuery = z.strictObject({
  *   `webhook-id`), 404 NOT_FOUND when no such webhook is known.
  */
 export function webhookRoutes(router: Router, webhooks: WebhookAdmin, requireServerKey: RequestHandler): void {
-  router.get('/server/webhooks', requireServerKey, async (req, res) => {
+  router.get(SERVER_PATHS.webhooks, requireServerKey, async (req, res) => {
     const query = parseInput(listQuery, { ...(req.query as Record<string, unknown>) });
     const options = { ...(query.state ? { state: query.state } : {}), ...(query.limit ? { limit: query.limit } : {}) };
     sendJson(res, 200, { deliveries: await webhooks.list(options) });

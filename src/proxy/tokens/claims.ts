@@ -1,103 +1,76 @@
 import { z } from 'zod';
+import { DEFAULT_MAX_ATTEMPTS, maxAttempts, money, orderReference } from '../../protocol/server-schemas.js';
+
+// The minting inputs are the server API's bodies too: defined once, in the protocol.
+export {
+  MAX_AMOUNT,
+  checkoutTokenInput,
+  isWholePesewas,
+  otpTokenInput,
+  paymentTokenInput,
+  type CheckoutTokenInput,
+  type OtpTokenInput,
+  type PaymentTokenInput,
+} from '../../protocol/server-schemas.js';
 
 /** Token scopes: one per element, plus the proof an OTP success returns. */
 export const TOKEN_SCOPES = ['otp', 'payment', 'checkout', 'otp-proof'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
-/** The largest amount a token may carry (GHS 1,000,000,000): far above any order, far below float trouble. */
-export const MAX_AMOUNT = 1_000_000_000;
+// Verification schemas (docs/tokens.md is their prose). A token may be minted by another language with the
+// shared secret, so every bound field is checked as strictly as the minting input checks it, and what the
+// Node minting API defaults (payee, maxAttempts) is optional here with the same default: the proxy decides
+// the same thing whoever minted the token. Unknown claims are ignored (`nbf`, `iss`, `sub` on an element token).
 
-/**
- * True when `x` is a whole number of pesewas exactly: `12.5` and `42.1` are, `0.30000000000000004` (what
- * `0.1 + 0.2` gives) is not. zod's `multipleOf(0.01)` allows a float error margin and let it through.
- */
-export function isWholePesewas(x: number): boolean {
-  const pesewas = Math.round(x * 100);
-  return Number.isSafeInteger(pesewas) && pesewas / 100 === x;
-}
+/** Claims every token carries besides its bound fields; `iat` is optional (nothing reads it). */
+const base = {
+  jti: z.string().min(1).max(128),
+  exp: z.number().int(),
+  iat: z.number().int().optional(),
+  aud: z.union([z.string(), z.array(z.string())]),
+};
 
-const money = z
-  .number()
-  .finite()
-  .min(0.01, 'must be at least 0.01')
-  .max(MAX_AMOUNT, `must be at most ${MAX_AMOUNT.toLocaleString('en')}`)
-  .refine(isWholePesewas, 'must have at most two decimals');
-
-/** What the merchant binds into a payment token (`proxy.tokens.payment(...)`). */
-export const paymentTokenInput = z.strictObject({
+export const paymentClaims = z.object({
+  ...base,
+  scope: z.literal('payment'),
   amount: money,
-  referenceNo: z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'must be letters, digits and . _ : -'),
+  referenceNo: orderReference,
   narration: z.string().trim().min(1).max(140),
-  /** Defaults to the configured PAYEE_NAME. */
+  /** The token service fills in the configured PAYEE_NAME when absent. */
   payee: z.string().trim().min(1).max(100).optional(),
   payer: z.string().trim().min(1).max(100).optional(),
-  /** Locks the paying number when given. */
+  /** Normalised to digits by the token service (a hand-minted token may carry a local form). */
   msisdn: z.string().trim().min(1).max(32).optional(),
-  maxAttempts: z.number().int().min(1).max(10).default(3),
-  /** Seconds; default 900. */
-  expiresIn: z.number().int().min(30).max(86_400).optional(),
+  maxAttempts: maxAttempts.default(DEFAULT_MAX_ATTEMPTS),
 });
-export type PaymentTokenInput = z.input<typeof paymentTokenInput>;
+/** A verified payment token's claims: `payee` always set (from the token, else the configured payee). */
+export type PaymentClaims = Omit<z.output<typeof paymentClaims>, 'payee'> & { payee: string };
 
-export const checkoutTokenInput = z.strictObject({
+export const checkoutClaims = z.object({
+  ...base,
+  scope: z.literal('checkout'),
   title: z.string().trim().min(1).max(200),
   reference: z.string().trim().min(1).max(64),
   amount: money,
   description: z.string().trim().min(1).max(500),
   returnUrl: z.url({ protocol: /^https?$/ }),
-  expiresIn: z.number().int().min(30).max(86_400).optional(),
 });
-export type CheckoutTokenInput = z.input<typeof checkoutTokenInput>;
-
-export const otpTokenInput = z.strictObject({
-  /** What the verification is for (`sign-in`, `checkout`…); the proof carries it and verifyOtpProof checks it. */
-  purpose: z.string().trim().min(1).max(64),
-  /** Locks the number that may be verified with this token. */
-  recipient: z.string().trim().min(1).max(32).optional(),
-  expiresIn: z.number().int().min(30).max(86_400).optional(),
-});
-export type OtpTokenInput = z.input<typeof otpTokenInput>;
-
-/** Claims every token carries besides its bound fields. */
-const base = { jti: z.string().min(1), exp: z.number().int(), iat: z.number().int(), aud: z.string() };
-
-export const paymentClaims = z.object({
-  ...base,
-  scope: z.literal('payment'),
-  amount: z.number(),
-  referenceNo: z.string(),
-  narration: z.string(),
-  payee: z.string(),
-  payer: z.string().optional(),
-  msisdn: z.string().optional(),
-  maxAttempts: z.number().int(),
-});
-export type PaymentClaims = z.infer<typeof paymentClaims>;
-
-export const checkoutClaims = z.object({
-  ...base,
-  scope: z.literal('checkout'),
-  title: z.string(),
-  reference: z.string(),
-  amount: z.number(),
-  description: z.string(),
-  returnUrl: z.string(),
-});
-export type CheckoutClaims = z.infer<typeof checkoutClaims>;
+export type CheckoutClaims = z.output<typeof checkoutClaims>;
 
 export const otpClaims = z.object({
   ...base,
   scope: z.literal('otp'),
-  purpose: z.string(),
-  recipient: z.string().optional(),
+  purpose: z.string().trim().min(1).max(64),
+  /** Normalised to digits by the token service. */
+  recipient: z.string().trim().min(1).max(32).optional(),
 });
-export type OtpClaims = z.infer<typeof otpClaims>;
+export type OtpClaims = z.output<typeof otpClaims>;
 
 export const otpProofClaims = z.object({
   ...base,
   scope: z.literal('otp-proof'),
   /** The verified number (digits, E.164 without +). */
-  sub: z.string(),
-  purpose: z.string(),
+  sub: z.string().min(1),
+  purpose: z.string().min(1),
 });
-export type OtpProofClaims = z.infer<typeof otpProofClaims>;
+export type OtpProofClaims = z.output<typeof otpProofClaims>;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { BoundedMap } from '../bounded-map.js';
 import { ProxyError, parseInput } from '../errors.js';
@@ -38,7 +39,7 @@ export interface ClaimsByScope {
   'otp-proof': OtpProofClaims;
 }
 
-const CLAIM_SCHEMAS: { [S in TokenScope]: z.ZodType<ClaimsByScope[S]> } = {
+const CLAIM_SCHEMAS: { [S in TokenScope]: z.ZodType<unknown> } = {
   otp: otpClaims,
   payment: paymentClaims,
   checkout: checkoutClaims,
@@ -77,6 +78,11 @@ export interface TokenService {
    * proof throws TOKEN_INVALID (single use across instances through the store).
    */
   verifyOtpProof(proof: string, expected: { purpose: string }): Promise<VerifiedOtpProof>;
+  /**
+   * As verifyOtpProof, with refusals the server API can tell apart: TOKEN_INVALID (400) with
+   * `details.reason` `invalid`, `expired` or `purpose`; PROOF_USED (409) for a proof already redeemed.
+   */
+  redeemOtpProof(proof: string, expected: { purpose: string }): Promise<VerifiedOtpProof>;
 }
 
 export interface TokenServiceOptions {
@@ -86,6 +92,36 @@ export interface TokenServiceOptions {
   defaultCountry: string;
   store: ProxyStore;
   now: () => number;
+  /** Where a refused token is logged, with the reason and the name of each missing or wrong claim. */
+  logger?: Logger;
+}
+
+/** Why a token was refused, for the log line (never the token itself). */
+interface Refusal {
+  scope: TokenScope;
+  reason: string;
+  /** Each missing or wrong claim and what is wrong with it. */
+  claims?: { claim: string; problem: string }[];
+}
+
+/** The claims a zod failure names, each with its problem (`is missing` when the token lacks it). */
+function claimProblems(payload: unknown, issues: readonly z.core.$ZodIssue[]): { claim: string; problem: string }[] {
+  const present = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {};
+  return issues.map((issue) => {
+    const claim = issue.path.map(String).join('.') || '(payload)';
+    const top = String(issue.path[0] ?? '');
+    return { claim, problem: top && !(top in present) ? 'is missing' : issue.message };
+  });
+}
+
+/** The reason and claim of a jose refusal (signature, algorithm, audience, a required claim missing). */
+function joseRefusal(err: unknown): Omit<Refusal, 'scope'> {
+  if (err instanceof joseErrors.JWTClaimValidationFailed) {
+    return { reason: 'claims', claims: [{ claim: err.claim, problem: err.reason === 'missing' ? 'is missing' : `failed its check (${err.message})` }] };
+  }
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return { reason: 'signature (another PROXY_TOKEN_SECRET?)' };
+  if (err instanceof joseErrors.JOSEAlgNotAllowed) return { reason: `algorithm (only ${TOKEN_ALGORITHM})` };
+  return { reason: 'malformed' };
 }
 
 /** Builds the token service (HS256 with `jose`, algorithm pinned on verification). */
@@ -97,6 +133,10 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     'verify',
   ]);
   const nowSec = () => Math.floor(options.now() / 1000);
+  const refused = ({ scope, reason, claims }: Refusal) => {
+    const named = claims?.length ? `: ${claims.map((c) => `claim ${c.claim} ${c.problem}`).join('; ')}` : '';
+    options.logger?.warn({ tokenRefused: { scope, reason, claims: claims?.map((c) => c.claim) } }, `${scope} token refused (${reason})${named}`);
+  };
   const verified = new BoundedMap<string, { scope: TokenScope; claims: Readonly<{ exp: number }> }>(VERIFIED_CACHE_SIZE);
 
   async function sign(scope: TokenScope, claims: Record<string, unknown>, ttlSec: number, sub?: string) {
@@ -121,6 +161,25 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
         fields: [{ path: field, message: 'is not a valid phone number' }],
       });
     }
+  }
+
+  /**
+   * What minting does to a bound field, done again to a verified token's (another language may have minted
+   * it): `payee` defaults to the configured payee, a bound number is normalised to digits. A number that is
+   * not one refuses the token, naming the claim.
+   */
+  function bindClaims(scope: TokenScope, claims: Record<string, unknown>): Record<string, unknown> {
+    if (scope === 'payment' && claims.payee === undefined) claims.payee = options.payeeName;
+    const field = scope === 'payment' ? 'msisdn' : scope === 'otp' ? 'recipient' : undefined;
+    if (field && typeof claims[field] === 'string') {
+      try {
+        claims[field] = normalisePhone(claims[field], options.defaultCountry).digits;
+      } catch {
+        refused({ scope, reason: 'claims', claims: [{ claim: field, problem: 'is not a valid phone number' }] });
+        throw new ProxyError('TOKEN_INVALID', 'The token of this page is not valid.');
+      }
+    }
+    return claims;
   }
 
   const service: TokenService = {
@@ -156,7 +215,10 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
           verified.delete(token);
           throw new ProxyError('TOKEN_EXPIRED', 'This page has expired. Reload it to continue.');
         }
-        if (known.scope !== scope) throw new ProxyError('TOKEN_INVALID', 'The token of this page is not valid.');
+        if (known.scope !== scope) {
+          refused({ scope, reason: 'wrong scope', claims: [{ claim: 'scope', problem: `is ${known.scope}` }] });
+          throw new ProxyError('TOKEN_INVALID', 'The token of this page is not valid.');
+        }
         return known.claims as ClaimsByScope[typeof scope];
       }
       let payload: unknown;
@@ -165,30 +227,47 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
           algorithms: [TOKEN_ALGORITHM],
           audience: options.audience,
           currentDate: new Date(options.now()),
-          requiredClaims: ['exp', 'iat', 'jti', 'aud'],
+          requiredClaims: ['exp', 'jti', 'aud'],
         }));
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) {
           throw new ProxyError('TOKEN_EXPIRED', 'This page has expired. Reload it to continue.');
         }
+        refused({ scope, ...joseRefusal(err) });
         throw new ProxyError('TOKEN_INVALID', 'The token of this page is not valid.');
       }
-      const claims = CLAIM_SCHEMAS[scope].safeParse(payload);
-      if (!claims.success) throw new ProxyError('TOKEN_INVALID', 'The token of this page is not valid.');
+      const parsed = CLAIM_SCHEMAS[scope].safeParse(payload);
+      if (!parsed.success) {
+        refused({ scope, reason: 'claims', claims: claimProblems(payload, parsed.error.issues) });
+        throw new ProxyError('TOKEN_INVALID', 'The token of this page is not valid.');
+      }
+      const claims = bindClaims(scope, parsed.data as Record<string, unknown>);
       // Proofs are single-use and checked once: only element tokens are worth remembering.
-      if (scope !== 'otp-proof') verified.set(token, { scope, claims: Object.freeze(claims.data) });
-      return claims.data;
+      if (scope !== 'otp-proof') verified.set(token, { scope, claims: Object.freeze(claims) as { exp: number } });
+      return claims as unknown as ClaimsByScope[typeof scope];
     },
 
     async verifyOtpProof(proof, expected) {
-      const refused = () => new ProxyError('TOKEN_INVALID', 'This proof is not valid or was already used.');
+      try {
+        return await service.redeemOtpProof(proof, expected);
+      } catch (err) {
+        if (err instanceof ProxyError && (err.code === 'TOKEN_INVALID' || err.code === 'PROOF_USED')) {
+          throw new ProxyError('TOKEN_INVALID', 'This proof is not valid or was already used.');
+        }
+        throw err;
+      }
+    },
+
+    async redeemOtpProof(proof, expected) {
+      const invalid = (reason: 'invalid' | 'expired' | 'purpose') =>
+        new ProxyError('TOKEN_INVALID', reason === 'expired' ? 'This proof has expired.' : 'This proof is not valid.', { reason }, 400);
       let claims: OtpProofClaims;
       try {
         claims = await service.verify(proof, 'otp-proof');
-      } catch {
-        throw refused();
+      } catch (err) {
+        throw invalid(err instanceof ProxyError && err.code === 'TOKEN_EXPIRED' ? 'expired' : 'invalid');
       }
-      if (claims.purpose !== expected.purpose) throw refused();
+      if (claims.purpose !== expected.purpose) throw invalid('purpose');
       const ttlMs = Math.max(claims.exp * 1000 - options.now(), 0) + 60_000;
       const first = await options.store.setIfAbsent(`proof:${claims.jti}`, '1', ttlMs).catch(() => {
         // Single use cannot be checked: refuse rather than risk accepting a replay.
@@ -196,7 +275,7 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
           retryable: true,
         });
       });
-      if (!first) throw refused();
+      if (!first) throw new ProxyError('PROOF_USED', 'This proof was already redeemed.');
       return { recipient: claims.sub, purpose: claims.purpose };
     },
   };
