@@ -125,10 +125,11 @@ if ($method === 'GET' && $path === '/merchant-elements.iife.js') {
     }
     // At least once: a retry carries the same webhook-id, and is acknowledged without acting twice.
     if (first_delivery($headers['webhook-id'])) {
+        // payment.completed carries the payment's snapshot; check it is this order's price before trusting it.
         $data = $event['data'] ?? [];
         $order = load('orders', (string) ($data['orderReference'] ?? ''));
-        if (str_starts_with((string) ($event['type'] ?? ''), 'payment.') && $order !== null
-            && ($data['status'] ?? '') === 'COMPLETED' && (float) $data['amount'] === (float) $order['amount']) {
+        if (($event['type'] ?? '') === 'payment.completed' && $order !== null
+            && (float) ($data['snapshot']['amount'] ?? -1) === (float) $order['amount']) {
             $order['status'] = 'PAID';
             save('orders', $order['reference'], $order);
         }

@@ -130,10 +130,11 @@ class Shop(BaseHTTPRequestHandler):
             with lock:
                 # At least once: a retry carries the same webhook-id, and is acknowledged without acting twice.
                 if store.first_delivery(headers["webhook-id"]):
+                    # payment.completed carries the payment's snapshot; check it is this order's price first.
                     data = event.get("data", {})
                     order = store.orders.get(data.get("orderReference", ""))
-                    if (str(event.get("type", "")).startswith("payment.") and order and data.get("status") == "COMPLETED"
-                            and float(data.get("amount", -1)) == order["amount"]):
+                    if (event.get("type") == "payment.completed" and order
+                            and float(data.get("snapshot", {}).get("amount", -1)) == order["amount"]):
                         order["status"] = "PAID"
             return self.send(204, "")
         self.send(404, page("Not found", "<p>There is no such page.</p>"))

@@ -109,7 +109,11 @@ describe.each(['php', 'python'] as const)('example merchant in %s', { timeout: 1
     const status = async (reference: string) =>
       ((await (await fetch(`${shop.shopUrl}/orders/${reference}/status`)).json()) as { status: string }).status;
     const event = (reference: string) =>
-      JSON.stringify({ type: 'payment.updated', timestamp: new Date().toISOString(), data: { orderReference: reference, status: 'COMPLETED', amount: 47.5 } });
+      JSON.stringify({
+        type: 'payment.completed',
+        timestamp: new Date().toISOString(),
+        data: { idempotencyKey: `payment:${reference}-1:COMPLETED`, orderReference: reference, final: true, snapshot: { reference: `${reference}-1`, orderReference: reference, status: 'COMPLETED', amount: 47.5 } },
+      });
     const signedBy = (secret: string, id: string, body: string, at = new Date()) => ({
       'webhook-id': id,
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
