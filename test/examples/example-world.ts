@@ -1,0 +1,167 @@
+// What the example merchants' journeys run on: the provider sandbox, `merchant-elements serve` as a child
+// process (the proxy as a service of its own), a PHP or Python shop from examples/ as a child process, and
+// the CDN script they serve, built once. Everything listens on 127.0.0.1.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildCdnIife } from '../../demo/server/cdn-build.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+/** A child process that printed the line we waited for, and how to end it. */
+export interface Child {
+  process: ChildProcess;
+  /** Everything it printed so far (stdout and stderr), for a failure's message. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `command`, resolves once its output matches `ready` (or rejects with what it printed). */
+export function startChild(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp, cwd = ROOT): Promise<Child & { match: RegExpExecArray }> {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let printed = '';
+  const stopped = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await stopped;
+    clearTimeout(killer);
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`${command} ${args.join(' ')} did not become ready within 60 s:\n${printed}`));
+    }, 60_000);
+    const look = (chunk: Buffer) => {
+      printed += chunk.toString();
+      const match = ready.exec(printed);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ process: child, output: () => printed, stop, match });
+      }
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', look);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} ${args.join(' ')} exited with ${code} before it was ready:\n${printed}`));
+    });
+  });
+}
+
+/** A port free right now on 127.0.0.1 (for servers that cannot be told port 0, like `php -S`). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The secrets a shop and its proxy share, fresh for each run. */
+export interface SharedSecrets {
+  tokenSecret: string;
+  serverKey: string;
+  webhookSecret: string;
+}
+
+export function freshSecrets(): SharedSecrets {
+  return {
+    tokenSecret: randomBytes(32).toString('base64url'),
+    serverKey: `sk_test_${randomBytes(24).toString('base64url')}`,
+    webhookSecret: `whsec_${randomBytes(24).toString('base64')}`,
+  };
+}
+
+/** The CDN build of the elements in a temporary file, for the shops to serve; and its clean-up. */
+export async function cdnScript(): Promise<{ path: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'merchant-examples-'));
+  const path = join(dir, 'merchant-elements.iife.js');
+  await writeFile(path, await buildCdnIife());
+  return { path, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Where one shop and its proxy listen. */
+export interface ShopAndProxy {
+  shopUrl: string;
+  /** The proxy's mount URL, e.g. http://127.0.0.1:41234/merchant-elements. */
+  proxyUrl: string;
+  proxy: Child;
+  shop: Child;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** The two example shops and how each is started on a port. */
+export const SHOPS = {
+  php: (port: number) => ({ command: 'php', args: ['-S', `127.0.0.1:${port}`, 'index.php'], cwd: join(ROOT, 'examples/php') }),
+  python: (port: number) => ({ command: 'python3', args: ['app.py'], cwd: join(ROOT, 'examples/python'), env: { PORT: String(port) } }),
+} as const;
+
+/**
+ * Starts `merchant-elements serve` on the sandbox with webhooks to the shop, then the shop pointed at it,
+ * both with the same secrets.
+ */
+export async function startShopAndProxy(kind: keyof typeof SHOPS, sandboxUrl: string, script: string, secrets: SharedSecrets): Promise<ShopAndProxy> {
+  const shopPort = await freePort();
+  const shopUrl = `http://127.0.0.1:${shopPort}`;
+  const proxy = await startChild(
+    process.execPath,
+    ['bin/merchant-elements.js', 'serve'],
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PROVIDER_ENV: 'sandbox',
+      SANDBOX_URL: sandboxUrl,
+      PROXY_TOKEN_SECRET: secrets.tokenSecret,
+      PROXY_SERVER_KEY: secrets.serverKey,
+      PROXY_ALLOWED_ORIGINS: shopUrl,
+      WEBHOOK_URL: `${shopUrl}/webhooks`,
+      WEBHOOK_SECRET: secrets.webhookSecret,
+      LOG_LEVEL: 'warn',
+    },
+    /(http:\/\/127\.0\.0\.1:\d+)\S*/,
+  );
+  const proxyUrl = `${proxy.match[1]}/merchant-elements`;
+  const dataDir = await mkdtemp(join(tmpdir(), `merchant-${kind}-`));
+  const spec = SHOPS[kind](shopPort);
+  let shop: Child;
+  try {
+    shop = await startChild(
+      spec.command,
+      spec.args,
+      {
+        ...('env' in spec ? spec.env : {}),
+        PROXY_URL: proxyUrl,
+        PROXY_TOKEN_SECRET: secrets.tokenSecret,
+        PROXY_SERVER_KEY: secrets.serverKey,
+        WEBHOOK_SECRET: secrets.webhookSecret,
+        ELEMENTS_SCRIPT: script,
+        DATA_DIR: dataDir,
+      },
+      kind === 'php' ? /Development Server .* started/ : /listening on/,
+      spec.cwd,
+    );
+  } catch (err) {
+    await proxy.stop();
+    throw err;
+  }
+  return {
+    shopUrl,
+    proxyUrl,
+    proxy,
+    shop,
+    dataDir,
+    async stop() {
+      await shop.stop();
+      await proxy.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
