@@ -377,6 +377,17 @@ describe('<otp-verify>', () => {
     }
   });
 
+  it('has the proof in its form when otp-verified fires, so a page can submit the form on that event', async () => {
+    const form = await fixture<HTMLFormElement>(html`<form><otp-verify name="proof" token=${TOKEN}></otp-verify></form>`);
+    const el = form.querySelector('otp-verify')!;
+    await sent(el);
+    const submitted = new Promise<FormDataEntryValue | null>((resolve) =>
+      el.addEventListener('otp-verified', () => resolve(new FormData(form).get('proof'))),
+    );
+    typeInto(part<HTMLInputElement>(el, 'code-input')!, '123456');
+    expect(await submitted).to.equal(PROOF);
+  });
+
   it('gives the proof to its form, which is invalid until the number is verified', async () => {
     const form = await fixture<HTMLFormElement>(
       html`<form><otp-verify name="phone_proof" required token=${TOKEN}></otp-verify></form>`,

@@ -124,11 +124,12 @@ export async function startShopAndProxy(kind: keyof typeof SHOPS, sandboxUrl: st
       PROXY_ALLOWED_ORIGINS: shopUrl,
       WEBHOOK_URL: `${shopUrl}/webhooks`,
       WEBHOOK_SECRET: secrets.webhookSecret,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
     },
-    /(http:\/\/127\.0\.0\.1:\d+)\S*/,
+    // serve logs JSON lines; the "listening" one names the proxy's mount URL.
+    /"proxy":"(http:\/\/127\.0\.0\.1:\d+\/merchant-elements)"[^\n]*"msg":"listening"/,
   );
-  const proxyUrl = `${proxy.match[1]}/merchant-elements`;
+  const proxyUrl = proxy.match[1]!;
   const dataDir = await mkdtemp(join(tmpdir(), `merchant-${kind}-`));
   const spec = SHOPS[kind](shopPort);
   let shop: Child;

@@ -217,6 +217,9 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
       this.resendCountdown.stop();
       this.proof = proof;
       this.setState('verified');
+      // The form value (the proof) is set after the render: a page that submits its form on this event
+      // must find it there.
+      await this.updateComplete;
       this.emit('otp-verified', { proof, recipient: sent.recipient });
     } catch (e) {
       this.fail(e);
