@@ -336,7 +336,8 @@ describe('<otp-verify>', () => {
   it('keeps its two links on one line and the masked number whole on a phone-sized card', async () => {
     // A 390 px wide phone, less the shop's card padding, in a wide sans-serif: about 316 px.
     const el = await sent(await fixture<OtpVerify>(html`<otp-verify token=${TOKEN} style="inline-size:316px;font:16px DejaVu Sans,sans-serif"></otp-verify>`));
-    const [resend, change] = [part(el, 'resend-button')!, part(el, 'change-button')!].map((b) => b.getBoundingClientRect());
+    const resend = part(el, 'resend-button')!.getBoundingClientRect();
+    const change = part(el, 'change-button')!.getBoundingClientRect();
     expect(change.top, 'the links side by side').to.equal(resend.top);
     const status = part(el, 'status')!;
     const range = document.createRange();
