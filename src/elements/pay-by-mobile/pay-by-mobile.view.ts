@@ -94,9 +94,10 @@ export function renderPayByMobile(v: PayByMobileView, on: PayByMobileActions) {
           : ''}
       ${state == 'pending'
         ? html`<progress part="progress" aria-label=${s.approve} max=${timeout} .value=${timeout - left}></progress>
-            ${s.left(clock(left))}
-            <button type="button" class="link" part="check-button" @click=${on.check}>${s.checkAgain}</button>
-            <p part="way-out">${s.wayOut}</p>`
+            <div class="links">
+              ${s.left(clock(left))}
+              <button type="button" class="link" part="check-button" @click=${on.check}>${s.checkAgain}</button>
+            </div>`
         : ''}
       ${v.canRetry && (state == 'failed' || state == 'cancelled' || state == 'timed-out')
         ? html`<button type="button" part="retry-button" @click=${on.retry}>
@@ -109,5 +110,6 @@ export function renderPayByMobile(v: PayByMobileView, on: PayByMobileActions) {
     </form>
     <p part="status" aria-live="polite" class=${state == 'completed' ? 'ok' : busy ? 'spin' : ''}>${status[state]}</p>
     <p id="error" part="error-message" aria-live="assertive">${error}</p>
+    ${state == 'pending' ? html`<p part="way-out">${s.wayOut}</p>` : ''}
   `;
 }
