@@ -89,7 +89,7 @@ describe('journey: every demo and sandbox page passes axe, light and dark, lapto
         '/sandbox/__sandbox/phone?number=233240000001', '/sandbox/__sandbox/phone?number=233260000004',
       ],
     };
-  });
+  }, JOURNEY_TIMEOUT_MS);
   afterAll(async () => {
     await demo?.close();
     await browser?.close();
