@@ -7,7 +7,7 @@ import { build, type Rolldown } from 'vite';
 import { MEASURED_ENTRIES, selfContainedBuild } from './build/bundles.js';
 
 /** Gzipped bytes allowed: all three elements with Lit, and any one element alone with Lit. */
-export const BUDGETS = { all: 16_550, one: 11_900 } as const;
+export const BUDGETS = { all: 17_150, one: 12_250 } as const;
 
 /** One measured bundle. */
 export interface SizeRow {

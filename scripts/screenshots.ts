@@ -90,13 +90,15 @@ async function payPage(browser: Browser, demo: RunningDemo) {
 async function payByMobileStates(browser: Browser, demo: RunningDemo) {
   // 026 000 0004 waits for the phone: confirm, pending, the phone's prompt, then approved there.
   const paying = await payPage(browser, demo);
-  const input = paying.element.getByLabel('Phone number', { exact: true });
+  const input = paying.element.getByLabel('Mobile money number', { exact: true });
   await input.pressSequentially('026 000 0004');
   await input.press('Enter');
   await reachesState(paying.element, 'confirm');
   await shot(paying.card, 'pay-by-mobile-confirm');
   await paying.element.getByRole('button', { name: /^Pay / }).click();
   await reachesState(paying.element, 'pending');
+  // The total with its charge, as the phone asks it, once the provider answered.
+  await paying.element.getByText(/charge\) on your phone/).waitFor();
   await shot(paying.card, 'pay-by-mobile-pending');
   await phonePage(browser, demo, '233260000004');
   await answerOnPhone(paying.context, '233260000004', 'Approve');

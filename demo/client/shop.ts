@@ -1,5 +1,15 @@
 // The shop's pages load the elements from the package's main entry, as a merchant's bundler would.
-import 'merchant-elements';
+import { closeCheckoutPopup } from 'merchant-elements';
+
+// The order page is the checkout's return page: if it opened in the popup of a <checkout-button
+// mode="popup">, it closes itself (the shop's tab, watching the checkout, goes to the order).
+if (new URLSearchParams(location.search).has('checkoutId')) void closeCheckoutPopup();
+
+// The checkout page lets the customer choose how the hosted page opens.
+document.querySelector('[data-testid="checkout-mode"]')?.addEventListener('change', (event) => {
+  const button = document.querySelector('checkout-button');
+  if (button) button.mode = (event.target as HTMLInputElement).value as typeof button.mode;
+});
 
 // An element only says what happened in this browser; the order page asks the shop's server, which asks
 // the proxy. So on completion the page just goes there.

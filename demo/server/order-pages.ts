@@ -92,7 +92,8 @@ export function orderRoutes(ctx: ShopContext): Router {
     const page = layout({
       title: `Order ${order.reference}`,
       session: sessionOf(req),
-      elements: watching ? 'vite' : 'none',
+      // Back from the hosted page, the shop's script also closes the page if it is the element's popup.
+      elements: watching || typeof req.query['checkoutId'] === 'string' ? 'vite' : 'none',
       body: html`<h1>Order <span data-testid="order-reference">${order.reference}</span></h1>
 <p class="status-banner status-${status}" data-testid="order-status" data-status="${status}" role="status"${watching ? html` data-watch-seconds="${ORDER_WATCH_SECONDS}"` : ''}>${statusLabel(status)}</p>
 <div id="order-details">
@@ -162,6 +163,11 @@ ${linesTable(order.lines, order.total)}
 for your mobile money number, then brings you back to your order.</p>
 ${other}
 <div class="card">
+  <fieldset class="checkout-mode" data-testid="checkout-mode">
+    <legend>Open the checkout page</legend>
+    <label><input type="radio" name="checkout-mode" value="redirect" checked> in this tab</label>
+    <label><input type="radio" name="checkout-mode" value="popup"> in a popup (it closes itself when you are done)</label>
+  </fieldset>
   <checkout-button proxy="/merchant-elements" token="${token}" data-order-url="${orderPath(order.reference)}"
     data-testid="checkout-button">Pay ${formatPrice(order.total)} securely</checkout-button>
 </div>

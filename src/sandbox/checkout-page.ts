@@ -1,4 +1,4 @@
-import { html, page, RawHtml } from './html.js';
+import { html, page, RawHtml, refreshLink } from './html.js';
 import { formatGhs } from './money.js';
 import type { CheckoutRecord } from './state.js';
 import { TEST_NUMBERS } from './test-numbers.js';
@@ -66,14 +66,19 @@ ${header(record)}
   );
 }
 
-/** Pay pressed: waiting for the outcome, reloading every second. */
+/**
+ * Pay pressed: waiting for the outcome, read again every second. The sandbox settles a hosted-page payment by
+ * itself, as the number decides (no prompt reaches the phone page), and the page says so.
+ */
 export function processingPage(record: CheckoutRecord): string {
   return page(
-    { title: `Processing: ${record.title}`, refreshSeconds: 1, css: CSS },
+    { title: `Processing: ${record.title}`, watchSeconds: 1, css: CSS },
     html`<main>
 ${header(record)}
-<p role="status" aria-live="polite"><strong>Processing…</strong> Approve the payment prompt sent to
-<code>${record.msisdn ?? ''}</code>. This page updates by itself.</p>
+<p role="status" aria-live="polite"><strong>Processing…</strong> Paying from <code>${record.msisdn ?? ''}</code>.
+In the sandbox the payment settles by itself in a few seconds, as the number decides (no prompt is sent to the
+phone page). This page updates by itself and then takes you back to the merchant.</p>
+${refreshLink}
 </main>`,
   );
 }

@@ -42,8 +42,11 @@ function render(value: unknown): string {
 
 export interface PageOptions {
   title: string;
-  /** Seconds between automatic reloads (meta refresh), none when absent. */
-  refreshSeconds?: number;
+  /**
+   * Seconds between the page's reads of itself (see {@link WATCH_SCRIPT}), none when absent. Never a
+   * `<meta http-equiv="refresh">`: that reloads the page under a reader's feet, loses focus and scroll.
+   */
+  watchSeconds?: number;
   /** Extra CSS appended to the shared base. */
   css?: string;
 }
@@ -67,12 +70,38 @@ const BASE_CSS = `
   @media (prefers-color-scheme: dark) { :root { --accent: #3fb68b; --on-accent: #0d1a14; --muted: #aaa; --danger: #f2b8b5; } }
 `;
 
+/**
+ * A watched page reads itself again every few seconds and, when its `<main>` changed, puts the new content in
+ * place: no reload, no flash, focus and scroll kept (a focused button found again by its form's action). A
+ * redirect (a settled checkout going back to the merchant) is followed. Without script, the page's
+ * {@link refreshLink} does the same by hand.
+ */
+const watchScript = (ms: number) => `
+const main = document.querySelector('main');
+const strip = (root) => root.querySelectorAll('.refresh-link').forEach((p) => p.remove());
+strip(document);
+setTimeout(async function read() {
+  try {
+    const res = await fetch(location.href, { cache: 'no-store', headers: { accept: 'text/html' } });
+    if (res.redirected) return location.replace(res.url);
+    const next = new DOMParser().parseFromString(await res.text(), 'text/html').querySelector('main');
+    if (next) strip(next);
+    if (res.ok && next && next.innerHTML != main.innerHTML) {
+      const form = main.contains(document.activeElement) ? document.activeElement.closest('form') : null;
+      main.innerHTML = next.innerHTML;
+      if (form) [...main.querySelectorAll('form')].find((f) => f.action == form.action)?.querySelector('button')?.focus();
+    }
+  } catch {}
+  setTimeout(read, ${ms});
+}, ${ms});
+`;
+
+/** The link that reads a watched page again where script does not run (the script removes it). */
+export const refreshLink = html`<p class="refresh-link"><a href="">Refresh</a></p>`;
+
 /** A complete, small HTML document. */
 export function page(options: PageOptions, body: RawHtml): string {
-  const refresh =
-    options.refreshSeconds === undefined
-      ? ''
-      : html`<meta http-equiv="refresh" content="${options.refreshSeconds}">`;
+  const refresh = options.watchSeconds === undefined ? '' : html`<script type="module">${new RawHtml(watchScript(options.watchSeconds * 1000))}</script>`;
   return html`<!doctype html>
 <html lang="en">
 <head>

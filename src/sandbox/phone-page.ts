@@ -1,9 +1,9 @@
-import { html, page } from './html.js';
+import { html, page, refreshLink } from './html.js';
 import { formatGhs } from './money.js';
 import type { OutboxSms, PaymentRecord } from './state.js';
 import { TEST_NUMBERS } from './test-numbers.js';
 
-/** Seconds between reloads of a number's phone page. */
+/** Seconds between a number's phone page's reads of itself (new messages and prompts appear without a reload). */
 export const PHONE_REFRESH_SECONDS = 3;
 
 const CSS = `
@@ -51,7 +51,7 @@ export function phonePage(screen: PhoneScreen): string {
 <span class="text">${m.message}</span></li>`,
   );
   return page(
-    { title: `Phone ${screen.number}`, refreshSeconds: PHONE_REFRESH_SECONDS, css: CSS },
+    { title: `Phone ${screen.number}`, watchSeconds: PHONE_REFRESH_SECONDS, css: CSS },
     html`<main class="phone">
 <h1><span aria-hidden="true">📱</span> ${screen.number}</h1>
 <h2>Payment prompts</h2>
@@ -59,6 +59,7 @@ ${prompts.length ? prompts : html`<p class="muted">No pending payment prompts.</
 <h2>Messages</h2>
 ${messages.length ? html`<ul class="sms">${messages}</ul>` : html`<p class="muted">No messages yet.</p>`}
 <p><a href="?">Another number</a></p>
+${refreshLink}
 </main>`,
   );
 }

@@ -1,6 +1,7 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
-import { sendKeys } from '@web/test-runner-commands';
+import { sendKeys, sendMouse } from '@web/test-runner-commands';
 import '../../src/elements/checkout-button/index.js';
+import { closeCheckoutPopup } from '../../src/elements/checkout-button/checkout-return.js';
 import type { CheckoutButton } from '../../src/elements/checkout-button/index.js';
 import { StatusStreamController } from '../../src/elements/shared/status-stream.js';
 import '../../src/elements/translations/fr.js';
@@ -116,6 +117,44 @@ describe('<checkout-button>', () => {
     part(blocked, 'button')!.click();
     expect((await fallback).detail.mode).to.equal('redirect');
     expect(navigated).to.deep.equal([URL_1]);
+  });
+
+  it('closes its popup in Chromium when the provider sends it back to the shop’s return page', async () => {
+    // A real popup, no opener, sent to a page of this origin that calls closeCheckoutPopup().
+    const returnUrl = `${location.origin}/test/elements/pages/checkout-return.html?checkoutId=chk_1&status=completed`;
+    proxy.on('POST', '/checkouts', () => json(checkoutCreated({ checkoutUrl: returnUrl }), 201));
+    let popup: Window | null = null;
+    window.open = (...args: Parameters<typeof window.open>) => (popup = realOpen.apply(window, args));
+    const el = await mount('popup');
+    const button = part(el, 'button')!.getBoundingClientRect();
+    // A real click: a browser opens a popup only with the user's activation.
+    await sendMouse({ type: 'click', position: [Math.round(button.x + button.width / 2), Math.round(button.y + button.height / 2)] });
+    await stateIs(el, 'open');
+    await waitUntil(() => popup?.closed, 'the popup closed itself', { timeout: 8_000 });
+    expect(el.state).to.equal('open');
+  });
+
+  it('leaves the return page a note for its popup only, which that checkout’s page takes once', async () => {
+    const realClose = window.close;
+    let closes = 0;
+    window.close = () => void closes++;
+    try {
+      localStorage.clear();
+      await open(await mount('tab'));
+      expect(closeCheckoutPopup('chk_1'), 'not a tab').to.be.false;
+      openResult = fakeWindow();
+      await open(await mount('popup'));
+      expect(closeCheckoutPopup('chk_other'), 'not another checkout').to.be.false;
+      expect(closeCheckoutPopup('chk_1')).to.be.true;
+      expect(closeCheckoutPopup('chk_1'), 'once').to.be.false;
+      expect(closes).to.equal(1);
+      openResult = fakeWindow();
+      await open(await mount('popup'));
+      expect(closeCheckoutPopup(null), 'a return page that does not know its checkout').to.be.true;
+    } finally {
+      window.close = realClose;
+      localStorage.clear();
+    }
   });
 
   it('opens a tab in tab mode, and falls back to redirect when it is blocked', async () => {

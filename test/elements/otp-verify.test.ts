@@ -333,6 +333,22 @@ describe('<otp-verify>', () => {
     expect(part(el, 'status')!.classList.contains('spin')).to.be.true;
   });
 
+  it('keeps its two links on one line and the masked number whole on a phone-sized card', async () => {
+    // A 390 px wide phone, less the shop's card padding, in a wide sans-serif: about 316 px.
+    const el = await sent(await fixture<OtpVerify>(html`<otp-verify token=${TOKEN} style="inline-size:316px;font:16px DejaVu Sans,sans-serif"></otp-verify>`));
+    const resend = part(el, 'resend-button')!.getBoundingClientRect();
+    const change = part(el, 'change-button')!.getBoundingClientRect();
+    expect(change.top, 'the links side by side').to.equal(resend.top);
+    const status = part(el, 'status')!;
+    const range = document.createRange();
+    const node = [...status.childNodes].find((n) => n.textContent!.includes('233'))!;
+    const at = node.textContent!.indexOf('233');
+    range.setStart(node, at);
+    range.setEnd(node, at + '233 24 *** **01'.length);
+    expect(range.getClientRects().length, 'the number on one line').to.equal(1);
+    await expect(el).to.be.accessible();
+  });
+
   it('goes back to the number with "Use another number"', async () => {
     const el = await sent();
     part(el, 'change-button')!.click();

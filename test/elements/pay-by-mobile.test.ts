@@ -105,6 +105,9 @@ describe('<pay-by-mobile>', () => {
     expect(progress.max).to.equal(120);
     expect(el.shadowRoot!.textContent).to.match(/[12]:\d\d left/);
     expect(JSON.parse(sessionStorage.getItem(STORAGE_KEY)!).reference).to.equal('ORDER-123-1');
+    // No cancel the provider would not honour, and no dead end: the ways out that exist, in words.
+    expect(text(el, 'way-out')).to.equal('Wrong number? Decline on that phone, then use another. Nothing is charged unless approved.');
+    expect(part(el, 'change-button'), 'another number would be refused while this one waits').to.equal(null);
     await waitUntil(() => proxy.streams.length == 1);
     expect(stream().request.path).to.equal('/payments/ORDER-123-1/events');
     expect(stream().request.headers.get('authorization')).to.equal(`Bearer ${TOKEN}`);
@@ -190,7 +193,8 @@ describe('<pay-by-mobile>', () => {
     await stateIs(el, 'pending');
     await stateIs(el, 'timed-out');
     expect(el.matches(':state(timed-out)')).to.be.true;
-    expect(text(el, 'status')).to.equal('No answer from the phone yet.');
+    // A way on (a check that leaves no countdown to wait) and the word that leaving is safe.
+    expect(text(el, 'status')).to.equal('No answer from the phone yet. You may leave: if it is approved later, the shop is told.');
     expect(text(el, 'retry-button')).to.equal('Check again');
     expect(sessionStorage.getItem(STORAGE_KEY), 'kept: it may still complete').not.to.be.null;
     await waitUntil(() => stream(1).request.signal!.aborted, 'watching stopped');
@@ -198,7 +202,7 @@ describe('<pay-by-mobile>', () => {
 
     proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: 'TIMED_OUT' })));
     part(el, 'retry-button')!.click();
-    await waitUntil(() => text(el, 'status') == 'Still waiting for the phone.', 'honest: still waiting');
+    await waitUntil(() => text(el, 'status') == 'Still waiting for the phone. You may leave: if it is approved later, the shop is told.', 'honest: still waiting');
     expect(el.state, 'no new 2:00 wait').to.equal('timed-out');
     expect(proxy.calls('GET', '/payments/ORDER-123-1')).to.have.length(1);
     expect(proxy.streams, 'no new watch').to.have.length(1);
@@ -219,7 +223,7 @@ describe('<pay-by-mobile>', () => {
     proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: ++reads < 3 ? 'TIMED_OUT' : 'COMPLETED' })));
     stream().status(payment({ status: 'TIMED_OUT' }));
     await stateIs(el, 'timed-out');
-    expect(text(el, 'status'), 'quiet reads say nothing').to.equal('No answer from the phone yet.');
+    expect(text(el, 'status'), 'quiet reads say nothing').to.equal('No answer from the phone yet. You may leave: if it is approved later, the shop is told.');
     await stateIs(el, 'completed');
     expect(reads).to.equal(3);
   });
@@ -248,7 +252,7 @@ describe('<pay-by-mobile>', () => {
     proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: 'TIMED_OUT' })));
     part(el, 'check-button')!.click();
     await stateIs(el, 'timed-out');
-    expect(text(el, 'status')).to.equal('No answer from the phone yet.');
+    expect(text(el, 'status')).to.equal('No answer from the phone yet. You may leave: if it is approved later, the shop is told.');
   });
 
   it('shows what the phone asks: the total with the charge', async () => {

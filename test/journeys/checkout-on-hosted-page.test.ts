@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOURNEY_TIMEOUT_MS, type ShopVisit, addToCart, launchChromium, orderShows, payOnHostedPage, placeOrder, sandboxCheckouts, visitShop } from './shop-browser.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { JOURNEY_TIMEOUT_MS, type ShopVisit, addToCart, launchChromium, orderShows, payOnHostedPage, placeOrder, reachesState, sandboxCheckouts, visitShop } from './shop-browser.js';
 
 describe('journey: a customer pays on the provider’s hosted checkout page', { timeout: JOURNEY_TIMEOUT_MS }, () => {
   let browser: Browser;
@@ -8,10 +8,11 @@ describe('journey: a customer pays on the provider’s hosted checkout page', { 
   beforeAll(async () => {
     browser = await launchChromium();
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await visit?.close();
-    await browser?.close();
+    visit = undefined;
   });
+  afterAll(() => browser?.close());
 
   it('presses the checkout button, pays there with 024 000 0001 and comes back to the order page, paid', async () => {
     visit = await visitShop(browser, { timeScale: 0.1 });
@@ -30,4 +31,33 @@ describe('journey: a customer pays on the provider’s hosted checkout page', { 
     expect(sessions.map((c) => [c.status, c.msisdn])).toEqual([['completed', '233240000001']]);
     expect(visit.errors).toEqual([]);
   });
+
+  for (const screen of [
+    { name: 'desktop', viewport: { width: 1280, height: 800 } },
+    { name: 'phone', viewport: { width: 390, height: 844 } },
+  ]) {
+    it(`pays in a popup, which closes itself back at the shop, and the shop's tab shows the order paid (${screen.name})`, async () => {
+      visit = await visitShop(browser, { timeScale: 0.1, screen });
+      const { page, context } = visit;
+      await addToCart(page, 'Adinkra tote bag');
+      const reference = await placeOrder(page, 'the checkout page');
+      await page.getByLabel(/in a popup/).check();
+      const element = page.getByTestId('checkout-button');
+      const [popup] = await Promise.all([context.waitForEvent('page'), element.getByRole('button').click()]);
+      await reachesState(element, 'open');
+      // The provider's page cannot reach the shop's tab: the element cut the popup's opener.
+      await popup.waitForURL(/\/sandbox\/checkout\//);
+      expect(await popup.evaluate(() => window.opener)).toBeNull();
+      const closed = popup.waitForEvent('close');
+      await payOnHostedPage(popup, '233240000001', `/orders/${reference}`).catch((e) => {
+        // The popup may close before the wait for its URL sees the return page.
+        if (!popup.isClosed()) throw e;
+      });
+      await closed;
+      await page.waitForURL(`**/orders/${reference}`);
+      await orderShows(page, 'paid');
+      expect(context.pages()).toEqual([page]);
+      expect(visit.errors).toEqual([]);
+    });
+  }
 });

@@ -48,44 +48,49 @@ describe('journey: a customer signs in with a code sent by SMS', { timeout: JOUR
     expect(visit.errors).toEqual([]);
   });
 
-  it('meets a lock after wrong codes that says what to do, and the resend and "Use another number" paths agree', async () => {
-    visit = await visitShop(browser, { timeScale: 0.1 });
-    const { page, demo } = visit;
-    await page.goto('/sign-in');
-    const otp = page.getByTestId('otp-verify');
-    await otp.getByLabel('Phone number', { exact: true }).pressSequentially('024 000 0001', { delay: 10 });
-    await otp.getByRole('button', { name: 'Send code' }).click();
-    await reachesState(otp, 'sent');
-    const code = await lastCode(demo.url, '233240000001');
-    const wrong = code.replace(/\d$/, (d) => String((Number(d) + 1) % 10));
-    const codeInput = otp.getByLabel('Code from the SMS');
-    for (let tries = 0; tries < 10 && (await otp.evaluate((el) => (el as HTMLElement & { state: string }).state)) != 'locked'; tries++) {
-      await codeInput.fill('');
-      await codeInput.pressSequentially(wrong, { delay: 5 });
-      await page.waitForFunction((el) => ['wrong-code', 'locked'].includes((el as HTMLElement & { state: string }).state), await otp.elementHandle());
-    }
-    await reachesState(otp, 'locked');
-    const error = otp.locator('[part="error-message"]');
-    // Never "0 tries left" with the field still open: a next step, and a wait in minutes if there is one.
-    await expect(error.textContent()).resolves.toMatch(/send a new code\.$|Try again in \d+ (min|s)\.$/i);
-    await expect(otp.getByRole('button', { name: 'Verify' }).isDisabled()).resolves.toBe(true);
-    const sends = () => fetch(`${demo.urls.sandbox}/__sandbox/outbox?to=233240000001&kind=sms`).then(async (r) => ((await r.json()) as { entries: unknown[] }).entries.length);
-    const before = await sends();
-    const resendOpen = !(await otp.locator('[part="resend-button"]').isDisabled());
+  for (const screen of [
+    { name: 'desktop', viewport: { width: 1280, height: 800 } },
+    { name: 'phone', viewport: { width: 390, height: 844 } },
+  ]) {
+    it(`meets a lock after wrong codes that says what to do, and the resend and "Use another number" paths agree (${screen.name})`, async () => {
+      visit = await visitShop(browser, { timeScale: 0.1, screen });
+      const { page, demo } = visit;
+      await page.goto('/sign-in');
+      const otp = page.getByTestId('otp-verify');
+      await otp.getByLabel('Phone number', { exact: true }).pressSequentially('024 000 0001', { delay: 10 });
+      await otp.getByRole('button', { name: 'Send code' }).click();
+      await reachesState(otp, 'sent');
+      const code = await lastCode(demo.url, '233240000001');
+      const wrong = code.replace(/\d$/, (d) => String((Number(d) + 1) % 10));
+      const codeInput = otp.getByLabel('Code from the SMS');
+      for (let tries = 0; tries < 10 && (await otp.evaluate((el) => (el as HTMLElement & { state: string }).state)) != 'locked'; tries++) {
+        await codeInput.fill('');
+        await codeInput.pressSequentially(wrong, { delay: 5 });
+        await page.waitForFunction((el) => ['wrong-code', 'locked'].includes((el as HTMLElement & { state: string }).state), await otp.elementHandle());
+      }
+      await reachesState(otp, 'locked');
+      const error = otp.locator('[part="error-message"]');
+      // Never "0 tries left" with the field still open: a next step, and a wait in minutes if there is one.
+      await expect(error.textContent()).resolves.toMatch(/send a new code\.$|Try again in \d+ (min|s)\.$/i);
+      await expect(otp.getByRole('button', { name: 'Verify' }).isDisabled()).resolves.toBe(true);
+      const sends = () => fetch(`${demo.urls.sandbox}/__sandbox/outbox?to=233240000001&kind=sms`).then(async (r) => ((await r.json()) as { entries: unknown[] }).entries.length);
+      const before = await sends();
+      const resendOpen = !(await otp.locator('[part="resend-button"]').isDisabled());
 
-    // The same number through "Use another number": it may send only if resend could.
-    await otp.getByRole('button', { name: 'Use another number' }).click();
-    await reachesState(otp, 'idle');
-    await otp.getByRole('button', { name: 'Send code' }).click();
-    await page.waitForFunction((el) => !['idle', 'sending'].includes((el as HTMLElement & { state: string }).state), await otp.elementHandle());
-    const state = await otp.evaluate((el) => (el as HTMLElement & { state: string }).state);
-    if (!resendOpen) {
-      expect(['locked', 'rate-limited']).toContain(state);
-      expect(await sends(), 'no code the customer could not use').toBe(before);
-      await expect(error.textContent()).resolves.toMatch(/Try again in \d+ (min|s)\.$/);
-    }
-    expect(visit.errors).toEqual([]);
-  });
+      // The same number through "Use another number": it may send only if resend could.
+      await otp.getByRole('button', { name: 'Use another number' }).click();
+      await reachesState(otp, 'idle');
+      await otp.getByRole('button', { name: 'Send code' }).click();
+      await page.waitForFunction((el) => !['idle', 'sending'].includes((el as HTMLElement & { state: string }).state), await otp.elementHandle());
+      const state = await otp.evaluate((el) => (el as HTMLElement & { state: string }).state);
+      if (!resendOpen) {
+        expect(['locked', 'rate-limited']).toContain(state);
+        expect(await sends(), 'no code the customer could not use').toBe(before);
+        await expect(error.textContent()).resolves.toMatch(/Try again in \d+ (min|s)\.$/);
+      }
+      expect(visit.errors).toEqual([]);
+    });
+  }
 
   it('is held back by the form until the number is verified', async () => {
     visit = await visitShop(browser, { timeScale: 0.1 });

@@ -187,14 +187,17 @@ describe('hosted checkout page', () => {
     expect(Object.fromEntries(target.searchParams)).toEqual({ order: '42', checkoutId: session.checkoutId, status: outcome });
   });
 
-  it('shows Processing… with a one-second refresh while the payment is processing', async () => {
+  it('shows Processing… and reads itself every second (no meta refresh), promising no prompt it does not send', async () => {
     const { body: session } = await initialize(sandbox);
     await postForm(sandbox, `/checkout/${session.checkoutId}/pay`, { msisdn: '233260000004' });
     const res = await fetch(session.checkoutUrl, { redirect: 'manual' });
     expect(res.status).toBe(200);
     const page = await res.text();
     expect(page).toContain('Processing…');
-    expect(page).toContain('<meta http-equiv="refresh" content="1">');
+    expect(page).not.toContain('http-equiv="refresh"');
+    expect(page).toContain('setTimeout(read, 1000)');
+    expect(page).toContain('no prompt is sent to the\nphone page');
+    expect(page).not.toContain('Approve the payment prompt');
     await sleep(100); // 10 scaled seconds: 233260000004 never settles
     expect((await status(sandbox, session.checkoutId)).body.status).toBe('processing');
   });

@@ -6,6 +6,7 @@ import { MerchantElement } from '../shared/merchant-element.js';
 import { ProxyClientError } from '../shared/proxy-client.js';
 import { StatusStreamController } from '../shared/status-stream.js';
 import type { CheckoutMode } from './checkout-button.events.js';
+import { notePopup } from './checkout-return.js';
 import { checkoutButtonEn, type CheckoutButtonStrings } from './checkout-button.strings.js';
 import { checkoutButtonStyles } from './checkout-button.styles.js';
 
@@ -55,7 +56,8 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
 
   /**
    * How the checkout page opens: `redirect` (this tab), `popup`, or `tab`; a blocked window falls back to
-   * redirect. While the page is open a click brings its window forward.
+   * redirect. While the page is open a click brings its window forward. A popup closes itself once the
+   * provider sends it back to the shop's return page, when that page calls `closeCheckoutPopup()`.
    */
   mode: CheckoutMode = 'redirect';
 
@@ -70,7 +72,7 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   /**
    * The popup or tab showing the checkout page, kept so that a second click focuses it. (It cannot be closed
    * from here: its opener link is cut, so that the provider's page cannot reach back into the shop's tab, and
-   * Chromium lets only a window's opener close it.)
+   * Chromium lets only a window's opener close it. The return page closes it: see checkout-return.ts.)
    */
   private win?: Window | null;
 
@@ -129,13 +131,13 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   }
 
   /** Shows the checkout page in `win` (opened blank during the click), a new window, or this tab. */
-  private open({ checkoutId, checkoutUrl }: CheckoutCreateResponse, blank?: Window | null) {
+  private open({ checkoutId, checkoutUrl, expiresAt }: CheckoutCreateResponse, blank?: Window | null) {
     let mode = this.mode;
     // A blank window of ours is still same-origin: cut its opener (the provider's page must not reach back
     // into the shop's tab) and send it on. Without one, open the page directly (a click on an open session).
     if (blank) (blank.opener = null), blank.location.replace(checkoutUrl);
     const win = (this.win = blank === undefined ? this.openWindow(checkoutUrl) : blank);
-    if (win) win.focus();
+    if (win) win.focus(), mode == 'popup' && notePopup({ checkoutId, until: Date.parse(expiresAt) || Date.now() + 18e5 });
     else this.navigate(checkoutUrl), (mode = 'redirect');
     this.emit('checkout-opened', { checkoutId, checkoutUrl, mode });
   }

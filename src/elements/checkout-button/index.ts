@@ -2,6 +2,7 @@ import { CheckoutButton } from './checkout-button.js';
 
 export * from './checkout-button.js';
 export * from './checkout-button.events.js';
+export { closeCheckoutPopup } from './checkout-return.js';
 export { MerchantEvent } from '../shared/events.js';
 export { ProxyClientError, type ClientErrorCode } from '../shared/proxy-client.js';
 export type { CheckoutButtonStrings } from './checkout-button.strings.js';

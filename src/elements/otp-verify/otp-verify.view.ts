@@ -74,13 +74,15 @@ export function renderOtpVerify(v: OtpVerifyView, on: OtpVerifyActions) {
               <button part="verify-button" ?disabled=${busy || !!waiting || state == 'expired' || state == 'locked'}>
                 ${s.verify}
               </button>
-              <button type="button" class="link" part="resend-button" @click=${on.resend}
-                ?disabled=${busy || !!waiting || !!resendLeft}>
-                ${resendLeft ? s.resendIn(clock(resendLeft)) : s.resend}
-              </button>
-              <button type="button" class="link" part="change-button" ?disabled=${busy} @click=${on.changeNumber}>
-                ${s.changeNumber}
-              </button>`}
+              <div class="links">
+                <button type="button" class="link" part="resend-button" @click=${on.resend}
+                  ?disabled=${busy || !!waiting || !!resendLeft}>
+                  ${resendLeft ? s.resendIn(clock(resendLeft)) : s.resend}
+                </button>
+                <button type="button" class="link" part="change-button" ?disabled=${busy} @click=${on.changeNumber}>
+                  ${s.changeNumber}
+                </button>
+              </div>`}
     </form>
     <p part="status" aria-live="polite" tabindex="-1" class=${state == 'verified' ? 'ok' : busyNow ? 'spin' : ''}>${statusText(v)}</p>
     <p id="error" part="error-message" aria-live="assertive">${v.error}</p>

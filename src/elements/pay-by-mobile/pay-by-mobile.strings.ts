@@ -25,6 +25,10 @@ export const payByMobileEn = {
   declined: 'Payment declined on the phone.',
   timedOut: 'No answer from the phone yet.',
   stillWaiting: 'Still waiting for the phone.',
+  /** While waiting: the ways out (the provider has no cancel; one attempt at a time per order). */
+  wayOut: 'Wrong number? Decline on that phone, then use another. Nothing is charged unless approved.',
+  /** After the countdown: leaving is safe (the shop still hears of a late approval). */
+  safeToLeave: 'You may leave: if it is approved later, the shop is told.',
   checkAgain: 'Check again',
 };
 export type PayByMobileStrings = typeof payByMobileEn;

@@ -1,8 +1,8 @@
-import { html, type PropertyDeclarations, type PropertyValues } from 'lit';
+import type { PropertyDeclarations, PropertyValues } from 'lit';
 import { PROXY_PATHS } from '../../protocol/paths.js';
 import type { AccountLookupResponse, PaymentSnapshot } from '../../protocol/schemas.js';
 import { CountdownController } from '../shared/countdown.js';
-import { LocalizeController, clock, money } from '../shared/localize.js';
+import { LocalizeController } from '../shared/localize.js';
 import { MerchantElement } from '../shared/merchant-element.js';
 import { ProxyClientError } from '../shared/proxy-client.js';
 import { StatusStreamController } from '../shared/status-stream.js';
@@ -11,6 +11,7 @@ import type { ClientErrorCode } from '../shared/proxy-client.js';
 import { payByMobileEn, type PayByMobileStrings } from './pay-by-mobile.strings.js';
 import { payByMobileStyles } from './pay-by-mobile.styles.js';
 import { loadPending, savePending } from './pending-payment.js';
+import { renderPayByMobile } from './pay-by-mobile.view.js';
 
 export type PayByMobileState =
   | 'idle' | 'looking-up' | 'confirm' | 'paying' | 'pending' | 'completed'
@@ -44,6 +45,7 @@ const localNumber = (n: string) => n.replace(/^\+?233 ?(\d\d)/, '0$1').replace(/
  * @csspart error-message - The assertive live region (what went wrong).
  * @csspart retry-button - Tries again (a new attempt while the order allows one), or checks the status again after the countdown.
  * @csspart check-button - While waiting: reads the payment's status now (the countdown goes on).
+ * @csspart way-out - While waiting: the ways out (decline on the phone to use another number; leaving is safe).
  *
  * @cssproperty --pay-by-mobile-accent - Buttons, progress, focus ring (default `--me-accent`).
  * @cssproperty --pay-by-mobile-radius - Corner radius (default `--me-radius`).
@@ -57,7 +59,7 @@ const localNumber = (n: string) => n.replace(/^\+?233 ?(\d\d)/, '0$1').replace(/
  * @cssstate looking-up - Looking the account up.
  * @cssstate confirm - Asking the customer to confirm the account and amount.
  * @cssstate paying - Sending the payment request.
- * @cssstate pending - Waiting for approval on the phone, with a countdown.
+ * @cssstate pending - Waiting for approval on the phone, with a countdown and "Check again" (which leaves the countdown alone). There is no cancel: the provider has none, and the proxy keeps one attempt in flight per order, so another number would be refused. The element says the ways out that exist: declining on the phone ends the attempt (then "Try again" and "Use another number", nothing charged), and leaving is safe (the proxy goes on reading the payment and tells the shop).
  * @cssstate completed - Paid.
  * @cssstate failed - The payment failed; a retry is offered while attempts remain.
  * @cssstate cancelled - Declined on the phone.
@@ -294,70 +296,26 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
   }
 
   override render() {
-    const s = this.t.strings;
-    const { state, account, payment, failure, countdown, timeout, prompt } = this;
-    const busy = this.busy();
-    const blocked = this.blocked();
-    const lang = this.t.lang;
-    const cur = payment?.currency ?? this.currency;
+    const { state, payment, failure, countdown, timeout, prompt, still, account, value } = this;
     const charged = this.charged();
-    const amount = isNaN(charged) ? (this.amount ?? NaN) : charged;
-    const total = isNaN(amount) ? '' : money(lang, amount, cur);
-    // What the phone asks once the provider answered: the total, with its charge.
-    const approve = prompt
-      ? s.promptSent(prompt)
-      : payment?.totalAmount
-        ? s.approveTotal(money(lang, payment.totalAmount, cur), money(lang, payment.amount!, cur), payment.charge ? money(lang, payment.charge, cur) : '')
-        : s.approve;
-    const error =
-      state == 'failed'
-        ? this.t.error(payment?.failureCode ?? 'PAYMENT_FAILED') + (blocked ? ' ' + s.ATTEMPTS_EXHAUSTED : '')
-        : state == 'cancelled' && blocked
-          ? s.ATTEMPTS_EXHAUSTED
-          : state == 'error'
-            ? this.t.error(failure!.code, failure!.details)
-            : '';
-    const status: Partial<Record<PayByMobileState, string>> = {
-      'looking-up': s.lookingUp,
-      paying: s.paying,
-      pending: this.still ? `${approve} ${s.stillWaiting}` : approve,
-      completed: s.completed,
-      cancelled: s.declined,
-      'timed-out': this.still ? s.stillWaiting : s.timedOut,
-    };
-    // One form: it asks for the number, then for the confirmation of the account found.
-    return html`
-      <p part="amount">${total}</p>
-      <form @submit=${this.handleSubmit}>
-        ${!account && (state == 'idle' || state == 'looking-up' || (state == 'error' && !blocked))
-          ? html`<div class="field">
-                <label for="input">${s.number}</label>
-                <input id="input" part="phone-input" type="tel" autocomplete="tel" inputmode="tel" required maxlength="20"
-                  .value=${this.value} ?readonly=${busy} aria-invalid=${state == 'error'} aria-describedby="error"
-                  @input=${this.handleInput} />
-              </div>
-              <button part="continue-button" ?disabled=${busy}>${s.next}</button>`
-          : account && (state == 'confirm' || state == 'paying' || (state == 'error' && !payment && !blocked))
-            ? html`<p part="account">${s.confirm(total, account.accountName, account.network)}</p>
-                <button part="confirm-button" ?disabled=${busy}>${s.pay(total)}</button>`
-            : ''}
-        ${state == 'pending'
-          ? html`<progress part="progress" aria-label=${s.approve} max=${timeout} .value=${timeout - countdown.left}></progress>
-              ${s.left(clock(countdown.left))}
-              <button type="button" class="link" part="check-button" @click=${() => this.check()}>${s.checkAgain}</button>`
-          : ''}
-        ${this.retry && (state == 'failed' || state == 'cancelled' || state == 'timed-out')
-          ? html`<button type="button" part="retry-button" @click=${() => this.retry!()}>
-              ${state == 'timed-out' ? s.checkAgain : s.tryAgain}
-            </button>`
-          : ''}
-        ${account && !busy && !blocked && state != 'completed' && state != 'timed-out'
-          ? html`<button type="button" class="link" part="change-button" @click=${this.handleChangeNumber}>${s.changeNumber}</button>`
-          : ''}
-      </form>
-      <p part="status" aria-live="polite" class=${state == 'completed' ? 'ok' : busy ? 'spin' : ''}>${status[state]}</p>
-      <p id="error" part="error-message" aria-live="assertive">${error}</p>
-    `;
+    return renderPayByMobile(
+      {
+        t: this.t, state, account, payment, failure, prompt, still, value, timeout,
+        left: countdown.left,
+        busy: this.busy(),
+        blocked: this.blocked(),
+        amount: isNaN(charged) ? (this.amount ?? NaN) : charged,
+        currency: payment?.currency ?? this.currency,
+        canRetry: !!this.retry,
+      },
+      {
+        submit: (e) => this.handleSubmit(e),
+        input: (e) => this.handleInput(e),
+        check: () => this.check(),
+        retry: () => this.retry!(),
+        changeNumber: () => this.handleChangeNumber(),
+      },
+    );
   }
 }
 

@@ -28,7 +28,9 @@ label{font-weight:600}
 input,button{min-block-size:44px;padding-inline:.75rem;border:1px solid;border-radius:var(--radius)}
 input{inline-size:100%;background:var(--surface);color:inherit}
 button{font-weight:600;color:var(--surface);background:var(--accent);border-color:var(--accent);cursor:pointer}
-.link{color:var(--accent);background:none;border-color:#0000;text-decoration:underline}
+.link{color:var(--accent);background:none;border-color:#0000;text-decoration:underline;padding-inline:0;font-weight:400}
+.links{flex:1 1 100%;gap:0 .75rem;font-size:.9375em;align-items:center}
+.links>*{min-block-size:36px}
 :disabled{opacity:.6}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 p{margin-block-start:.5rem}

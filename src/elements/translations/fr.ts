@@ -69,6 +69,8 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
   declined: 'Le paiement a été refusé sur le téléphone.',
   timedOut: 'Pas encore de réponse du téléphone.',
   stillWaiting: 'Toujours en attente du téléphone.',
+  wayOut: 'Mauvais numéro ? Refusez sur ce téléphone, puis utilisez-en un autre. Rien n’est débité sans accord.',
+  safeToLeave: 'Vous pouvez partir : si le paiement est accepté plus tard, la boutique en est informée.',
   checkAgain: 'Vérifier à nouveau',
 
   UNSAFE_URL: "L'adresse de la page de paiement n'est pas sûre : elle n'a pas été ouverte. Contactez la boutique.",
