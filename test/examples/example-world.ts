@@ -132,13 +132,14 @@ export async function startShopAndProxy(kind: keyof typeof SHOPS, sandboxUrl: st
   const proxyUrl = proxy.match[1]!;
   const dataDir = await mkdtemp(join(tmpdir(), `merchant-${kind}-`));
   const spec = SHOPS[kind](shopPort);
+  const own: Record<string, string> = 'env' in spec ? spec.env : {};
   let shop: Child;
   try {
     shop = await startChild(
       spec.command,
       spec.args,
       {
-        ...('env' in spec ? spec.env : {}),
+        ...own,
         PROXY_URL: proxyUrl,
         PROXY_TOKEN_SECRET: secrets.tokenSecret,
         PROXY_SERVER_KEY: secrets.serverKey,

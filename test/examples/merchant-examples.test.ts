@@ -64,7 +64,7 @@ describe.each(['php', 'python'] as const)('example merchant in %s', { timeout: 1
     const otp = page.locator('otp-verify');
     // The proof the element hands the form, kept to try it again afterwards as an attacker would.
     const proof = page.evaluate(
-      () => new Promise<string>((resolve) => document.querySelector('otp-verify')!.addEventListener('otp-verified', (e) => resolve((e as CustomEvent<{ proof: string }>).detail.proof))),
+      () => new Promise<string>((resolve) => document.querySelector('otp-verify')!.addEventListener('otp-verified', (e) => resolve(e.detail.proof))),
     );
     await otp.getByLabel('Phone number', { exact: true }).pressSequentially('024 000 0001', { delay: 10 });
     await otp.getByRole('button', { name: 'Send code' }).click();
