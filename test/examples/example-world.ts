@@ -132,7 +132,7 @@ export async function startShopAndProxy(kind: keyof typeof SHOPS, sandboxUrl: st
   const proxyUrl = proxy.match[1]!;
   const dataDir = await mkdtemp(join(tmpdir(), `merchant-${kind}-`));
   const spec = SHOPS[kind](shopPort);
-  const own: Record<string, string> = 'env' in spec ? spec.env : {};
+  const own: Record<string, string> = 'env' in spec ? (spec.env as Record<string, string>) : {};
   let shop: Child;
   try {
     shop = await startChild(
