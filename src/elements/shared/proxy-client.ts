@@ -1,6 +1,6 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { RETRYABLE_CODES, type ProxyErrorCode } from '../../protocol/codes.js';
-import type { ProxyErrorBody } from '../../protocol/errors.js';
+import type { ProxyErrorBody } from '../../protocol/bodies.js';
 
 /**
  * Error codes an element can meet: the protocol's, plus `NETWORK` when the proxy could not be reached and
