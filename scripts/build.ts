@@ -1,4 +1,5 @@
-// `npm run build`: the package's dist/ (or `--out-dir DIR`), then the size budgets. Exits non-zero when a
+// `npm run build`: the package's dist/ (or `--out-dir DIR`) and the server package's
+// (packages/merchant-elements-server/dist, beside it), then the size budgets. Exits non-zero when a
 // step fails, tsc finds a type error, or a budget is exceeded. The build test, which runs after `npm run
 // typecheck` and checks the budgets apart, passes `--no-typecheck --no-size-check`.
 import { execFile } from 'node:child_process';
@@ -9,6 +10,7 @@ import { parseArgs, promisify } from 'node:util';
 import { build } from 'vite';
 import { ROOT, npmBrowserBuild, selfContainedBuild } from './build/bundles.js';
 import { checkSizes } from './check-size.js';
+import { assembleServerPackage, writeServerEntries } from './build/server-package.js';
 
 const run = promisify(execFile);
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -47,7 +49,9 @@ async function buildPackage(outDir: string, typecheck: boolean) {
       await build(selfContainedBuild(entry, 'iife', 'merchant-elements.iife.js', `${outDir}/cdn`));
     })(),
     analyze(dirname(outDir)),
+    writeServerEntries(outDir),
   ]);
+  await assembleServerPackage(outDir);
 }
 
 // A production build whatever the shell says: Vite picks Lit's development build when NODE_ENV is not production.
