@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPackage } from '../../scripts/check-package.js';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { buildPackage, runNode, runScript, type BuiltPackage } from './built-package.js';
+import { createRequire } from 'node:module';
+import { buildPackage, linkNodeModules, ROOT, runNode, runScript, type BuiltPackage } from './built-package.js';
 import { deadLinks, importedPackages, packAndUnpack, reachableDeclarations, shipsTypes, type PackedTarball } from './packed-tarball.js';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
@@ -24,6 +25,7 @@ const ENTRY_POINTS: Record<string, string[]> = {
   './react/otp-verify': ['OtpVerify'],
   './react/pay-by-mobile': ['PayByMobile'],
   './react/checkout-button': ['CheckoutButton'],
+  './vue': [],
   './proxy': ['createMerchantProxy', 'configFromEnv'],
   './provider': ['createProviderClient'],
   './sandbox': ['startSandbox'],
@@ -186,6 +188,52 @@ describe('npm run build', () => {
     expect(run.stdout + run.stderr).toBe('');
   }, 130_000);
 
+  it('gives a Vue app’s vue-tsc the tags (merchant-elements/vue): a misspelt attribute, a wrong type or detail is an error', async () => {
+    // vue-tsc is a devDependency; VUE_TSC names another copy (its bin/vue-tsc.js) where it is not installed.
+    const vueTsc = process.env['VUE_TSC'] ?? createRequire(`${ROOT}package.json`).resolve('vue-tsc/bin/vue-tsc.js');
+    // An application of its own, with merchant-elements installed (a `/// <reference types>` does not self-reference).
+    const app = join(built.dir, 'vue-app');
+    await mkdir(app);
+    await linkNodeModules(app, { 'merchant-elements': built.dir });
+    await writeFile(join(app, 'env.d.ts'), '/// <reference types="merchant-elements/vue" />\n');
+    await writeFile(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, module: 'esnext', moduleResolution: 'bundler', target: 'es2022', lib: ['es2023', 'dom', 'dom.iterable'], types: [], jsx: 'preserve' },
+        include: ['*.ts', '*.vue'],
+        // Vue lets any unknown attribute fall through to the element unless told to check them (as README says).
+        vueCompilerOptions: { checkUnknownProps: true },
+      }),
+    );
+    // `@vue-expect-error` fails the check when the next line is no error.
+    await writeFile(
+      join(app, 'App.vue'),
+      `<script setup lang="ts">
+      const order = { token: 't', total: 12.5 };
+      const goTo = (path: string) => path;
+      </script>
+      <template>
+        <pay-by-mobile :token="order.token" :amount="order.total" currency="GHS" @payment-completed="goTo(\`/orders/\${$event.detail.orderReference}\`)" />
+        <otp-verify token="t" name="proof" required @otp-verified="goTo($event.detail.proof)" />
+        <checkout-button token="t" mode="popup" class="pay" @checkout-completed="goTo($event.detail.checkoutId)">Pay</checkout-button>
+        <!-- @vue-expect-error a misspelt attribute -->
+        <pay-by-mobile :tokn="42" />
+        <!-- @vue-expect-error token is a string -->
+        <pay-by-mobile :token="42" />
+        <!-- @vue-expect-error a payment's detail has no nope -->
+        <pay-by-mobile @payment-completed="goTo($event.detail.nope)" />
+        <!-- @vue-expect-error mode is redirect, popup or tab -->
+        <checkout-button mode="window" />
+        <!-- @vue-expect-error state is the element's to set -->
+        <pay-by-mobile state="completed" />
+      </template>
+      `,
+    );
+    const run = await runNode([vueTsc, '--noEmit', '-p', 'tsconfig.json'], app, 120_000);
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.code).toBe(0);
+  }, 130_000);
+
   it('keeps the elements within their size budgets (gzip -9 of minified bundles with Lit)', async () => {
     const run = await runScript('check-size.ts');
     process.stdout.write(run.stdout);
@@ -290,7 +338,7 @@ describe('the tarballs npm pack makes, unpacked', () => {
     const browser = await declarationImports(tarball);
     expect(browser.imported).toEqual(expect.arrayContaining(['lit', 'merchant-elements-server']));
     // The browser's declarations import nothing of the server's: zod's types stay in merchant-elements-server.
-    expect(browser.imported.filter((name) => !/^(lit|lit-html|react|merchant-elements-server)$/.test(name))).toEqual([]);
+    expect(browser.imported.filter((name) => !/^(lit|lit-html|react|vue|merchant-elements-server)$/.test(name))).toEqual([]);
     expect(browser.missing).toEqual([]);
     const server = await declarationImports(serverTarball);
     expect(server.imported).toEqual(expect.arrayContaining(['express', 'zod']));
