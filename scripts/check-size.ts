@@ -6,8 +6,12 @@ import { gzipSync } from 'node:zlib';
 import { build, type Rolldown } from 'vite';
 import { MEASURED_ENTRIES, selfContainedBuild } from './build/bundles.js';
 
-/** Gzipped bytes allowed: all three elements with Lit, and any one element alone with Lit. */
-export const BUDGETS = { all: 16_550, one: 11_900 } as const;
+/**
+ * Gzipped bytes allowed: all three elements with Lit, and any one element alone with Lit. Raised by 150 B
+ * each on 2026-11-24 (from 16,550 and 11,900) for the console hint of ORIGIN_NOT_ALLOWED (about 95 B gzip:
+ * the page's origin and the fix, in proxy-client.ts), for which <pay-by-mobile> and all three had no room.
+ */
+export const BUDGETS = { all: 16_700, one: 12_050 } as const;
 
 /** One measured bundle. */
 export interface SizeRow {
