@@ -188,6 +188,35 @@ describe('npm run build', () => {
     expect(run.stdout + run.stderr).toBe('');
   }, 130_000);
 
+  it('compiles and runs a CommonJS TypeScript app (module commonjs with node10 or nodenext resolution) by require(esm)', async () => {
+    const app = join(built.dir, 'cjs-app');
+    await mkdir(app);
+    await linkNodeModules(app, { 'merchant-elements': built.dir, 'merchant-elements-server': built.serverDir });
+    await writeFile(join(app, 'package.json'), '{ "name": "cjs-app", "private": true, "type": "commonjs" }\n');
+    await writeFile(
+      join(app, 'main.ts'),
+      `import express from 'express';
+       import { createMerchantProxy, type ProxyConfig } from 'merchant-elements/proxy';
+       import type { PayByMobile } from 'merchant-elements/pay-by-mobile';
+       import type { PayByMobileProps } from 'merchant-elements/react';
+       export const mount = (app: express.Express, config: ProxyConfig): express.Router => app.use('/me', createMerchantProxy(config).router) && createMerchantProxy(config).router;
+       export type Page = [PayByMobile, PayByMobileProps];
+       console.log(typeof createMerchantProxy, typeof mount);`,
+    );
+    const tsc = join(built.dir, 'node_modules/typescript/bin/tsc');
+    // node10 is what \`module: commonjs\` resolves by before TypeScript 6 (NestJS's default): it reads typesVersions.
+    for (const [module, resolution] of [['commonjs', 'node10'], ['nodenext', 'nodenext']] as const) {
+      const out = `out-${resolution}`;
+      // Declarations checked in full under node10 (where an import they make might not resolve); the strict
+      // consumer above checks them under nodenext.
+      const options = ['--strict', '--esModuleInterop', '--skipLibCheck', String(resolution == 'nodenext'), '--target', 'es2022', '--lib', 'es2023,dom,dom.iterable', '--types', 'node', '--jsx', 'react-jsx'];
+      const run = await runNode([tsc, ...options, '--module', module, '--moduleResolution', resolution, '--ignoreDeprecations', '6.0', '--outDir', out, 'main.ts'], app, 120_000);
+      expect(run.stdout + run.stderr, resolution).toBe('');
+      const started = await runNode([`${out}/main.js`], app, 30_000);
+      expect(started.stdout, `${resolution}: ${started.stderr}`).toBe('function function\n');
+    }
+  }, 150_000);
+
   it('gives a Vue app’s vue-tsc the tags (merchant-elements/vue): a misspelt attribute, a wrong type or detail is an error', async () => {
     // vue-tsc is a devDependency; VUE_TSC names another copy (its bin/vue-tsc.js) where it is not installed.
     const vueTsc = process.env['VUE_TSC'] ?? createRequire(`${ROOT}package.json`).resolve('vue-tsc/bin/vue-tsc.js');
