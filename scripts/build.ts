@@ -1,14 +1,16 @@
-// `npm run build`: the package's dist/ (or `--out-dir DIR`), then the size budgets. Exits non-zero when a
+// `npm run build`: the package's dist/ (or `--out-dir DIR`) and the server package's
+// (packages/merchant-elements-server/dist, beside it), then the size budgets. Exits non-zero when a
 // step fails, tsc finds a type error, or a budget is exceeded. The build test, which runs after `npm run
 // typecheck` and checks the budgets apart, passes `--no-typecheck --no-size-check`.
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { build } from 'vite';
 import { ROOT, npmBrowserBuild, selfContainedBuild } from './build/bundles.js';
 import { checkSizes } from './check-size.js';
+import { assembleServerPackage, writeServerEntries } from './build/server-package.js';
 
 const run = promisify(execFile);
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -47,7 +49,12 @@ async function buildPackage(outDir: string, typecheck: boolean) {
       await build(selfContainedBuild(entry, 'iife', 'merchant-elements.iife.js', `${outDir}/cdn`));
     })(),
     analyze(dirname(outDir)),
+    writeServerEntries(outDir),
   ]);
+  await assembleServerPackage(outDir);
+  // merchant-elements/vue is types (Vue's GlobalComponents, from src/vue, whose .d.ts tsc wrote above); a
+  // module for its `default`, so that an import of it resolves at run time too.
+  await writeFile(`${outDir}/vue/index.js`, '// merchant-elements/vue is types only: see index.d.ts.\nexport {};\n');
 }
 
 // A production build whatever the shell says: Vite picks Lit's development build when NODE_ENV is not production.

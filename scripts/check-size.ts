@@ -6,8 +6,13 @@ import { gzipSync } from 'node:zlib';
 import { build, type Rolldown } from 'vite';
 import { MEASURED_ENTRIES, selfContainedBuild } from './build/bundles.js';
 
-/** Gzipped bytes allowed: all three elements with Lit, and any one element alone with Lit. */
-export const BUDGETS = { all: 17_150, one: 12_250 } as const;
+/**
+ * Gzipped bytes allowed: all three elements with Lit, and any one element alone with Lit. Raised on 2026-11-24
+ * from 16,550 and 11,900: by 600 and 350 B for the customer's side (the pending ways out in English and French,
+ * the popup note, the otp links' layout) and by 150 B each for the console hint of ORIGIN_NOT_ALLOWED (about
+ * 95 B gzip: the page's origin and the fix, in proxy-client.ts).
+ */
+export const BUDGETS = { all: 17_300, one: 12_400 } as const;
 
 /** One measured bundle. */
 export interface SizeRow {

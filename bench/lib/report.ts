@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 
@@ -74,5 +74,11 @@ ${methods}
 /** Writes `text` to `path`, creating its directory. */
 export async function writeDocument(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text);
+  // Figures measured by other scripts (`npm run measure:install`) follow KEPT_MARKER; a new run keeps them.
+  const old = await readFile(path, 'utf8').catch(() => '');
+  const kept = old.includes(KEPT_MARKER) ? old.slice(old.indexOf(KEPT_MARKER)) : '';
+  await writeFile(path, kept ? `${text.trimEnd()}\n\n${kept}` : text);
 }
+
+/** Where docs/benchmarks.md's hand-kept sections begin: `npm run bench` rewrites only what comes before. */
+export const KEPT_MARKER = '<!-- measured apart from npm run bench: kept when it rewrites this file -->';

@@ -28,8 +28,12 @@ export const MEASURED_ENTRIES = {
   '<checkout-button>': src('elements/checkout-button/index.ts'),
 } as const;
 
-/** Packages the npm build leaves to the application's bundler, so that one copy of Lit (and React) is shared. */
-const PEERS = /^(lit|lit-html|lit-element|@lit\/[^/]+|@lit-labs\/[^/]+|react|react-dom)(\/|$)/;
+/**
+ * Packages the npm build leaves to the application's bundler, so that one copy of Lit (and React) is shared.
+ * Not @lit/react: its two hundred lines are bundled into the React entries, because as a dependency it would
+ * make every install, React or not, pull its required peer @types/react (and csstype, 1.7 MB).
+ */
+const PEERS = /^(lit|lit-html|lit-element|@lit\/reactive-element|@lit-labs\/[^/]+|react|react-dom)(\/|$)/;
 
 /** What every build shares: no config file (vite.config.ts serves the demo), no public dir, quiet. */
 function base(outDir: string): InlineConfig {
@@ -53,7 +57,8 @@ export function npmBrowserBuild(outDir: string): InlineConfig {
     build: {
       ...config.build,
       minify: false,
-      lib: { entry: BROWSER_ENTRIES, formats: ['es'], fileName: (_format, name) => `${name}.js` },
+      // A dependency bundled in (only @lit/react) goes to dist/vendor/: npm never packs a node_modules folder.
+      lib: { entry: BROWSER_ENTRIES, formats: ['es'], fileName: (_format, name) => `${name.replace(/^.*\bnode_modules\//, 'vendor/')}.js` },
       rolldownOptions: {
         // The protocol is compiled once, by tsc with the Node entries; the relative import stays valid in dist.
         external: (id, importer) => PEERS.test(id) || (!!importer && resolve(dirname(importer), id).startsWith(`${ROOT}src/protocol/`)),

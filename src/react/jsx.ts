@@ -12,6 +12,7 @@ import type {
 import type { OtpFailedEvent, OtpSentEvent, OtpVerifiedEvent, OtpVerify } from '../elements/otp-verify/index.js';
 import type {
   PayByMobile,
+  PaymentBlockedEvent,
   PaymentCancelledEvent,
   PaymentCompletedEvent,
   PaymentFailedEvent,
@@ -25,26 +26,27 @@ type TagProps<El extends HTMLElement, P extends keyof El, E> = DetailedHTMLProps
 /** `<otp-verify>` in JSX. */
 export type OtpVerifyTagProps = TagProps<
   OtpVerify,
-  'token' | 'proxy' | 'value' | 'name' | 'required' | 'strings',
+  'token' | 'proxy' | 'value' | 'name' | 'required' | 'strings' | 'deliveryPoll',
   { 'onotp-sent': OtpSentEvent; 'onotp-verified': OtpVerifiedEvent; 'onotp-failed': OtpFailedEvent }
 >;
 
 /** `<pay-by-mobile>` in JSX. */
 export type PayByMobileTagProps = TagProps<
   PayByMobile,
-  'token' | 'proxy' | 'value' | 'amount' | 'currency' | 'timeout' | 'strings',
+  'token' | 'proxy' | 'value' | 'amount' | 'currency' | 'timeout' | 'strings' | 'lateInterval',
   {
     'onpayment-pending': PaymentPendingEvent;
     'onpayment-completed': PaymentCompletedEvent;
     'onpayment-failed': PaymentFailedEvent;
     'onpayment-cancelled': PaymentCancelledEvent;
+    'onpayment-blocked': PaymentBlockedEvent;
   }
 >;
 
 /** `<checkout-button>` in JSX. */
 export type CheckoutButtonTagProps = TagProps<
   CheckoutButton,
-  'token' | 'proxy' | 'mode' | 'strings',
+  'token' | 'proxy' | 'mode' | 'strings' | 'navigate',
   {
     'oncheckout-opened': CheckoutOpenedEvent;
     'oncheckout-completed': CheckoutEndedEvent;

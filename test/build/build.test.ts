@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -8,7 +7,10 @@ import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPackage } from '../../scripts/check-package.js';
-import { buildPackage, runNode, runScript, type BuiltPackage } from './built-package.js';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import { buildPackage, linkNodeModules, ROOT, runNode, runScript, type BuiltPackage } from './built-package.js';
 import { deadLinks, importedPackages, packAndUnpack, reachableDeclarations, shipsTypes, type PackedTarball } from './packed-tarball.js';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
@@ -23,6 +25,7 @@ const ENTRY_POINTS: Record<string, string[]> = {
   './react/otp-verify': ['OtpVerify'],
   './react/pay-by-mobile': ['PayByMobile'],
   './react/checkout-button': ['CheckoutButton'],
+  './vue': [],
   './proxy': ['createMerchantProxy', 'configFromEnv'],
   './provider': ['createProviderClient'],
   './sandbox': ['startSandbox'],
@@ -165,7 +168,17 @@ describe('npm run build', () => {
        // @ts-expect-error a payment's detail has no proof
        export const wrong = <pay-by-mobile onpayment-completed={(e) => e.detail.proof} />;
        // @ts-expect-error mode is redirect, popup or tab
-       export const mode = <checkout-button mode="window" />;`,
+       export const mode = <checkout-button mode="window" />;
+       // The wrappers' props are the documented API: the read-only state and Lit's internals are no props.
+       // @ts-expect-error state is read-only, set by the element
+       export const state = <PayByMobile state="completed" />;
+       // @ts-expect-error a Lit internal
+       export const internal = <PayByMobile requestUpdate={() => undefined} />;
+       // @ts-expect-error a Lit internal
+       export const root = <PayByMobile renderRoot={document.body} />;
+       export const documented = <PayByMobile id="pay" className="wide" style={{ margin: 0 }} lang="fr" currency="GHS" timeout={60} lateInterval={5000} strings={{}} onPaymentBlocked={(e) => e.detail} />;
+       // @ts-expect-error a misspelt prop
+       export const misspelt = <PayByMobile tokn="t" />;`,
     );
     // skipLibCheck off, the strictest an application sets: every declaration the package ships is checked, and
     // an import of a package it does not depend on is an error rather than a silent `any`.
@@ -173,6 +186,81 @@ describe('npm run build', () => {
     const tsc = join(built.dir, 'node_modules/typescript/bin/tsc');
     const run = await runNode([tsc, '--noEmit', '--strict', ...options, 'consumer.ts', 'react-app.tsx'], built.dir, 120_000);
     expect(run.stdout + run.stderr).toBe('');
+  }, 130_000);
+
+  it('compiles and runs a CommonJS TypeScript app (module commonjs with node10 or nodenext resolution) by require(esm)', async () => {
+    const app = join(built.dir, 'cjs-app');
+    await mkdir(app);
+    await linkNodeModules(app, { 'merchant-elements': built.dir, 'merchant-elements-server': built.serverDir });
+    await writeFile(join(app, 'package.json'), '{ "name": "cjs-app", "private": true, "type": "commonjs" }\n');
+    await writeFile(
+      join(app, 'main.ts'),
+      `import express from 'express';
+       import { createMerchantProxy, type ProxyConfig } from 'merchant-elements/proxy';
+       import type { PayByMobile } from 'merchant-elements/pay-by-mobile';
+       import type { PayByMobileProps } from 'merchant-elements/react';
+       export const mount = (app: express.Express, config: ProxyConfig): express.Router => app.use('/me', createMerchantProxy(config).router) && createMerchantProxy(config).router;
+       export type Page = [PayByMobile, PayByMobileProps];
+       console.log(typeof createMerchantProxy, typeof mount);`,
+    );
+    const tsc = join(built.dir, 'node_modules/typescript/bin/tsc');
+    // node10 is what \`module: commonjs\` resolves by before TypeScript 6 (NestJS's default): it reads typesVersions.
+    for (const [module, resolution] of [['commonjs', 'node10'], ['nodenext', 'nodenext']] as const) {
+      const out = `out-${resolution}`;
+      // Declarations checked in full under node10 (where an import they make might not resolve); the strict
+      // consumer above checks them under nodenext.
+      const options = ['--strict', '--esModuleInterop', '--skipLibCheck', String(resolution == 'nodenext'), '--target', 'es2022', '--lib', 'es2023,dom,dom.iterable', '--types', 'node', '--jsx', 'react-jsx'];
+      const run = await runNode([tsc, ...options, '--module', module, '--moduleResolution', resolution, '--ignoreDeprecations', '6.0', '--outDir', out, 'main.ts'], app, 120_000);
+      expect(run.stdout + run.stderr, resolution).toBe('');
+      const started = await runNode([`${out}/main.js`], app, 30_000);
+      expect(started.stdout, `${resolution}: ${started.stderr}`).toBe('function function\n');
+    }
+  }, 150_000);
+
+  it('gives a Vue app’s vue-tsc the tags (merchant-elements/vue): a misspelt attribute, a wrong type or detail is an error', async () => {
+    // vue-tsc is a devDependency; VUE_TSC names another copy (its bin/vue-tsc.js) where it is not installed.
+    const vueTsc = process.env['VUE_TSC'] ?? createRequire(`${ROOT}package.json`).resolve('vue-tsc/bin/vue-tsc.js');
+    // An application of its own, with merchant-elements installed (a `/// <reference types>` does not self-reference).
+    const app = join(built.dir, 'vue-app');
+    await mkdir(app);
+    await linkNodeModules(app, { 'merchant-elements': built.dir });
+    await writeFile(join(app, 'env.d.ts'), '/// <reference types="merchant-elements/vue" />\n');
+    await writeFile(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, module: 'esnext', moduleResolution: 'bundler', target: 'es2022', lib: ['es2023', 'dom', 'dom.iterable'], types: [], jsx: 'preserve' },
+        include: ['*.ts', '*.vue'],
+        // Vue lets any unknown attribute fall through to the element unless told to check them (as README says).
+        vueCompilerOptions: { checkUnknownProps: true },
+      }),
+    );
+    // `@vue-expect-error` fails the check when the next line is no error.
+    await writeFile(
+      join(app, 'App.vue'),
+      `<script setup lang="ts">
+      const order = { token: 't', total: 12.5 };
+      const goTo = (path: string) => path;
+      </script>
+      <template>
+        <pay-by-mobile :token="order.token" :amount="order.total" currency="GHS" @payment-completed="goTo(\`/orders/\${$event.detail.orderReference}\`)" />
+        <otp-verify token="t" name="proof" required @otp-verified="goTo($event.detail.proof)" />
+        <checkout-button token="t" mode="popup" class="pay" @checkout-completed="goTo($event.detail.checkoutId)">Pay</checkout-button>
+        <!-- @vue-expect-error a misspelt attribute -->
+        <pay-by-mobile :tokn="42" />
+        <!-- @vue-expect-error token is a string -->
+        <pay-by-mobile :token="42" />
+        <!-- @vue-expect-error a payment's detail has no nope -->
+        <pay-by-mobile @payment-completed="goTo($event.detail.nope)" />
+        <!-- @vue-expect-error mode is redirect, popup or tab -->
+        <checkout-button mode="window" />
+        <!-- @vue-expect-error state is the element's to set -->
+        <pay-by-mobile state="completed" />
+      </template>
+      `,
+    );
+    const run = await runNode([vueTsc, '--noEmit', '-p', 'tsconfig.json'], app, 120_000);
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.code).toBe(0);
   }, 130_000);
 
   it('keeps the elements within their size budgets (gzip -9 of minified bundles with Lit)', async () => {
@@ -190,16 +278,41 @@ describe('npm run build', () => {
       expect.arrayContaining(['package.json', 'README.md', 'bin/merchant-elements.js', 'custom-elements.json', 'dist/cdn/merchant-elements.iife.js']),
     );
     expect(files.filter((f) => /^(src|test|stories|demo|scripts|\.ci|node_modules)\/|\.map$|\.test\.|(?<!\.d)\.ts$/.test(f))).toEqual([]);
+    // The browser package holds nothing of the server: that is merchant-elements-server's.
+    expect(files.filter((f) => /^dist\/(proxy|provider|sandbox|cli)\/|^dist\/protocol\/(schemas|errors|index)\./.test(f))).toEqual([]);
   }, 60_000);
+
+  it('builds merchant-elements-server beside it: publint clean, the Node half only, released with the same version', async () => {
+    const { files, problems } = await checkPackage(built.serverDir);
+    expect(problems).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/merchant-elements-server.js', 'dist/proxy/index.js', 'dist/cli/main.js']));
+    expect(files.filter((f) => /^dist\/(elements|react|cdn)\/|\.map$|(?<!\.d)\.ts$/.test(f))).toEqual([]);
+    expect(built.serverPkg['version']).toBe(built.pkg['version']);
+    expect((built.pkg['peerDependencies'] as Record<string, string>)['merchant-elements-server']).toBe(built.pkg['version']);
+    // The server's dependencies are the checkout's (devDependencies there), with the same ranges.
+    const dev = built.pkg['devDependencies'] as Record<string, string>;
+    for (const [name, range] of Object.entries(built.serverPkg['dependencies'] as Record<string, string>)) expect(dev[name], name).toBe(range);
+  }, 60_000);
+
+  it('the browser package depends on Lit only (@lit/react is bundled into the React entries): a page-only install pulls nothing of the server', () => {
+    expect(Object.keys(built.pkg['dependencies'] as object).sort()).toEqual(['lit', 'lit-html']);
+  });
 });
 
-describe('the tarball npm pack makes, unpacked', () => {
+describe('the tarballs npm pack makes, unpacked', () => {
   let tarball: PackedTarball;
+  let serverTarball: PackedTarball;
   beforeAll(async () => {
-    tarball = await packAndUnpack(built.dir);
-    console.info(`npm pack: ${(tarball.size / 1024).toFixed(0)} kB, ${(tarball.unpackedSize / 1024).toFixed(0)} kB unpacked, ${tarball.files.length} files`);
+    serverTarball = await packAndUnpack(built.serverDir);
+    tarball = await packAndUnpack(built.dir, { 'merchant-elements-server': serverTarball.dir });
+    for (const [name, t] of [['merchant-elements', tarball], ['merchant-elements-server', serverTarball]] as const) {
+      console.info(`npm pack ${name}: ${(t.size / 1024).toFixed(0)} kB, ${(t.unpackedSize / 1024).toFixed(0)} kB unpacked, ${t.files.length} files`);
+    }
   }, 60_000);
-  afterAll(() => tarball?.remove());
+  afterAll(async () => {
+    await tarball?.remove();
+    await serverTarball?.remove();
+  });
 
   it('holds every file the README and the docs it ships link to: no dead link, image or anchor', async () => {
     const markdown = tarball.files.filter((f) => f.endsWith('.md'));
@@ -208,11 +321,13 @@ describe('the tarball npm pack makes, unpacked', () => {
     expect(markdown.filter((f) => /\.\.\/shared/.test(readFileSync(join(tarball.dir, f), 'utf8')))).toEqual([]);
   });
 
-  it('is publint --strict clean', async () => {
+  it('are publint --strict clean', async () => {
     const publint = join(built.dir, 'node_modules/publint/src/cli.js');
-    const run = await runNode([publint, 'run', tarball.file, '--strict'], tarball.dir, 60_000);
-    expect(run.stdout + run.stderr).not.toMatch(/error|warning|suggestion/i);
-    expect(run.code).toBe(0);
+    for (const t of [tarball, serverTarball]) {
+      const run = await runNode([publint, 'run', t.file, '--strict'], t.dir, 60_000);
+      expect(run.stdout + run.stderr).not.toMatch(/error|warning|suggestion/i);
+      expect(run.code).toBe(0);
+    }
   }, 70_000);
 
   it('exports the CDN builds: import.meta.resolve finds merchant-elements/cdn/… and …/dist/cdn/… files', async () => {
@@ -230,23 +345,48 @@ describe('the tarball npm pack makes, unpacked', () => {
     expect(JSON.parse(run.stdout)).toEqual(Object.fromEntries(specifiers.map((s) => [s, true])));
   }, 40_000);
 
-  it('depends on every package its entry points\' declarations import, each with its types (express through @types/express)', async () => {
-    const pkg = JSON.parse(readFileSync(join(tarball.dir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+  /** The packages the declarations of `t`'s entry points import, and those it does not declare (or whose types it lacks). */
+  async function declarationImports(t: PackedTarball) {
+    const pkg = JSON.parse(readFileSync(join(t.dir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
     const declared = new Set([...Object.keys(pkg['dependencies'] ?? {}), ...Object.keys(pkg['peerDependencies'] ?? {})]);
     const imported = new Set<string>();
     // A strict installer (pnpm) gives a package only what it declares: a type from a dependency's
     // dependency (lit-html's TemplateResult under lit) would silently be any there.
-    for (const file of await reachableDeclarations(tarball.dir, pkg['exports'])) {
-      for (const name of importedPackages(readFileSync(join(tarball.dir, file), 'utf8'))) if (!name.startsWith('node:')) imported.add(name);
+    for (const file of await reachableDeclarations(t.dir, pkg['exports'])) {
+      for (const name of importedPackages(readFileSync(join(t.dir, file), 'utf8'))) if (!name.startsWith('node:')) imported.add(name);
     }
-    expect([...imported]).toEqual(expect.arrayContaining(['express', 'lit', 'zod']));
     const missing: string[] = [];
     for (const name of imported) {
       if (!declared.has(name)) missing.push(`${name} is no dependency`);
-      else if (!(await shipsTypes(tarball.dir, name)) && !declared.has(`@types/${name}`)) missing.push(`${name} has no types and @types/${name} is no dependency`);
+      else if (!(await shipsTypes(t.dir, name)) && !declared.has(`@types/${name}`)) missing.push(`${name} has no types and @types/${name} is no dependency`);
     }
-    expect(missing).toEqual([]);
+    return { imported: [...imported], missing };
+  }
+
+  it('each depends on every package its entry points\' declarations import, with its types (express through @types/express)', async () => {
+    const browser = await declarationImports(tarball);
+    expect(browser.imported).toEqual(expect.arrayContaining(['lit', 'merchant-elements-server']));
+    // The browser's declarations import nothing of the server's: zod's types stay in merchant-elements-server.
+    expect(browser.imported.filter((name) => !/^(lit|lit-html|react|vue|merchant-elements-server)$/.test(name))).toEqual([]);
+    expect(browser.missing).toEqual([]);
+    const server = await declarationImports(serverTarball);
+    expect(server.imported).toEqual(expect.arrayContaining(['express', 'zod']));
+    expect(server.missing).toEqual([]);
   });
+
+  it('without merchant-elements-server, the command says what to install (exit 2)', async () => {
+    const alone = await mkdtemp(join(tmpdir(), 'merchant-elements-alone-'));
+    try {
+      await mkdir(join(alone, 'bin'));
+      await copyFile(join(tarball.dir, 'bin/merchant-elements.js'), join(alone, 'bin/merchant-elements.js'));
+      const run = await runNode(['bin/merchant-elements.js', 'sandbox'], alone, 30_000);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/npm install merchant-elements-server/);
+      expect(run.stderr).toMatch(/npx merchant-elements-server sandbox/);
+    } finally {
+      await rm(alone, { recursive: true, force: true });
+    }
+  }, 40_000);
 
   it('offers no demo where it cannot run one: not listed, and asking for it says where it runs (exit 2)', async () => {
     expect(tarball.files.some((f) => f.startsWith('demo/'))).toBe(false);

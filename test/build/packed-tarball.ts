@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT } from './built-package.js';
+import { ROOT, linkNodeModules } from './built-package.js';
 
 const run = promisify(execFile);
 
@@ -24,15 +24,19 @@ export interface PackedTarball {
   remove(): Promise<void>;
 }
 
-/** Packs the package in `packageDir` with `npm pack` and unpacks the tarball. */
-export async function packAndUnpack(packageDir: string): Promise<PackedTarball> {
+/**
+ * Packs the package in `packageDir` with `npm pack` and unpacks the tarball; its node_modules are the
+ * checkout's, and the `extra` packages (name to folder: another unpacked tarball) beside them.
+ */
+export async function packAndUnpack(packageDir: string, extra?: Record<string, string>): Promise<PackedTarball> {
   const out = await mkdtemp(join(tmpdir(), 'merchant-elements-tarball-'));
   const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: packageDir });
   const [report] = JSON.parse(stdout) as [{ filename: string; size: number; unpackedSize: number; files: { path: string }[] }];
   const file = join(out, report.filename);
   await run('tar', ['-xzf', file, '-C', out]);
   const dir = join(out, 'package');
-  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  if (extra) await linkNodeModules(dir, extra);
+  else await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return {
     file,
     size: report.size,

@@ -137,7 +137,11 @@ describe('React wrappers', () => {
     const pay: ComponentProps<typeof PayByMobile> = { onPaymentCompleted: (e) => amounts.push(e.detail.amount) };
     // @ts-expect-error deliveryPoll is a number of milliseconds
     const wrong: ComponentProps<typeof OtpVerify> = { deliveryPoll: 'soon' };
-    void wrong;
+    // @ts-expect-error state is the element's to set: no prop
+    const state: ComponentProps<typeof PayByMobile> = { state: 'completed' };
+    // @ts-expect-error Lit's internals are no props
+    const internal: ComponentProps<typeof CheckoutButton> = { requestUpdate: () => undefined };
+    void [wrong, state, internal];
 
     render(
       root,

@@ -1,6 +1,6 @@
 import { html, type PropertyDeclarations, type PropertyValues } from 'lit';
 import { PROXY_PATHS } from '../../protocol/paths.js';
-import type { CheckoutCreateResponse, CheckoutSnapshot } from '../../protocol/schemas.js';
+import type { CheckoutCreateResponse, CheckoutSnapshot } from '../../protocol/bodies.js';
 import { LocalizeController } from '../shared/localize.js';
 import { MerchantElement } from '../shared/merchant-element.js';
 import { ProxyClientError } from '../shared/proxy-client.js';

@@ -1,6 +1,6 @@
 import type { OtpDeliveryStatus, OtpPinType } from '../../protocol/codes.js';
 import { PROXY_PATHS } from '../../protocol/paths.js';
-import type { OtpDeliveryResponse } from '../../protocol/schemas.js';
+import type { OtpDeliveryResponse } from '../../protocol/bodies.js';
 import type { ProxyClient } from '../shared/proxy-client.js';
 import { sleep } from '../shared/sleep.js';
 

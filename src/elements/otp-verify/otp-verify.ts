@@ -1,7 +1,7 @@
 import type { PropertyDeclarations, PropertyValues } from 'lit';
 import type { OtpDeliveryStatus } from '../../protocol/codes.js';
 import { PROXY_PATHS } from '../../protocol/paths.js';
-import type { OtpSendResponse, OtpVerifyResponse } from '../../protocol/schemas.js';
+import type { OtpSendResponse, OtpVerifyResponse } from '../../protocol/bodies.js';
 import { CountdownController } from '../shared/countdown.js';
 import { FormValueController } from '../shared/form-value.js';
 import { LocalizeController } from '../shared/localize.js';

@@ -1,6 +1,6 @@
 import { html, nothing } from 'lit';
 import type { OtpDeliveryStatus } from '../../protocol/codes.js';
-import type { OtpSendResponse } from '../../protocol/schemas.js';
+import type { OtpSendResponse } from '../../protocol/bodies.js';
 import { clock } from '../shared/localize.js';
 import type { OtpVerifyStrings } from './otp-verify.strings.js';
 import type { OtpVerifyState } from './otp-verify.js';

@@ -1,6 +1,6 @@
 import type { PropertyDeclarations, PropertyValues } from 'lit';
 import { PROXY_PATHS } from '../../protocol/paths.js';
-import type { AccountLookupResponse, PaymentSnapshot } from '../../protocol/schemas.js';
+import type { AccountLookupResponse, PaymentSnapshot } from '../../protocol/bodies.js';
 import { CountdownController } from '../shared/countdown.js';
 import { LocalizeController } from '../shared/localize.js';
 import { MerchantElement } from '../shared/merchant-element.js';

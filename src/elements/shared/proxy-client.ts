@@ -1,6 +1,6 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { RETRYABLE_CODES, type ProxyErrorCode } from '../../protocol/codes.js';
-import type { ProxyErrorBody } from '../../protocol/errors.js';
+import type { ProxyErrorBody } from '../../protocol/bodies.js';
 
 /**
  * Error codes an element can meet: the protocol's, plus `NETWORK` when the proxy could not be reached and
@@ -47,6 +47,14 @@ export async function responseError(res: Response): Promise<ProxyClientError> {
   // A body not in the protocol's shape (a load balancer's HTML page) is classified by status.
   const body: Partial<ProxyErrorBody> = await res.json().catch(() => ({}));
   const details = body.details ?? {};
+  // The page shows a generic sentence; the developer who served it from an origin the proxy does not list
+  // (a dev server, Vite's `changeOrigin`) gets the origin and the fix in the console.
+  if (body.error == 'ORIGIN_NOT_ALLOWED') {
+    console.warn(
+      `merchant-elements: 403 ORIGIN_NOT_ALLOWED, the proxy does not allow this page's origin ${location.origin}: ` +
+        `add it to PROXY_ALLOWED_ORIGINS (allowedOrigins), or turn off changeOrigin in Vite's dev proxy`,
+    );
+  }
   return new ProxyClientError(
     body.error ?? (res.status >= 500 ? 'UPSTREAM_UNAVAILABLE' : 'UPSTREAM_ERROR'),
     body.message ?? res.statusText,

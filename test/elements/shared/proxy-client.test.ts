@@ -1,4 +1,6 @@
-import { expect } from '@open-wc/testing';
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
+import '../../../src/elements/checkout-button/index.js';
+import type { CheckoutButton } from '../../../src/elements/checkout-button/index.js';
 import { ProxyClient, ProxyClientError } from '../../../src/elements/shared/proxy-client.js';
 import { FakeProxy, hang, json, offline, problem } from '../fake-proxy.js';
 import { TestHost } from './host.js';
@@ -41,6 +43,42 @@ describe('ProxyClient', () => {
     proxy.on('GET', '/b', () => new Response('nope', { status: 400 }));
     expect(await client.get('/a').catch((e: ProxyClientError) => e)).to.include({ code: 'UPSTREAM_UNAVAILABLE', status: 502, retryable: true });
     expect(await client.get('/b').catch((e: ProxyClientError) => e)).to.include({ code: 'UPSTREAM_ERROR', status: 400, retryable: false });
+  });
+
+  /** Runs `body` with console.warn recorded; the lines it warned. */
+  async function warned(body: () => Promise<unknown>) {
+    const lines: string[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void lines.push(args.join(' '));
+    try {
+      await body();
+    } finally {
+      console.warn = warn;
+    }
+    return lines;
+  }
+
+  it('warns in the console of a refused origin (403 ORIGIN_NOT_ALLOWED): the page origin and the fix', async () => {
+    proxy.on('POST', '/payments', () => problem(403, 'ORIGIN_NOT_ALLOWED'));
+    proxy.on('POST', '/otp/verify', () => problem(400, 'OTP_INVALID', { attemptsLeft: 2 }));
+    const lines = await warned(async () => {
+      expect(await client.post('/payments', {}).catch((e: ProxyClientError) => e)).to.include({ code: 'ORIGIN_NOT_ALLOWED', status: 403 });
+      await client.post('/otp/verify', {}).catch(() => undefined);
+    });
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.include(location.origin).and.include('ORIGIN_NOT_ALLOWED').and.include('PROXY_ALLOWED_ORIGINS').and.include('changeOrigin');
+  });
+
+  it('<checkout-button> refused for its origin leaves the hint in the console, its generic sentence on the page', async () => {
+    proxy.on('POST', '/checkouts', () => problem(403, 'ORIGIN_NOT_ALLOWED'));
+    let el: CheckoutButton | undefined;
+    const lines = await warned(async () => {
+      el = await fixture<CheckoutButton>(html`<checkout-button token="t"></checkout-button>`);
+      el.shadowRoot!.querySelector<HTMLElement>('[part~="button"]')!.click();
+      await waitUntil(() => proxy.calls('POST', '/checkouts').length > 0 && el!.state == 'error', 'checkout refused');
+    });
+    expect(lines.join('\n')).to.include(`origin ${location.origin}`).and.include('PROXY_ALLOWED_ORIGINS');
+    expect(el!.shadowRoot!.querySelector('[part~="error-message"]')?.textContent?.trim()).to.be.ok;
   });
 
   it('reports a network failure as NETWORK, retryable', async () => {
