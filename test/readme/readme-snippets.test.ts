@@ -50,6 +50,13 @@ const PRELUDES: [marker: string, prelude: string][] = [
      declare const app: express.Express, proxy: MerchantProxy;
      declare function findOrder(id: string): Promise<{ total: number; reference: string }>;`,
   ],
+  [
+    "import { Webhook } from 'standardwebhooks';",
+    `import type { WebhookData } from 'merchant-elements/proxy';
+     interface Tx { markPaid(orderReference: string, snapshot: WebhookData['snapshot']): Promise<void>; rememberWebhook(id: string): Promise<void> }
+     declare const app: import('express').Express;
+     declare const db: { webhookSeen(id: string): Promise<boolean>; transaction(work: (tx: Tx) => Promise<void>): Promise<void> };`,
+  ],
   ["export default defineConfig({", "import { defineConfig } from 'vite';"],
   [
     "app.use('/merchant-elements', proxy.router);",
