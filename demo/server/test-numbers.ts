@@ -13,7 +13,7 @@ export function outcomeOf(number: TestNumber): string {
     case 'COMPLETED':
       return `Payment completes by itself after about ${number.paymentAfterSeconds} s`;
     case 'FAILED':
-      return number.failureCode === 'INSUFFICIENT_FUNDS' ? 'Payment fails: insufficient funds' : 'Payment fails';
+      return number.refusedAtInitiation ? 'Payment refused at once: insufficient funds' : 'Payment fails';
     case 'CANCELLED':
       return 'The customer declines the payment';
     default:

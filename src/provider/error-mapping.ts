@@ -74,7 +74,8 @@ export function errorFromResponse(
   // Each kind's own fields are added to `init` with Object.assign, not spread into a copy: V8 reads the
   // properties of such a copy slowly, and the error's constructor reads them all (a spread here cost more
   // than the Error itself, about 2 µs of every refused validation).
-  if (category === 400 || category === 413 || category === 422) {
+  // 402: a refusal of the request itself (the gateway's insufficient funds may come as Payment Required).
+  if (category === 400 || category === 402 || category === 413 || category === 422) {
     return new ProviderValidationError(Object.assign(init, { sent: true, fields: fieldsFromDetails(details) }));
   }
   if (category === 401 || category === 403) return new ProviderAuthenticationError(init);

@@ -9,9 +9,9 @@ import {
 } from '../provider/schemas/index.js';
 import { basicAuthMatches } from './credentials.js';
 import { counted } from './counted.js';
-import { fieldsOf, sendGatewayError } from './errors.js';
+import { fieldsOf, sendError, sendGatewayError } from './errors.js';
 import { isWholePesewas, priceOf, toPesewas } from './money.js';
-import { createPayment, findPayment } from './payments.js';
+import { createPayment, findPayment, refusePayment } from './payments.js';
 import type { SandboxState } from './state.js';
 import { derivedName, isValidNumber, networkOf, TEST_NUMBERS } from './test-numbers.js';
 
@@ -52,6 +52,12 @@ export function gatewayRouter(state: SandboxState): Router {
     }
     if (state.paymentsByNo.has(request.referenceNo)) {
       badRequest(res, 'referenceNo: already used by another payment');
+      return;
+    }
+    const test = TEST_NUMBERS[request.msisdn];
+    if (test?.refusedAtInitiation) {
+      refusePayment(state, request, 'INSUFFICIENT_FUNDS');
+      sendError(res, 400, 'INSUFFICIENT_FUNDS', 'Customer has insufficient funds');
       return;
     }
     const record = createPayment(state, request);

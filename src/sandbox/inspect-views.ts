@@ -42,8 +42,7 @@ export function outboxView(entry: OutboxEntry, now: number): Record<string, unkn
 /** Every payment received, newest first, brought up to date, as JSON. */
 export function paymentsView(state: SandboxState): Record<string, unknown>[] {
   const now = state.now();
-  return [...state.payments.values()]
-    .map((record) => refreshPayment(record, now))
+  return [...[...state.payments.values()].map((record) => refreshPayment(record, now)), ...state.refusedPayments]
     .sort((a, b) => b.createdAt - a.createdAt)
     .map((p) => ({
       referenceId: p.referenceId,

@@ -42,6 +42,33 @@ export function findPayment(state: SandboxState, reference: string): PaymentReco
 }
 
 /**
+ * Records a request the gateway refused at initiation (a test number's insufficient funds), FAILED, for the
+ * inspection view only: no status read finds it and its referenceNo stays free.
+ */
+export function refusePayment(state: SandboxState, request: PaymentInitiateRequest, failureCode: string): PaymentRecord {
+  const now = state.now();
+  const record: PaymentRecord = {
+    referenceId: state.uuid(),
+    referenceNo: request.referenceNo,
+    transactionId: state.ulid(),
+    ...priceOf(request.amount),
+    payee: request.payee,
+    payer: request.payer,
+    narration: request.narration,
+    msisdn: request.msisdn,
+    callbackId: request.callbackId,
+    createdAt: now,
+    status: 'FAILED',
+    settleAt: now,
+    scheduledStatus: 'FAILED',
+    failureCode,
+    completedAt: null,
+  };
+  state.refusedPayments.push(record);
+  return record;
+}
+
+/**
  * Records an accepted payment request, PENDING, with its outcome scheduled by the payer's number: test
  * numbers by their table, any other number COMPLETED after DEFAULT_PAYMENT_SECONDS (time-scaled).
  */

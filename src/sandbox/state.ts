@@ -128,6 +128,11 @@ export class SandboxState {
   /** Payments by referenceId; `paymentsByNo` maps referenceNo to referenceId. */
   readonly payments = new Map<string, PaymentRecord>();
   readonly paymentsByNo = new Map<string, string>();
+  /**
+   * Payment requests refused at initiation (insufficient funds): listed by the inspection view, never by a
+   * status read, and their referenceNo stays free, as the provider recorded no transaction.
+   */
+  readonly refusedPayments: PaymentRecord[] = [];
   readonly checkouts = new Map<string, CheckoutRecord>();
   /** Account credit, charged per SMS segment. */
   readonly balance: { credit: number; intlCredit: number };
@@ -212,6 +217,7 @@ export class SandboxState {
     this.otps.clear();
     this.payments.clear();
     this.paymentsByNo.clear();
+    this.refusedPayments.length = 0;
     this.checkouts.clear();
     this.requestCounts.clear();
     this.scriptedFaults.length = 0;

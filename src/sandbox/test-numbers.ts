@@ -17,6 +17,11 @@ export interface TestNumber {
   paymentAfterSeconds: number;
   /** Why a FAILED payment failed (provider error code), when it did. */
   failureCode?: string;
+  /**
+   * The gateway refuses the request at once (the error body the specification shows for insufficient
+   * funds: `{ error: 'INSUFFICIENT_FUNDS' }`) instead of accepting it: no transaction, no prompt.
+   */
+  refusedAtInitiation?: boolean;
   /** Final delivery status of an SMS to this number. */
   sms: DeliveryStatus;
 }
@@ -24,7 +29,7 @@ export interface TestNumber {
 /** The documented test numbers (DESIGN: "Test numbers"). */
 export const TEST_NUMBERS: Readonly<Record<string, TestNumber>> = {
   '233240000001': { accountName: 'KWAME MENSAH', network: 'MTN', payment: 'COMPLETED', paymentAfterSeconds: 3, sms: 'DELIVERED' },
-  '233240000002': { accountName: 'AMA SERWAA', network: 'MTN', payment: 'FAILED', paymentAfterSeconds: 3, failureCode: 'INSUFFICIENT_FUNDS', sms: 'UNDELIVERED' },
+  '233240000002': { accountName: 'AMA SERWAA', network: 'MTN', payment: 'FAILED', paymentAfterSeconds: 0, failureCode: 'INSUFFICIENT_FUNDS', refusedAtInitiation: true, sms: 'UNDELIVERED' },
   '233200000003': { accountName: 'KOFI BOATENG', network: 'Telecel', payment: 'CANCELLED', paymentAfterSeconds: 3, sms: 'REJECTED' },
   '233260000004': { accountName: 'ESI OWUSU', network: 'AirtelTigo', payment: 'PENDING', paymentAfterSeconds: Infinity, sms: 'EXPIRED' },
   '233240000404': { accountName: null, network: 'MTN', payment: 'FAILED', paymentAfterSeconds: 3, failureCode: 'PAYMENT_FAILED', sms: 'DELIVERED' },

@@ -154,6 +154,28 @@ describe('<pay-by-mobile>', () => {
     expect(stream(2).request.path).to.equal('/payments/ORDER-123-2/events');
   });
 
+  it('a payment the provider refuses at once (insufficient funds) fails with its reason, not a generic error', async () => {
+    proxy.on('POST', '/payments', () => problem(402, 'INSUFFICIENT_FUNDS', { reference: 'ORDER-123-1', attemptsLeft: 2 }));
+    proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS', attemptsLeft: 2 })));
+    const el = await confirm();
+    const event = oneEvent(el, 'payment-failed');
+    part(el, 'confirm-button')!.click();
+    expect((await event).detail).to.deep.equal({
+      reference: 'ORDER-123-1',
+      orderReference: 'ORDER-123',
+      code: 'INSUFFICIENT_FUNDS',
+      message: 'Not enough money in the account.',
+      canRetry: true,
+    });
+    await stateIs(el, 'failed');
+    expect(text(el, 'error-message')).to.equal('Not enough money in the account.');
+    // Ways on: the same number once topped up, or another one.
+    expect(part(el, 'retry-button')).to.not.equal(null);
+    expect(part(el, 'change-button')).to.not.equal(null);
+    expect(proxy.streams, 'a refused payment is not waited for').to.have.length(0);
+    await expect(el).to.be.accessible();
+  });
+
   it('offers no retry once the attempts are spent', async () => {
     const el = await pending();
     const event = oneEvent(el, 'payment-failed');

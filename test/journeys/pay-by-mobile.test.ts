@@ -50,20 +50,21 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
     expect(visit!.errors).toEqual([]);
   });
 
-  it('fails on 024 000 0002, then pays with 024 000 0001 on a second attempt', async () => {
+  it('is refused on 024 000 0002 for insufficient funds, in those words, then pays with 024 000 0001 on a second attempt', async () => {
     const { page, demo, reference } = await orderToPay(0.1);
     const element = payByMobile(page);
     await payWith(page, '024 000 0002');
     await reachesState(element, 'failed');
-    // The provider's status carries no reason (payment-record.ts): the element says the payment did not go through.
-    await element.getByText('The payment did not go through.').waitFor();
+    // The gateway refuses it at once with INSUFFICIENT_FUNDS: the customer reads why.
+    await element.getByText('Not enough money in the account.').waitFor();
 
     await element.getByRole('button', { name: 'Use another number' }).click();
     await reachesState(element, 'idle');
     await payWith(page, '024 000 0001');
     await page.waitForURL(`**/orders/${reference}`);
     await orderShows(page, 'paid');
-    await expect(page.getByTestId('payment-status').textContent()).resolves.toMatch(/^COMPLETED: attempt 2 /);
+    // The refused request left no payment upstream, so the second attempt used its reference again (…-1).
+    await expect(page.getByTestId('payment-status').textContent()).resolves.toMatch(new RegExp(`^COMPLETED: attempt 1 \\(${reference}-1\\)`));
     const statuses = (await sandboxPayments(demo)).map((p) => `${p.msisdn} ${p.status}`);
     expect(statuses.sort()).toEqual(['233240000001 COMPLETED', '233240000002 FAILED']);
   });
@@ -79,12 +80,12 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
       await placeOrder(page, 'mobile money');
       const element = payByMobile(page);
       await payWith(page, '024 000 0002');
-      for (let attempt = 1; attempt < 3; attempt++) {
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        // Each request is refused at once (insufficient funds): no prompt, no wait, and each counts.
+        await expect.poll(async () => (await sandboxPayments(demo)).length).toBe(attempt);
         await reachesState(element, 'failed');
-        await element.getByRole('button', { name: 'Try again' }).click();
-        await reachesState(element, 'pending');
+        if (attempt < 3) await element.getByRole('button', { name: 'Try again' }).click();
       }
-      await reachesState(element, 'failed');
       await element.getByText(/No attempts left for this order\. Start a new order or choose another way to pay\.$/).waitFor();
       // No 'Use another number' that would only be refused, no retry: the page offers the ways on.
       await expect(element.getByRole('button').count()).resolves.toBe(0);
@@ -92,6 +93,9 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
       await expect(next.getByRole('link', { name: 'Start a new order' }).getAttribute('href')).resolves.toBe('/');
       await expect(next.getByRole('link', { name: 'See the order' }).isVisible()).resolves.toBe(true);
       expect((await sandboxPayments(demo)).map((p) => `${p.msisdn} ${p.status}`)).toEqual(Array(3).fill('233240000002 FAILED'));
+      // The shop's server knows why, from the proxy's snapshot.
+      await page.goto(new URL((await next.getByRole('link', { name: 'See the order' }).getAttribute('href'))!, page.url()).href);
+      await expect(page.getByTestId('payment-status').textContent()).resolves.toMatch(/^FAILED \(insufficient funds\): attempt 1 /);
       expect(visit.errors).toEqual([]);
     });
   }

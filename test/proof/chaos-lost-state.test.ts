@@ -62,7 +62,7 @@ function numberOf(i: number): { msisdn: string; phone?: 'approve' | 'decline' } 
     case 0:
       return { msisdn: '233240000001' };
     case 1:
-      return { msisdn: '233240000002' };
+      return { msisdn: '233240000404' };
     case 2:
       return { msisdn: '233200000003' };
     case 3:

@@ -63,7 +63,7 @@ function planOf(i: number, run: string): Plan {
     case 3:
       return { order, msisdn: '233240000001' };
     case 4:
-      return { order, msisdn: '233240000002' };
+      return { order, msisdn: '233240000404' };
     case 5:
       return { order, msisdn: '233200000003' };
     case 6:

@@ -81,7 +81,7 @@ export async function prepareWorld(h: Harness): Promise<ProxyFuzzWorld> {
   const other = await must<{ otpId: string }>('otp send', h.post('/otp/send', { recipient: '0200000003' }, { token: otp[2] }), 200);
   // One token owns both attempts (the first fails, the second stays pending), so the status routes are
   // fuzzed with the token that may read them.
-  const failing = await must<{ reference: string }>('payment', h.post('/payments', { msisdn: '0240000002' }, { token: payment[0] }), 202);
+  const failing = await must<{ reference: string }>('payment', h.post('/payments', { msisdn: '0240000404' }, { token: payment[0] }), 202);
   await eventually(async () => ((await h.get(`/payments/${failing.reference}`, { token: payment[0] })).body?.status === 'FAILED' ? true : undefined));
   const pending = await must<{ reference: string }>('payment', h.post('/payments', { msisdn: '0260000004' }, { token: payment[0] }), 202);
   if (pending.reference === failing.reference) throw new Error('the second attempt did not start');

@@ -156,7 +156,7 @@ describe('two proxy processes on one Redis behind a round-robin front', () => {
   it('reports each final state once across both instances while both watch every payment', async () => {
     const numbers: [string, ('approve' | 'decline')?][] = [
       ['233240000001'],
-      ['233240000002'],
+      ['233240000404'],
       ['233200000003'],
       ['233550000033'],
       ['233260000004', 'approve'],

@@ -35,6 +35,15 @@ describe('errorFromResponse', () => {
     });
   });
 
+  it('maps the gateway insufficient-funds refusal, as 400 or 402, to a refusal that was sent', () => {
+    const body = { error: 'INSUFFICIENT_FUNDS', message: 'Customer has insufficient funds', details: {} };
+    for (const status of [400, 402]) {
+      const error = errorFromResponse('payment.initiate', status, noHeaders, json(body));
+      expect(error).toBeInstanceOf(ProviderValidationError);
+      expect(error).toMatchObject({ status, code: 'INSUFFICIENT_FUNDS', sent: true });
+    }
+  });
+
   it('reads details.fields of an upstream 400 as the bad fields', () => {
     const body = { error: 'VALIDATION_ERROR', message: 'Bad', details: { fields: [{ path: 'to', message: 'bad' }, 'junk'] } };
     const error = errorFromResponse('sms.send', 400, noHeaders, json(body)) as ProviderValidationError;

@@ -134,11 +134,11 @@ describe('money safety of POST /payments', () => {
   it('makes attempt 2 with referenceNo …-2 after a FAILED payment, and refuses past maxAttempts', async () => {
     const referenceNo = `ORDER-fail-${Date.now()}`;
     const token = await h.mintPayment({ referenceNo, maxAttempts: 2 });
-    const first = await h.post('/payments', { msisdn: '233240000002' }, { token });
+    const first = await h.post('/payments', { msisdn: '233240000404' }, { token });
     expect(first.body).toMatchObject({ reference: `${referenceNo}-1`, attempt: 1, attemptsLeft: 1 });
     expect(await finalOf(token, first.body.reference)).toMatchObject({ status: 'FAILED', failureCode: 'PAYMENT_FAILED' });
 
-    const second = await h.post('/payments', { msisdn: '233240000002' }, { token });
+    const second = await h.post('/payments', { msisdn: '233240000404' }, { token });
     expect(second.status).toBe(202);
     expect(second.body).toMatchObject({ reference: `${referenceNo}-2`, attempt: 2, attemptsLeft: 0 });
     expect(await finalOf(token, second.body.reference)).toMatchObject({ status: 'FAILED' });
@@ -275,5 +275,49 @@ describe('a payment request that lands after the proxy wrote it off (finding 4)'
     expect(mine.filter((u) => u.snapshot.status === 'FAILED')).toEqual([]);
     expect(mine.find((u) => u.snapshot.status === 'VOID')).toMatchObject({ final: false });
     expect(await h.proxy.payments.get(referenceNo)).toMatchObject({ status: 'COMPLETED' });
+  });
+});
+
+describe('a payment the provider refuses at once: insufficient funds (233240000002)', () => {
+  let h: Harness;
+  const updates: PaymentUpdate[] = [];
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { timeScale: 0.02 },
+      config: {
+        relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 },
+        hooks: { onPaymentUpdate: (u) => void updates.push(u) },
+      },
+    });
+  });
+  afterAll(() => h.close());
+
+  it('reaches the customer as INSUFFICIENT_FUNDS and the merchant in the snapshot; the attempt counts, its number is used again', async () => {
+    const referenceNo = `ORDER-funds-${Date.now()}`;
+    const token = await h.mintPayment({ referenceNo, maxAttempts: 3 });
+    const refused = await h.post('/payments', { msisdn: '0240000002' }, { token });
+    expect(refused.status).toBe(402);
+    expect(refused.body).toMatchObject({ error: 'INSUFFICIENT_FUNDS', details: { reference: `${referenceNo}-1`, attemptsLeft: 2 } });
+    // What the element reads next, and what the merchant's hook and lookups say: the reason, not "failed".
+    const read = await h.get(`/payments/${referenceNo}-1`, { token });
+    expect(read.status).toBe(200);
+    expect(paymentSnapshot.parse(read.body)).toMatchObject({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS', attemptsLeft: 2 });
+    const update = await eventually(() => updates.find((u) => u.snapshot.orderReference === referenceNo));
+    expect(update).toMatchObject({ final: true, idempotencyKey: `payment:${referenceNo}-1:FAILED` });
+    expect(update.snapshot).toMatchObject({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS' });
+    expect(await h.proxy.payments.get(referenceNo)).toMatchObject({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS' });
+
+    // Topped up, or another number: the provider recorded nothing under …-1, so the next attempt uses it.
+    const next = await h.post('/payments', { msisdn: '0240000001' }, { token });
+    expect(next.status).toBe(202);
+    expect(next.body).toMatchObject({ reference: `${referenceNo}-1`, attemptsLeft: 1 });
+    const stream = await openStream(`${h.baseUrl}/payments/${referenceNo}-1/events`, token);
+    await stream.ended;
+    expect(stream.events.at(-1)!.data).toMatchObject({ status: 'COMPLETED' });
+    const sandbox = (await (await fetch(`${h.sandbox.url}/__sandbox/payments`)).json()) as { payments: { referenceNo: string; status: string; msisdn: string }[] };
+    expect(sandbox.payments.filter((p) => p.referenceNo === `${referenceNo}-1`).map((p) => `${p.msisdn} ${p.status}`).sort()).toEqual([
+      '233240000001 COMPLETED',
+      '233240000002 FAILED',
+    ]);
   });
 });

@@ -77,11 +77,11 @@ describe('order rules', () => {
       const ref = order('ORDER');
       for (let i = 1; i <= 3; i++) {
         const token = await h.mintPayment({ referenceNo: ref }); // a reload mints a new token each time
-        const res = await h.post('/payments', { msisdn: '233240000002' }, { token });
+        const res = await h.post('/payments', { msisdn: '233240000404' }, { token });
         expect(res.body).toMatchObject({ reference: `${ref}-${i}`, attempt: i, attemptsLeft: 3 - i });
         expect((await finalOf(token, res.body.reference)).status).toBe('FAILED');
       }
-      const fourth = await h.post('/payments', { msisdn: '233240000002' }, { token: await h.mintPayment({ referenceNo: ref }) });
+      const fourth = await h.post('/payments', { msisdn: '233240000404' }, { token: await h.mintPayment({ referenceNo: ref }) });
       expect(fourth.status).toBe(409);
       expect(fourth.body.error).toBe('ATTEMPTS_EXHAUSTED');
       expect(upstreamOf(ref)).toHaveLength(3);

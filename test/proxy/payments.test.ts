@@ -123,7 +123,7 @@ describe('payment routes', () => {
   describe('proxy.payments.get (merchant side)', () => {
     it('reads by order reference (payments.get) and by attempt reference (payments.getAttempt), never one as the other', async () => {
       const token = await h.mintPayment({ referenceNo: 'ORDER-merchant', maxAttempts: 2 });
-      const first = await h.post('/payments', { msisdn: '233240000002' }, { token });
+      const first = await h.post('/payments', { msisdn: '233240000404' }, { token });
       const stream = await openStream(`${h.baseUrl}/payments/${first.body.reference}/events`, token);
       await stream.ended;
       await h.post('/payments', { msisdn: '233240000001' }, { token });

@@ -140,7 +140,7 @@ describe('status relay over SSE', () => {
 
   it.each([
     ['233240000001', 'COMPLETED', undefined],
-    ['233240000002', 'FAILED', 'PAYMENT_FAILED'],
+    ['233240000404', 'FAILED', 'PAYMENT_FAILED'],
     ['233200000003', 'CANCELLED', undefined],
   ])('streams %s to %s and ends the stream', async (msisdn, status, failureCode) => {
     const { token, reference } = await pay(msisdn);

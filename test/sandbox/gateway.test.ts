@@ -136,7 +136,6 @@ describe('POST /v1/payment', () => {
 describe('payment outcomes by test number', () => {
   it.each([
     ['233240000001', 'COMPLETED'],
-    ['233240000002', 'FAILED'],
     ['233200000003', 'CANCELLED'],
     ['233240000404', 'FAILED'],
   ])('%s ends %s', async (msisdn, expected) => {
@@ -145,6 +144,21 @@ describe('payment outcomes by test number', () => {
     expect(data.status).toBe(expected);
     if (expected === 'COMPLETED') expect(Date.parse(data.completedAt)).not.toBeNaN();
     else expect(data.completedAt).toBeNull();
+  });
+
+  it('233240000002 is refused at once with the error body the specification shows for insufficient funds, and no transaction', async () => {
+    const body = paymentBody('233240000002', { amount: 40 });
+    const refused = await gateway(sandbox, 'POST', '/v1/payment', body);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: 'INSUFFICIENT_FUNDS', message: 'Customer has insufficient funds', details: {} });
+    // The provider recorded nothing: a status read finds no such reference, and the reference is still free.
+    expect((await paymentStatus(sandbox, body.referenceNo)).body).toEqual(TX_NOT_FOUND);
+    const listed = (await send(sandbox, 'GET', '/__sandbox/payments')).body.payments as { referenceNo: string; status: string; failureCode: string }[];
+    expect(listed.filter((p) => p.referenceNo === body.referenceNo)).toEqual([
+      expect.objectContaining({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS', msisdn: '233240000002' }),
+    ]);
+    const again = await gateway(sandbox, 'POST', '/v1/payment', paymentBody('233240000001', { referenceNo: body.referenceNo }));
+    expect(again.status).toBe(200);
   });
 
   it('233260000004 stays PENDING long after every other payment settled', async () => {
@@ -173,7 +187,7 @@ describe('payment outcomes by test number', () => {
 
 describe('GET /v1/payment/:reference/status', () => {
   it('reads the same payment by referenceId and by referenceNo, reference being the referenceNo', async () => {
-    const body = paymentBody('233240000002', { amount: 40, payee: 'Ama Store', narration: 'Shoes', payer: 'Yaw' });
+    const body = paymentBody('233260000004', { amount: 40, payee: 'Ama Store', narration: 'Shoes', payer: 'Yaw' });
     const init = await gateway(sandbox, 'POST', '/v1/payment', body);
     const referenceId = init.body.data.referenceId as string;
     const byId = await paymentStatus(sandbox, referenceId);
@@ -192,7 +206,7 @@ describe('GET /v1/payment/:reference/status', () => {
       payee: 'Ama Store',
       payer: 'Yaw',
       narration: 'Shoes',
-      msisdn: '233240000002',
+      msisdn: '233260000004',
       completedAt: null,
     });
     expect(byNo.body).toEqual(byId.body);
@@ -277,7 +291,7 @@ describe('payment status callbacks', () => {
   });
 
   it('POSTs { callbackId, referenceId, referenceNo, status } once when a payment reaches its final state', async () => {
-    const { referenceId, referenceNo } = await initiate(withCallbacks, '233240000002', { callbackId: 'cb/fail 1' });
+    const { referenceId, referenceNo } = await initiate(withCallbacks, '233240000404', { callbackId: 'cb/fail 1' });
     const hit = await eventually(async () => received.find((r) => (r.body as { referenceId: string }).referenceId === referenceId));
     expect(hit.url).toBe('/callbacks/payments/cb%2Ffail%201');
     expect(hit.body).toEqual({ callbackId: 'cb/fail 1', referenceId, referenceNo, status: 'FAILED' });

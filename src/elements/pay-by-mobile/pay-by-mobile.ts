@@ -210,7 +210,10 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
         this.prompt = localNumber(String(details.msisdn ?? ''));
         return this.watch(String(details.reference));
       }
-      this.fail(e);
+      // Refused by the provider (insufficient funds): a failed attempt of this order, read for its reason and what is left.
+      if (!details.reference) return this.fail(e);
+      this.payment = { reference: String(details.reference) } as PaymentSnapshot;
+      this.check();
     }
   }
 
