@@ -73,7 +73,7 @@ const BASE_CSS = `
 /**
  * A watched page reads itself again every few seconds and, when its `<main>` changed, puts the new content in
  * place: no reload, no flash, focus and scroll kept (a focused button found again by its form's action). A
- * redirect (a settled checkout going back to the merchant) is followed. Without script, the page's
+ * redirect (a settled checkout going back to the merchant, often on another origin) is followed by reloading. Without script, the page's
  * {@link refreshLink} does the same by hand.
  */
 const watchScript = (ms: number) => `
@@ -82,8 +82,10 @@ const strip = (root) => root.querySelectorAll('.refresh-link').forEach((p) => p.
 strip(document);
 setTimeout(async function read() {
   try {
-    const res = await fetch(location.href, { cache: 'no-store', headers: { accept: 'text/html' } });
-    if (res.redirected) return location.replace(res.url);
+    // Not followed here: the redirect goes to the merchant's return URL, usually another origin, which a fetch
+    // may not read (CORS); reloading lets the browser follow it as a navigation.
+    const res = await fetch(location.href, { cache: 'no-store', redirect: 'manual', headers: { accept: 'text/html' } });
+    if (res.type == 'opaqueredirect') return location.reload();
     const next = new DOMParser().parseFromString(await res.text(), 'text/html').querySelector('main');
     if (next) strip(next);
     if (res.ok && next && next.innerHTML != main.innerHTML) {
