@@ -211,7 +211,7 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
         return this.watch(String(details.reference));
       }
       // Refused by the provider (insufficient funds): a failed attempt of this order, read for its reason and what is left.
-      if (!details.reference) return this.fail(e);
+      if (!details?.reference) return this.fail(e);
       this.payment = { reference: String(details.reference) } as PaymentSnapshot;
       this.check();
     }
