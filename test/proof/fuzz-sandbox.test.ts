@@ -26,7 +26,13 @@ const CONCURRENCY = 8;
 
 /** The error shape of the interface a request went to (by its path, as the sandbox routes it). */
 function sandboxErrorShape(req: FuzzRequest, res: FuzzResponse): string | null {
-  if (req.path.startsWith('/gateway/')) return jsonFits(res, gatewayErrorEnvelope);
+  if (req.path.startsWith('/gateway/')) {
+    // The one gateway refusal in the specification's error body: insufficient funds on a payment request.
+    if (req.method === 'POST' && res.status === 400 && jsonFits(res, providerErrorBody) === null) {
+      return (JSON.parse(res.body.toString('utf8')) as { error: string }).error === 'INSUFFICIENT_FUNDS' ? null : 'a gateway error body other than INSUFFICIENT_FUNDS';
+    }
+    return jsonFits(res, gatewayErrorEnvelope);
+  }
   const hostedPage = req.path.startsWith('/checkout/');
   if (hostedPage && String(res.headers['content-type'] ?? '').startsWith('text/html') && res.body.length > 0) return null;
   return jsonFits(res, providerErrorBody);
@@ -46,7 +52,9 @@ function reachedEndpoint(req: FuzzRequest, res: FuzzResponse): boolean {
     return false;
   }
   // The gateway names a refused field in x-sandbox-reason, and a missing record in its statusMessage.
-  if (req.path.startsWith('/gateway/')) return res.headers['x-sandbox-reason'] !== undefined || /^(Transaction|Account holder) not found$/.test(body.statusMessage ?? '');
+  if (req.path.startsWith('/gateway/')) {
+    return res.headers['x-sandbox-reason'] !== undefined || body.error === 'INSUFFICIENT_FUNDS' || /^(Transaction|Account holder) not found$/.test(body.statusMessage ?? '');
+  }
   if (body.error === 'NOT_FOUND') return !body.message?.startsWith('No route');
   return body.error !== undefined && !GATE_CODES.has(body.error);
 }
