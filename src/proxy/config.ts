@@ -101,6 +101,12 @@ export const proxyConfigSchema = z.strictObject({
     .optional(),
   audience: z.string().min(1).default('merchant-elements'),
   allowedOrigins: z.array(origin).default([]),
+  /**
+   * Express's `trust proxy` for the router when it runs outside an Express app (Fastify's middie, Connect,
+   * node:http), where no app of the merchant's sets it: false, true, a hop count, or addresses and subnets.
+   * Inside an Express app, the app's own setting applies.
+   */
+  trustProxy: z.union([z.boolean(), z.number().int().min(0).max(100), z.string().min(1)]).default(false),
   /** How long a request body may take to arrive (408 after; a trickled body held a socket for 300 s). */
   bodyTimeoutMs: z.number().int().min(100).max(120_000).default(10_000),
   /** Per-address limits count an IPv6 client by this prefix (/64: what one home or phone is given). */

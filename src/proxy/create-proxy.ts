@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import { Router, type Express } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { CheckoutSnapshot, PaymentSnapshot } from '../protocol/index.js';
 import { createProviderClient } from '../provider/client.js';
@@ -17,7 +18,7 @@ import { healthRoutes } from './routes/health.js';
 import { otpRoutes } from './routes/otp.js';
 import { paymentsRoutes } from './routes/payments.js';
 import { serverApiRoutes } from './routes/server-api.js';
-import { notExpress, refuseNotExpress } from './not-express.js';
+import { expressHost, notExpress } from './not-express.js';
 import { createStore } from './store/index.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
@@ -28,6 +29,12 @@ import { webhookConsumer } from './webhooks/webhook-consumer.js';
 export interface MerchantProxy {
   /** Mount it on the merchant's app: `app.use('/merchant-elements', proxy.router)`. */
   router: Router;
+  /**
+   * The same router typed for Node's own request and response: for servers that hand middleware plain
+   * Node objects (Fastify with `@fastify/middie`: `fastify.use('/merchant-elements', proxy.handler)`,
+   * Connect, node:http). It runs in a small Express app of its own there (`trustProxy` applies).
+   */
+  handler: (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
   /** Mint element tokens when rendering a page; each resolves to the token string. */
   tokens: {
     otp(input: OtpTokenInput): Promise<string>;
@@ -129,10 +136,13 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // then, for provider callbacks (server-to-server), any body (never trusted, still 10 kB at most) and no
   // origin rule; for the server API (the merchant's backend, no Origin) JSON bodies without the origin rule;
   // for everything else the origin rule and JSON bodies. First of all, a router called outside Express
-  // (Fastify's middie, a bare node:http server) is refused with the fix, not left to fail in a route.
+  // (Fastify's middie, Connect, a bare node:http server) runs inside a small Express app of its own, which
+  // gives the plain Node request and response Express's extensions.
+  let host: Express | undefined;
   router.use((req, res, next) => {
     if (notExpress(req, res)) {
-      refuseNotExpress(req, res, logger);
+      host ??= expressHost(router, config.trustProxy, logger);
+      host(req, res, next);
       return;
     }
     const guard = (err?: unknown) => {
@@ -158,6 +168,11 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   let closed: Promise<void> | undefined;
   return {
     router,
+    handler: (req, res, next) =>
+      router(req as never, res as never, (err?: unknown) => {
+        if (next) next(err);
+        else if (!res.headersSent) res.writeHead(err ? 500 : 404).end();
+      }),
     tokens: {
       otp: (i) => tokens.otp(i),
       payment: (i) => tokens.payment(i),

@@ -1,3 +1,4 @@
+import express, { type Express, type Router } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 
@@ -11,35 +12,17 @@ export function notExpress(req: IncomingMessage, res: ServerResponse): boolean {
   return typeof (req as { get?: unknown }).get !== 'function' || typeof (res as { status?: unknown }).status !== 'function';
 }
 
-/** What to do instead, in the answer and the log line. */
-export const NOT_EXPRESS_FIX =
-  'mount proxy.router on an Express app (app.use("/merchant-elements", proxy.router)); with Fastify register ' +
-  '@fastify/express (not @fastify/middie) and mount it there; with Next.js or any other server, run ' +
-  '`merchant-elements serve` and forward /merchant-elements to it (a rewrite or a reverse proxy)';
-
-const warned = new WeakSet<Logger>();
-
 /**
- * Answers 500 INTERNAL in the protocol's error shape with the fix in the message (written with Node's own
- * calls: Express's are missing), and logs the fix at error level once per proxy.
+ * A small Express app of the router's own, for a router handed plain Node objects: Express's app sets the
+ * request's and response's prototypes to its own (`req.get`, `req.ip`, `res.status`, `res.json`) and runs
+ * the router. `trust proxy` is the proxy's `trustProxy` (no merchant app is there to set it); no
+ * `X-Powered-By`. Logged once at info, so an operator sees how the router runs.
  */
-export function refuseNotExpress(req: IncomingMessage, res: ServerResponse, logger: Logger): void {
-  if (!warned.has(logger)) {
-    warned.add(logger);
-    logger.error({ fix: NOT_EXPRESS_FIX, path: (req.url ?? '').split('?')[0] }, 'the merchant proxy router runs only inside an Express app');
-  }
-  const body = JSON.stringify({
-    error: 'INTERNAL',
-    message: `The merchant proxy is mounted outside Express: ${NOT_EXPRESS_FIX}.`,
-    details: { reason: 'NOT_EXPRESS' },
-  });
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  res.statusCode = 500;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
+export function expressHost(router: Router, trustProxy: boolean | number | string, logger: Logger): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxy);
+  app.use(router);
+  logger.info({ trustProxy }, 'the merchant proxy router runs outside an Express app (middie, Connect, node:http): in an Express app of its own');
+  return app;
 }
