@@ -330,6 +330,20 @@ describe('the tarballs npm pack makes, unpacked', () => {
     }
   }, 70_000);
 
+  it('are clean for @arethetypeswrong/cli in the node10, node16 (from ESM) and bundler resolutions; from CommonJS under node16 only "ESM, dynamic import only", which require(esm) lifts', async () => {
+    const attw = join(ROOT, 'node_modules/@arethetypeswrong/cli/dist/index.js');
+    for (const t of [tarball, serverTarball]) {
+      // The CDN builds are files to serve, not typed modules.
+      const cdn = t === tarball ? ['--exclude-entrypoints', 'cdn/merchant-elements.js', 'cdn/merchant-elements.iife.js'] : [];
+      const run = await runNode([attw, t.file, '--format', 'json', '--ignore-rules', 'cjs-resolves-to-esm', ...cdn], t.dir, 60_000);
+      const report = JSON.parse(run.stdout) as { analysis: { problems: { kind: string; entrypoint?: string; resolutionKind?: string }[] } };
+      expect(report.analysis.problems.filter((p) => p.kind !== 'CJSResolvesToESM')).toEqual([]);
+      // The one kind ignored is exactly the CommonJS-under-node16 case the README names.
+      expect(new Set(report.analysis.problems.map((p) => p.resolutionKind))).toEqual(new Set(report.analysis.problems.length ? ['node16-cjs'] : []));
+      expect(run.code, run.stderr).toBe(0);
+    }
+  }, 120_000);
+
   it('exports the CDN builds: import.meta.resolve finds merchant-elements/cdn/… and …/dist/cdn/… files', async () => {
     const specifiers = ['cdn/merchant-elements.js', 'cdn/merchant-elements.iife.js', 'dist/cdn/merchant-elements.js', 'dist/cdn/merchant-elements.iife.js'];
     const script = `
