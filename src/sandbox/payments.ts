@@ -41,13 +41,13 @@ export function findPayment(state: SandboxState, reference: string): PaymentReco
   return record && refreshPayment(record, state.now());
 }
 
-/**
- * Records a request the gateway refused at initiation (a test number's insufficient funds), FAILED, for the
- * inspection view only: no status read finds it and its referenceNo stays free.
- */
-export function refusePayment(state: SandboxState, request: PaymentInitiateRequest, failureCode: string): PaymentRecord {
-  const now = state.now();
-  const record: PaymentRecord = {
+/** A payment record of `request` as received now, with what the gateway decided of it. */
+function received(
+  state: SandboxState,
+  request: PaymentInitiateRequest,
+  outcome: Pick<PaymentRecord, 'status' | 'settleAt' | 'scheduledStatus' | 'failureCode'>,
+): PaymentRecord {
+  return {
     referenceId: state.uuid(),
     referenceNo: request.referenceNo,
     transactionId: state.ulid(),
@@ -57,13 +57,18 @@ export function refusePayment(state: SandboxState, request: PaymentInitiateReque
     narration: request.narration,
     msisdn: request.msisdn,
     callbackId: request.callbackId,
-    createdAt: now,
-    status: 'FAILED',
-    settleAt: now,
-    scheduledStatus: 'FAILED',
-    failureCode,
+    createdAt: state.now(),
     completedAt: null,
+    ...outcome,
   };
+}
+
+/**
+ * Records a request the gateway refused at initiation (a test number's insufficient funds), FAILED, for the
+ * inspection view only: no status read finds it and its referenceNo stays free.
+ */
+export function refusePayment(state: SandboxState, request: PaymentInitiateRequest, failureCode: string): PaymentRecord {
+  const record = received(state, request, { status: 'FAILED', settleAt: state.now(), scheduledStatus: 'FAILED', failureCode });
   state.refusedPayments.push(record);
   return record;
 }
@@ -76,22 +81,11 @@ export function createPayment(state: SandboxState, request: PaymentInitiateReque
   const now = state.now();
   const test = TEST_NUMBERS[request.msisdn];
   const seconds = test ? test.paymentAfterSeconds : DEFAULT_PAYMENT_SECONDS;
-  const record: PaymentRecord = {
-    referenceId: state.uuid(),
-    referenceNo: request.referenceNo,
-    transactionId: state.ulid(),
-    ...priceOf(request.amount),
-    payee: request.payee,
-    payer: request.payer,
-    narration: request.narration,
-    msisdn: request.msisdn,
-    callbackId: request.callbackId,
-    createdAt: now,
+  const record = received(state, request, {
     status: 'PENDING',
     settleAt: Number.isFinite(seconds) ? now + state.scaled(seconds * 1000) : Infinity,
     scheduledStatus: test ? test.payment : 'COMPLETED',
-    completedAt: null,
-  };
+  });
   state.payments.set(record.referenceId, record);
   state.paymentsByNo.set(record.referenceNo, record.referenceId);
   if (state.options.paymentCallbackUrl && Number.isFinite(record.settleAt)) {
