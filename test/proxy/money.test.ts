@@ -321,3 +321,50 @@ describe('a payment the provider refuses at once: insufficient funds (2332400000
     ]);
   });
 });
+
+describe('a written-off attempt sent again and adopted from the duplicate refusal (chaos, found under load)', () => {
+  let h: Harness;
+  let delayNext = false;
+  beforeAll(async () => {
+    const realFetch = globalThis.fetch;
+    h = await startHarness({
+      sandbox: { timeScale: 0.02 },
+      config: {
+        // The void attempt is read on slowly, once a minute: the adopted payment must not wait for that.
+        relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000, lateIntervalMs: 60_000 },
+        timeouts: { connectMs: 1_000, totalMs: 300 },
+        fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+          const url = String(input instanceof Request ? input.url : input);
+          if (delayNext && init?.method === 'POST' && url.endsWith('/v1/payment')) {
+            delayNext = false;
+            const { signal: _signal, ...rest } = init;
+            setTimeout(() => void realFetch(input, rest).catch(() => undefined), 1_500);
+            throw new TypeError('fetch failed');
+          }
+          return realFetch(input, init);
+        }) as typeof fetch,
+      },
+    });
+  });
+  afterAll(() => h.close());
+
+  it('reads the adopted payment at once, not on the void attempt’s slow schedule', async () => {
+    const referenceNo = `ORDER-adopt-${Date.now()}`;
+    const reference = `${referenceNo}-1`;
+    const token = await h.mintPayment({ referenceNo });
+    delayNext = true;
+    await h.post('/payments', { msisdn: '0260000004' }, { token });
+    await eventually(async () => ((await h.proxy.payments.getAttempt(reference))?.status === 'VOID' ? true : undefined));
+    // The lost request lands upstream after the write-off; the customer tries again, and the same reference is
+    // refused as a duplicate, read, found waiting on the phone, and adopted.
+    await eventually(() => (h.sandbox.app.sandbox.paymentsByNo.has(reference) ? true : undefined));
+    const again = await h.post('/payments', { msisdn: '0260000004' }, { token });
+    expect(again.body).toMatchObject({ reference, status: 'PENDING' });
+    const referenceId = h.sandbox.app.sandbox.paymentsByNo.get(reference)!;
+    expect((await fetch(`${h.sandbox.url}/__sandbox/phone/payments/${referenceId}/approve`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    const started = Date.now();
+    await eventually(async () => ((await h.proxy.payments.get(referenceNo))?.status === 'COMPLETED' ? true : undefined), 10_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(h.sandbox.app.sandbox.requestCounts.get('payment.initiate')).toBe(2);
+  });
+});

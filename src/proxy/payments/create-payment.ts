@@ -91,7 +91,7 @@ export async function createPayment(ctx: ProxyContext, relay: Relay, claims: Pay
       case 'stale': {
         if (currentRecord) await tracker.markUnknown(currentRecord);
         else await setAttemptPhase(store, claims.referenceNo, decision.entry.n, 'void');
-        tracker.track(decision.entry.reference);
+        tracker.trackNow(decision.entry.reference);
         continue;
       }
       case 'exhausted':

@@ -130,7 +130,8 @@ async function settleFailedInitiation(ctx: ProxyContext, relay: Relay, record: P
         c.phase === 'initiating' ? { ...(applyTransaction({ ...c, phase: 'unknown' }, tx, ctx.now()) ?? c), adopted: true } : null,
       );
       await setAttemptPhase(ctx.store, record.orderReference, record.attempt, 'sent');
-      tracker.track(record.reference);
+      // Now: a poller may already sleep on this reference on a written-off attempt's slow schedule.
+      tracker.trackNow(record.reference);
       return toPaymentSnapshot(result.outcome === 'missing' ? record : result.value);
     }
     if (read.kind === 'error') unknownOutcome = true;
