@@ -230,30 +230,40 @@ describe('money safety of POST /payments', () => {
   });
 });
 
+/**
+ * A network that gives up on the next payment request (`delayNext()`) while a copy of it is still on its way
+ * to the provider: the caller gets `fetch failed` at once, the request lands 1.5 s later.
+ */
+function lateNetwork() {
+  const realFetch = globalThis.fetch;
+  let delay = false;
+  return {
+    delayNext: () => void (delay = true),
+    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (delay && init?.method === 'POST' && url.endsWith('/v1/payment')) {
+        delay = false;
+        const { signal: _signal, ...rest } = init;
+        setTimeout(() => void realFetch(input, rest).catch(() => undefined), 1_500);
+        throw new TypeError('fetch failed');
+      }
+      return realFetch(input, init);
+    }) as typeof fetch,
+  };
+}
+
 describe('a payment request that lands after the proxy wrote it off (finding 4)', () => {
   let h: Harness;
   const updates: PaymentUpdate[] = [];
-  /** Set by the test: the next payment request is sent 1.5 s late, after its caller was told it failed. */
-  let delayNext = false;
+  const late = lateNetwork();
   beforeAll(async () => {
-    const realFetch = globalThis.fetch;
     h = await startHarness({
       sandbox: { timeScale: 0.02 },
       config: {
         relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000, lateIntervalMs: 100 },
         timeouts: { connectMs: 1_000, totalMs: 300 },
         hooks: { onPaymentUpdate: (u) => void updates.push(u) },
-        // A network that gives up on the request while a copy of it is still on its way to the provider.
-        fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
-          const url = String(input instanceof Request ? input.url : input);
-          if (delayNext && init?.method === 'POST' && url.endsWith('/v1/payment')) {
-            delayNext = false;
-            const { signal: _signal, ...rest } = init;
-            setTimeout(() => void realFetch(input, rest).catch(() => undefined), 1_500);
-            throw new TypeError('fetch failed');
-          }
-          return realFetch(input, init);
-        }) as typeof fetch,
+        fetch: late.fetch,
       },
     });
   });
@@ -262,7 +272,7 @@ describe('a payment request that lands after the proxy wrote it off (finding 4)'
   it('reads the void attempt on, finds the late payment, and reports its completion (never FAILED)', async () => {
     const referenceNo = `ORDER-late-${Date.now()}`;
     const token = await h.mintPayment({ referenceNo });
-    delayNext = true;
+    late.delayNext();
     const first = await h.post('/payments', { msisdn: '233240000001' }, { token });
     expect(first.body).toMatchObject({ reference: `${referenceNo}-1`, status: 'PENDING' });
     // Two 0404 reads past the grace period: void, but not final for the merchant (a late request may land).
@@ -324,25 +334,15 @@ describe('a payment the provider refuses at once: insufficient funds (2332400000
 
 describe('a written-off attempt sent again and adopted from the duplicate refusal (chaos, found under load)', () => {
   let h: Harness;
-  let delayNext = false;
+  const late = lateNetwork();
   beforeAll(async () => {
-    const realFetch = globalThis.fetch;
     h = await startHarness({
       sandbox: { timeScale: 0.02 },
       config: {
         // The void attempt is read on slowly, once a minute: the adopted payment must not wait for that.
         relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000, lateIntervalMs: 60_000 },
         timeouts: { connectMs: 1_000, totalMs: 300 },
-        fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
-          const url = String(input instanceof Request ? input.url : input);
-          if (delayNext && init?.method === 'POST' && url.endsWith('/v1/payment')) {
-            delayNext = false;
-            const { signal: _signal, ...rest } = init;
-            setTimeout(() => void realFetch(input, rest).catch(() => undefined), 1_500);
-            throw new TypeError('fetch failed');
-          }
-          return realFetch(input, init);
-        }) as typeof fetch,
+        fetch: late.fetch,
       },
     });
   });
@@ -352,7 +352,7 @@ describe('a written-off attempt sent again and adopted from the duplicate refusa
     const referenceNo = `ORDER-adopt-${Date.now()}`;
     const reference = `${referenceNo}-1`;
     const token = await h.mintPayment({ referenceNo });
-    delayNext = true;
+    late.delayNext();
     await h.post('/payments', { msisdn: '0260000004' }, { token });
     await eventually(async () => ((await h.proxy.payments.getAttempt(reference))?.status === 'VOID' ? true : undefined));
     // The lost request lands upstream after the write-off; the customer tries again, and the same reference is
