@@ -41,10 +41,11 @@ export function findPayment(state: SandboxState, reference: string): PaymentReco
   return record && refreshPayment(record, state.now());
 }
 
-/** A payment record of `request` as received now, with what the gateway decided of it. */
+/** A payment record of `request` received at `now` (one reading of the clock: its schedule counts from it), with what the gateway decided of it. */
 function received(
   state: SandboxState,
   request: PaymentInitiateRequest,
+  now: number,
   outcome: Pick<PaymentRecord, 'status' | 'settleAt' | 'scheduledStatus' | 'failureCode'>,
 ): PaymentRecord {
   return {
@@ -57,7 +58,7 @@ function received(
     narration: request.narration,
     msisdn: request.msisdn,
     callbackId: request.callbackId,
-    createdAt: state.now(),
+    createdAt: now,
     completedAt: null,
     ...outcome,
   };
@@ -68,7 +69,8 @@ function received(
  * inspection view only: no status read finds it and its referenceNo stays free.
  */
 export function refusePayment(state: SandboxState, request: PaymentInitiateRequest, failureCode: string): PaymentRecord {
-  const record = received(state, request, { status: 'FAILED', settleAt: state.now(), scheduledStatus: 'FAILED', failureCode });
+  const now = state.now();
+  const record = received(state, request, now, { status: 'FAILED', settleAt: now, scheduledStatus: 'FAILED', failureCode });
   state.refusedPayments.push(record);
   return record;
 }
@@ -81,7 +83,7 @@ export function createPayment(state: SandboxState, request: PaymentInitiateReque
   const now = state.now();
   const test = TEST_NUMBERS[request.msisdn];
   const seconds = test ? test.paymentAfterSeconds : DEFAULT_PAYMENT_SECONDS;
-  const record = received(state, request, {
+  const record = received(state, request, now, {
     status: 'PENDING',
     settleAt: Number.isFinite(seconds) ? now + state.scaled(seconds * 1000) : Infinity,
     scheduledStatus: test ? test.payment : 'COMPLETED',
