@@ -132,9 +132,14 @@ describe('chaos with lost state', () => {
     }
     // Reloads after the storm (a customer coming back to the order page) let the proxy find what it lost.
     const mine = new Set(orders);
+    // Retried while unavailable, as the element does: a probe read that meets an injected fault answers 503.
     await inPool(orders, CONCURRENCY, async (order, i) => {
-      const token = await current.mintPayment({ referenceNo: order, amount: AMOUNT });
-      await current.post('/payments', { msisdn: numberOf(i).msisdn }, { token });
+      for (let tries = 0; tries < 8; tries++) {
+        const token = await current.mintPayment({ referenceNo: order, amount: AMOUNT });
+        const res = await current.post('/payments', { msisdn: numberOf(i).msisdn }, { token }).catch(() => undefined);
+        if (res && res.status !== 503) return;
+        await sleep(150 + Math.random() * 250);
+      }
     });
     // Prompts nobody answered (a retry after a decline makes a new one) are declined now, so every upstream
     // payment ends.

@@ -115,6 +115,46 @@ describe('lost state', () => {
     }
   });
 
+  it('Redis flushed after the completion was recorded but before the hook took it: the process records it again and the hook gets it', async () => {
+    const ref = order('FLUSHED-OUTBOX');
+    const updates: PaymentUpdate[] = [];
+    const admin = new Redis(redis.url);
+    let flushed = false;
+    // The merchant's hook fails the first time it sees the completion, and meanwhile the store is flushed:
+    // the outbox message and the payment's record are gone, the payment itself is settled.
+    const h = await startHarness({
+      provider: () => sandboxProvider(sandbox),
+      config: {
+        relay,
+        timeouts: { connectMs: 1_000, totalMs: 1_500 },
+        redisUrl: redis.url,
+        hooks: {
+          onPaymentUpdate: async (u) => {
+            if (u.snapshot.status === 'COMPLETED' && !flushed) {
+              flushed = true;
+              await admin.flushall();
+              throw new Error('merchant database busy');
+            }
+            updates.push(u);
+          },
+        },
+      },
+    });
+    try {
+      const token = await h.mintPayment({ referenceNo: ref });
+      expect((await h.post('/payments', { msisdn: PENDING_NUMBER }, { token })).status).toBe(202);
+      await eventually(() => updates.find((u) => u.snapshot.orderReference === ref));
+      await approve(ref);
+      const completed = await completedIn(updates, ref);
+      expect(flushed).toBe(true);
+      expect(completed.idempotencyKey).toBe(`payment:${ref}-1:COMPLETED`);
+      expect(h.logs.entries().some((e) => e.msg === 'outbox message missing from the store before it was delivered; recorded again from this process')).toBe(true);
+    } finally {
+      admin.disconnect();
+      await h.close();
+    }
+  });
+
   it('Redis down for a while when the payment completes: the completion is recorded and delivered once it answers again', async () => {
     const ref = order('DOWN');
     const updates: PaymentUpdate[] = [];

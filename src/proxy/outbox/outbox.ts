@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { readJson, updateJson } from '../payments/json-record.js';
 import { RECORD_TTL_MS } from '../payments/keys.js';
+import { BoundedMap } from '../bounded-map.js';
 import type { ProxyStore } from '../store/types.js';
 import {
   DAY_MS,
@@ -15,6 +16,9 @@ import {
 } from './outbox-types.js';
 
 export * from './outbox-types.js';
+
+/** Unsettled messages a process keeps a copy of, to record again if the store loses them. */
+const OUTBOX_COPIES = 10_000;
 
 /**
  * A small durable outbox in the proxy's store (DESIGN: notifications at least once). A state change is
@@ -33,6 +37,12 @@ export class Outbox {
   /** The wake-up for the earliest retry this process knows of. */
   private retryTimer: NodeJS.Timeout | undefined;
   private retryAt = Infinity;
+  /**
+   * Messages this process recorded that are not yet settled: recorded again if the store lost them (a
+   * flushed or replaced Redis) before every consumer had them, so a final state still reaches the merchant.
+   * Bounded (oldest dropped first): a receiver down for days must not grow the process without limit.
+   */
+  private readonly copies = new BoundedMap<string, OutboxMessage>(OUTBOX_COPIES);
 
   constructor(
     private readonly store: ProxyStore,
@@ -68,7 +78,22 @@ export class Outbox {
       if (!existing || settled(existing)) return;
     }
     await this.store.addToSet(KEYS.pending, message.id);
+    this.copies.set(message.id, message);
     this.kick();
+  }
+
+  /**
+   * Records again the messages this process recorded and has not seen settled that the store no longer
+   * has (flushed, evicted, a new empty Redis): at least once beats a lost final state. A consumer that
+   * already had one gets it again, with the same id.
+   */
+  private async restoreLost(): Promise<void> {
+    for (const [id, message] of [...this.copies]) {
+      if (this.closed) return;
+      if (await this.store.get(KEYS.message(id))) continue;
+      this.logger.warn({ messageId: id }, 'outbox message missing from the store before it was delivered; recorded again from this process');
+      await this.record(message);
+    }
   }
 
   /**
@@ -164,6 +189,7 @@ export class Outbox {
 
   /** One pass of one consumer over the pending set, oldest first. */
   private async drainOnce(consumer: OutboxConsumer): Promise<void> {
+    await this.restoreLost();
     const ids = await this.store.members(KEYS.pending);
     const items: OutboxItem[] = [];
     for (const id of ids) {
@@ -225,6 +251,7 @@ export class Outbox {
     await this.store.removeFromSet(KEYS.pending, id);
     const again = await this.read(id);
     if (again && !settled(again)) await this.store.addToSet(KEYS.pending, id);
+    else this.copies.delete(id);
   }
 
   /** Runs one delivery, bounded by the lease (a hang counts as a failure; the consumer may still finish it). */
