@@ -33,17 +33,22 @@ export const maxAttempts = z.number().int().min(1).max(10);
 /** A token's lifetime in seconds, when the merchant picks one (900 by default). */
 const expiresIn = z.number().int().min(30).max(86_400).optional();
 
-/** What the merchant binds into a payment token (`proxy.tokens.payment(...)`, `POST /server/tokens/payment`). */
-export const paymentTokenInput = z.strictObject({
+/** The terms a payment token binds: the same fields when minted and when its claims are verified. */
+export const paymentTerms = {
   amount: money,
   referenceNo: orderReference,
   narration: z.string().trim().min(1).max(140),
   /** Defaults to the configured PAYEE_NAME. */
   payee: z.string().trim().min(1).max(100).optional(),
   payer: z.string().trim().min(1).max(100).optional(),
-  /** Locks the paying number when given. */
+  /** Locks the paying number when given (normalised to digits by the token service). */
   msisdn: z.string().trim().min(1).max(32).optional(),
   maxAttempts: maxAttempts.default(DEFAULT_MAX_ATTEMPTS),
+};
+
+/** What the merchant binds into a payment token (`proxy.tokens.payment(...)`, `POST /server/tokens/payment`). */
+export const paymentTokenInput = z.strictObject({
+  ...paymentTerms,
   /** Seconds; default 900. */
   expiresIn,
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_ATTEMPTS, maxAttempts, money, orderReference } from '../../protocol/server-schemas.js';
+import { money, paymentTerms } from '../../protocol/server-schemas.js';
 
 // The minting inputs are the server API's bodies too: defined once, in the protocol.
 export {
@@ -33,15 +33,9 @@ const base = {
 export const paymentClaims = z.object({
   ...base,
   scope: z.literal('payment'),
-  amount: money,
-  referenceNo: orderReference,
-  narration: z.string().trim().min(1).max(140),
-  /** The token service fills in the configured PAYEE_NAME when absent. */
-  payee: z.string().trim().min(1).max(100).optional(),
-  payer: z.string().trim().min(1).max(100).optional(),
-  /** Normalised to digits by the token service (a hand-minted token may carry a local form). */
-  msisdn: z.string().trim().min(1).max(32).optional(),
-  maxAttempts: maxAttempts.default(DEFAULT_MAX_ATTEMPTS),
+  // The token service fills in the configured PAYEE_NAME when absent and normalises msisdn (a hand-minted
+  // token may carry a local form).
+  ...paymentTerms,
 });
 /** A verified payment token's claims: `payee` always set (from the token, else the configured payee). */
 export type PaymentClaims = Omit<z.output<typeof paymentClaims>, 'payee'> & { payee: string };
