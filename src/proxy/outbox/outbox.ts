@@ -83,17 +83,26 @@ export class Outbox {
   }
 
   /**
-   * Records again the messages this process recorded and has not seen settled that the store no longer
-   * has (flushed, evicted, a new empty Redis): at least once beats a lost final state. A consumer that
-   * already had one gets it again, with the same id.
+   * Records again the messages this process recorded, has not seen settled, and the store no longer has
+   * (flushed, evicted, a new empty Redis): at least once beats a lost final state. A consumer that already
+   * had one gets it again, with the same id. Only copies missing from the pending set are read (normally
+   * none: one settled by another instance). True when something was recorded again.
    */
-  private async restoreLost(): Promise<void> {
+  private async restoreLost(pending: ReadonlySet<string>): Promise<boolean> {
+    let restored = false;
     for (const [id, message] of [...this.copies]) {
-      if (this.closed) return;
-      if (await this.store.get(KEYS.message(id))) continue;
-      this.logger.warn({ messageId: id }, 'outbox message missing from the store before it was delivered; recorded again from this process');
+      if (this.closed) break;
+      if (pending.has(id)) continue;
+      const item = await this.read(id);
+      if (item && settled(item)) {
+        this.copies.delete(id);
+        continue;
+      }
+      if (!item) this.logger.warn({ messageId: id }, 'outbox message missing from the store before it was delivered; recorded again from this process');
       await this.record(message);
+      restored = true;
     }
+    return restored;
   }
 
   /**
@@ -189,8 +198,8 @@ export class Outbox {
 
   /** One pass of one consumer over the pending set, oldest first. */
   private async drainOnce(consumer: OutboxConsumer): Promise<void> {
-    await this.restoreLost();
-    const ids = await this.store.members(KEYS.pending);
+    let ids = await this.store.members(KEYS.pending);
+    if (await this.restoreLost(new Set(ids))) ids = await this.store.members(KEYS.pending);
     const items: OutboxItem[] = [];
     for (const id of ids) {
       const item = await this.read(id);
