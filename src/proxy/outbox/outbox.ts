@@ -8,12 +8,12 @@ import {
   dayOf,
   DEFAULT_OUTBOX_OPTIONS,
   OUTBOX_KEYS as KEYS,
-  type DeliveryState,
   type OutboxConsumer,
   type OutboxItem,
   type OutboxMessage,
   type OutboxOptions,
 } from './outbox-types.js';
+import { describe, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
 
 export * from './outbox-types.js';
 
@@ -236,7 +236,7 @@ export class Outbox {
       const result = await updateJson<OutboxItem>(this.store, KEYS.message(id), (current) => {
         const latest = current.deliveries[consumer.name];
         if (!latest || latest.deliveredAt !== undefined) return null;
-        return { ...current, deliveries: { ...current.deliveries, [consumer.name]: this.next(consumer, latest, outcome, current.message) } };
+        return { ...current, deliveries: { ...current.deliveries, [consumer.name]: nextDelivery(latest, outcome, current.message, consumer.maxAgeMs ?? this.options.maxAgeMs, this.options, this.now()) } };
       });
       const after = result.outcome === 'missing' ? undefined : result.value.deliveries[consumer.name];
       if (after?.deadAt !== undefined) {
@@ -264,7 +264,7 @@ export class Outbox {
   }
 
   /** Runs one delivery, bounded by the lease (a hang counts as a failure; the consumer may still finish it). */
-  private async attempt(consumer: OutboxConsumer, message: OutboxMessage): Promise<'ok' | { error: Record<string, unknown> }> {
+  private async attempt(consumer: OutboxConsumer, message: OutboxMessage): Promise<DeliveryOutcome> {
     let timer: NodeJS.Timeout | undefined;
     const hang = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${this.options.leaseMs} ms`)), this.options.leaseMs);
@@ -279,25 +279,4 @@ export class Outbox {
       clearTimeout(timer);
     }
   }
-
-  private next(consumer: OutboxConsumer, state: DeliveryState, outcome: 'ok' | { error: Record<string, unknown> }, message: OutboxMessage): DeliveryState {
-    const now = this.now();
-    const attempts = state.attempts + 1;
-    const kept = state.replayedAt !== undefined ? { replayedAt: state.replayedAt } : {};
-    if (outcome === 'ok') return { attempts, nextAt: state.nextAt, deliveredAt: now, ...kept };
-    const lastError = String(outcome.error['message'] ?? outcome.error['type'] ?? 'error');
-    const since = state.replayedAt ?? message.createdAt;
-    if (now - since >= (consumer.maxAgeMs ?? this.options.maxAgeMs)) return { attempts, nextAt: state.nextAt, deadAt: now, lastError, ...kept };
-    const base = Math.min(this.options.maxBackoffMs, this.options.backoffMs * 2 ** Math.min(attempts - 1, 40));
-    return { attempts, nextAt: now + Math.round(base * (0.8 + Math.random() * 0.4)), lastError, ...kept };
-  }
-}
-
-/** Every consumer delivered or gave up. */
-function settled(item: OutboxItem): boolean {
-  return Object.values(item.deliveries).every((d) => d.deliveredAt !== undefined || d.deadAt !== undefined);
-}
-
-function describe(err: unknown): Record<string, unknown> {
-  return err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err };
 }

@@ -1,0 +1,35 @@
+import type { DeliveryState, OutboxItem, OutboxMessage, OutboxOptions } from './outbox-types.js';
+
+/** How one try of one delivery ended. */
+export type DeliveryOutcome = 'ok' | { error: Record<string, unknown> };
+
+/**
+ * A delivery's state after a try: delivered; dead once `maxAgeMs` passed since the message (or its replay);
+ * else due again after a jittered backoff doubling from `backoffMs` to `maxBackoffMs`.
+ */
+export function nextDelivery(
+  state: DeliveryState,
+  outcome: DeliveryOutcome,
+  message: OutboxMessage,
+  maxAgeMs: number,
+  options: Pick<OutboxOptions, 'backoffMs' | 'maxBackoffMs'>,
+  now: number,
+): DeliveryState {
+  const attempts = state.attempts + 1;
+  const kept = state.replayedAt !== undefined ? { replayedAt: state.replayedAt } : {};
+  if (outcome === 'ok') return { attempts, nextAt: state.nextAt, deliveredAt: now, ...kept };
+  const lastError = String(outcome.error['message'] ?? outcome.error['type'] ?? 'error');
+  const since = state.replayedAt ?? message.createdAt;
+  if (now - since >= maxAgeMs) return { attempts, nextAt: state.nextAt, deadAt: now, lastError, ...kept };
+  const base = Math.min(options.maxBackoffMs, options.backoffMs * 2 ** Math.min(attempts - 1, 40));
+  return { attempts, nextAt: now + Math.round(base * (0.8 + Math.random() * 0.4)), lastError, ...kept };
+}
+
+/** Every consumer delivered or gave up. */
+export function settled(item: OutboxItem): boolean {
+  return Object.values(item.deliveries).every((d) => d.deliveredAt !== undefined || d.deadAt !== undefined);
+}
+
+export function describe(err: unknown): Record<string, unknown> {
+  return err instanceof Error ? { type: err.name, message: err.message } : { type: typeof err };
+}
