@@ -341,7 +341,8 @@ describe('<otp-verify>', () => {
     expect(change.top, 'the links side by side').to.equal(resend.top);
     const status = part(el, 'status')!;
     const range = document.createRange();
-    const node = [...status.childNodes].find((n) => n.textContent!.includes('233'))!;
+    // Text nodes only: Lit's marker comments (<!--?lit$<random digits>$-->) are children too, and now and then hold '233'.
+    const node = [...status.childNodes].find((n) => n.nodeType == Node.TEXT_NODE && n.textContent!.includes('233'))!;
     const at = node.textContent!.indexOf('233');
     range.setStart(node, at);
     range.setEnd(node, at + '233 24 *** **01'.length);
