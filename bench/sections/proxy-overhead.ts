@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { providerSettingsFromEnv } from '../../src/proxy/config.js';
+import { providerSettingsFromEnv } from '../../src/proxy/config-env.js';
 import { API_VERSION } from '../../src/provider/schemas/index.js';
 import { cannon, interleaved, type CannonRun, type PairSide } from '../lib/cannon.js';
 import { BENCH_SECRET, browserHeaders, call, expectStatus, mapLimit, mint, MOUNT } from '../lib/http.js';

@@ -7,7 +7,8 @@
 import type { AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
 import { pino, type Level } from 'pino';
-import { DEFAULT_LIMITS, providerSettingsFromEnv, type LimitName, type LimitPolicy, type ProxyConfig } from '../../src/proxy/config.js';
+import { providerSettingsFromEnv } from '../../src/proxy/config-env.js';
+import { DEFAULT_LIMITS, type LimitName, type LimitPolicy, type ProxyConfig } from '../../src/proxy/config.js';
 import { createMerchantProxy } from '../../src/proxy/create-proxy.js';
 import { collectedMemory, serveParent } from '../lib/ipc.js';
 

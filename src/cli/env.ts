@@ -5,7 +5,8 @@ import {
   type ClosableProviderClient,
   type ProviderClientConfig,
 } from '../provider/index.js';
-import { ConfigError, providerSettingsFromEnv } from '../proxy/config.js';
+import { ConfigError } from '../proxy/config.js';
+import { providerSettingsFromEnv } from '../proxy/config-env.js';
 import { CliConfigError, UsageError } from './errors.js';
 
 /** The provider client the configured environment points at, and where it points. */

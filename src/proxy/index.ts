@@ -2,13 +2,13 @@ export { createMerchantProxy, type MerchantProxy } from './create-proxy.js';
 export {
   ConfigError,
   DEFAULT_LIMITS,
-  configFromEnv,
   resolveConfig,
   type LimitName,
   type LimitPolicy,
   type ProxyConfig,
   type ResolvedProxyConfig,
 } from './config.js';
+export { configFromEnv } from './config-env.js';
 export type { CheckoutUpdate, OtpSendCheck, PaymentUpdate, ProxyHooks } from './context.js';
 export { ProxyError } from './errors.js';
 export { maskPhone, normalisePhone } from './phone.js';

@@ -17,7 +17,7 @@ import { build } from 'esbuild';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { pino } from 'pino';
-import { providerSettingsFromEnv } from '../../src/proxy/config.js';
+import { providerSettingsFromEnv } from '../../src/proxy/config-env.js';
 import { createMerchantProxy, type MerchantProxy } from '../../src/proxy/create-proxy.js';
 import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
 import { shopRouter, type Violation } from './browser-shop.js';

@@ -9,7 +9,8 @@ import { appendFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { pino } from 'pino';
-import { providerSettingsFromEnv, type ProxyConfig } from '../../src/proxy/config.js';
+import type { ProxyConfig } from '../../src/proxy/config.js';
+import { providerSettingsFromEnv } from '../../src/proxy/config-env.js';
 import { createMerchantProxy } from '../../src/proxy/create-proxy.js';
 import { ProxyError } from '../../src/proxy/errors.js';
 

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { providerSettingsFromEnv } from '../../src/proxy/config.js';
+import { providerSettingsFromEnv } from '../../src/proxy/config-env.js';
 import { createMerchantProxy, type MerchantProxy } from '../../src/proxy/create-proxy.js';
 import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
 import { MOUNT, startRedis, TEST_LIMITS, TEST_SECRET, type TestRedis } from '../proxy/helpers.js';

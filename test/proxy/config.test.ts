@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configFromEnv, resolveConfig, type ProxyConfig } from '../../src/proxy/config.js';
+import { configFromEnv } from '../../src/proxy/config-env.js';
+import { ConfigError, resolveConfig, type ProxyConfig } from '../../src/proxy/config.js';
 import { createMerchantProxy } from '../../src/proxy/create-proxy.js';
 import { MemoryStore } from '../../src/proxy/store/memory.js';
 import { TEST_SECRET } from './helpers.js';

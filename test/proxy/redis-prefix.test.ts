@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configFromEnv } from '../../src/proxy/config.js';
+import { configFromEnv } from '../../src/proxy/config-env.js';
 import { createMerchantProxy } from '../../src/proxy/create-proxy.js';
 import { startHarness, startRedis, type Harness, type TestRedis } from './helpers.js';
 import { eventually } from './sse-client.js';

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, configFromEnv, resolveConfig } from '../../src/proxy/config.js';
+import { configFromEnv } from '../../src/proxy/config-env.js';
+import { ConfigError, resolveConfig } from '../../src/proxy/config.js';
 import type { PaymentUpdate } from '../../src/proxy/context.js';
 import { startHarness, TEST_SECRET, type Harness } from './helpers.js';
 import { eventually } from './sse-client.js';
