@@ -368,3 +368,43 @@ describe('a written-off attempt sent again and adopted from the duplicate refusa
     expect(h.sandbox.app.sandbox.requestCounts.get('payment.initiate')).toBe(2);
   });
 });
+
+describe('a customer looking at a payment past its deadline (a reload, "Check again")', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      config: {
+        // Past the deadline the attempt is read once a minute: far longer than this test waits.
+        relay: { minIntervalMs: 20, maxIntervalMs: 1_000, deadlineMs: 300, lateIntervalMs: 60_000 },
+      },
+    });
+  });
+  afterAll(() => h.close());
+
+  it('reads the payment at once, not on the slow schedule, and a page reading in a loop makes few reads', async () => {
+    const referenceNo = `ORDER-look-${Date.now()}`;
+    const reference = `${referenceNo}-1`;
+    const token = await h.mintPayment({ referenceNo });
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    expect((await h.post('/payments', { msisdn: '0260000004' }, { token })).body).toMatchObject({ reference, status: 'PENDING' });
+    await eventually(async () => ((await h.proxy.payments.getAttempt(reference))?.status === 'TIMED_OUT' ? true : undefined));
+    const reads = () => h.sandbox.app.sandbox.requestCounts.get('payment.status') ?? 0;
+    // The reader now sleeps a minute. A page reading every 60 ms wakes it at most once per maxIntervalMs (1 s),
+    // fewer than the poller's own wake gap (250 ms) would allow.
+    await pause(1_100);
+    const before = reads();
+    const started = Date.now();
+    for (let i = 0; i < 25; i++) {
+      expect((await h.get(`/payments/${reference}`, { token })).body).toMatchObject({ status: 'TIMED_OUT' });
+      await pause(60);
+    }
+    const elapsed = Date.now() - started;
+    await pause(300);
+    expect(reads() - before).toBeGreaterThanOrEqual(1);
+    expect(reads() - before).toBeLessThanOrEqual(Math.floor(elapsed / 1_000) + 1);
+    // Approved on the phone late: a look reads it now, a minute before the slow reader would.
+    const referenceId = h.sandbox.app.sandbox.paymentsByNo.get(reference)!;
+    expect((await fetch(`${h.sandbox.url}/__sandbox/phone/payments/${referenceId}/approve`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    await eventually(async () => ((await h.get(`/payments/${reference}`, { token })).body.status === 'COMPLETED' ? true : undefined), 5_000);
+  });
+});

@@ -1,6 +1,4 @@
 import type { PaymentSnapshot, PaymentViewStatus } from '../../protocol/index.js';
-import { ProviderNotFoundError } from '../../provider/errors.js';
-import type { PaymentTransaction } from '../../provider/schemas/index.js';
 import { currentAttempt, type OrderRecord } from '../payments/attempts.js';
 import { readJson, updateJson, type UpdateResult } from '../payments/json-record.js';
 import { KEYS, RECORD_TTL_MS, subject } from '../payments/keys.js';
@@ -9,19 +7,17 @@ import { setAttemptPhase } from '../payments/orders.js';
 import {
   applyTransaction,
   isReconciled,
-  isSettledPaymentStatus,
   NOT_FOUND_READS_TO_SETTLE,
   sameView,
   toPaymentSnapshot,
   type PaymentRecord,
 } from '../payments/payment-record.js';
+import { BoundedMap } from '../bounded-map.js';
 import { paymentMessage } from './notify.js';
 import type { TickResult } from './poller-pool.js';
 import { restorePayment } from './restore.js';
-import { describeError, type RelayCore } from './relay-core.js';
-
-/** What a status read of an attempt found upstream. */
-export type UpstreamRead = { kind: 'found'; tx: PaymentTransaction } | { kind: 'not-found' } | { kind: 'error'; err: unknown };
+import type { RelayCore } from './relay-core.js';
+import { UpstreamReader, type UpstreamRead } from './upstream-read.js';
 
 /**
  * The relay's side of payments: the stored record of each attempt, its changes (sequence, events,
@@ -30,16 +26,20 @@ export type UpstreamRead = { kind: 'found'; tx: PaymentTransaction } | { kind: '
  * record (restored from this process's last copy).
  */
 export class PaymentTracker {
-  /** Attempts whose status path answered 0404 by referenceId: read by referenceNo from then on. */
-  private readonly byReferenceNo = new Set<string>();
   /** This process's last copy of every record it reconciles: what a store flush or eviction cannot take. */
   private readonly copies = new Map<string, PaymentRecord>();
   /** Attempts this process sent whose answer it could not write down (a store error): read at once. */
   private readonly sent = new Set<string>();
   /** The status whose notification this process last recorded, per attempt (one store write per change). */
   private readonly recorded = new Map<string, PaymentViewStatus>();
+  /** When a customer's look last woke the slow reader of an attempt, per attempt (see `look`). */
+  private readonly looked = new BoundedMap<string, number>(10_000);
 
-  constructor(private readonly core: RelayCore) {}
+  private readonly upstream: UpstreamReader;
+
+  constructor(private readonly core: RelayCore) {
+    this.upstream = new UpstreamReader(core.ctx);
+  }
 
   /**
    * The order's payment, by the merchant's order reference: its completed attempt if there is one, else
@@ -142,6 +142,22 @@ export class PaymentTracker {
     if (!this.core.pool.ensure(subject.payment(reference), () => this.tick(reference))) this.core.pool.wake(subject.payment(reference));
   }
 
+  /**
+   * A customer looks at an attempt (a page's read, or its stream opening after a reload). Past the page's
+   * deadline the attempt is read only once a minute, so a payment approved late would show up to a minute
+   * late: the look makes it read now, at most once per `maxIntervalMs` per attempt in this process (the
+   * ceiling of a watched payment's cadence), so a page reading in a loop never becomes a loop of reads.
+   */
+  look(record: PaymentRecord): void {
+    if (isReconciled(record)) return;
+    const late = this.core.ctx.now() > record.deadlineAt || record.status === 'VOID';
+    const last = this.looked.get(record.reference);
+    const now = Date.now();
+    if (!late || (last !== undefined && now - last < this.core.options.maxIntervalMs)) return this.track(record.reference);
+    this.looked.set(record.reference, now);
+    this.trackNow(record.reference);
+  }
+
   /** One reconciling read of one attempt. */
   async tick(reference: string): Promise<TickResult> {
     const { ctx, options } = this.core;
@@ -202,27 +218,9 @@ export class PaymentTracker {
     return this.valueOf(result, record);
   }
 
-  /** Reads an attempt's status upstream: by referenceId first, then by referenceNo on a 0404 (DESIGN: status reads by reference). */
-  async readUpstream(record: Pick<PaymentRecord, 'reference' | 'referenceId' | 'phase'>): Promise<UpstreamRead> {
-    const { client, logger } = this.core.ctx;
-    try {
-      if (record.referenceId && !this.byReferenceNo.has(record.reference)) {
-        try {
-          return { kind: 'found', tx: (await client.payments.status(record.referenceId)).data };
-        } catch (err) {
-          if (!(err instanceof ProviderNotFoundError)) throw err;
-          this.byReferenceNo.add(record.reference);
-        }
-      }
-      return { kind: 'found', tx: (await client.payments.status(record.reference)).data };
-    } catch (err) {
-      if (err instanceof ProviderNotFoundError) {
-        if (record.phase === 'known') logger.warn({ reference: record.reference }, 'a known payment reads as not found upstream');
-        return { kind: 'not-found' };
-      }
-      logger.warn({ reference: record.reference, err: describeError(err) }, 'payment status read failed; reading on');
-      return { kind: 'error', err };
-    }
+  /** Reads an attempt's status upstream (by referenceId, then by referenceNo after a 0404). */
+  readUpstream(record: Pick<PaymentRecord, 'reference' | 'referenceId' | 'phase'>): Promise<UpstreamRead> {
+    return this.upstream.read(record);
   }
 
   /** An unknown outcome read `0404` twice after the grace period: void by inference (read on slowly). */
@@ -286,7 +284,8 @@ export class PaymentTracker {
   private forget(reference: string): void {
     this.copies.delete(reference);
     this.recorded.delete(reference);
-    this.byReferenceNo.delete(reference);
+    this.upstream.forget(reference);
+    this.looked.delete(reference);
   }
 
   private valueOf(result: UpdateResult<PaymentRecord>, fallback: PaymentRecord): PaymentRecord {
@@ -294,7 +293,8 @@ export class PaymentTracker {
   }
 
   private snapshotOf(record: PaymentRecord): PaymentSnapshot {
-    if (!isSettledPaymentStatus(record.status) || !isReconciled(record)) this.track(record.reference);
+    // The merchant's backend asking is a look too: a late payment is read now.
+    this.look(record);
     return toPaymentSnapshot(record);
   }
 }

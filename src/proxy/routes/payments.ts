@@ -8,7 +8,7 @@ import type { OrderRecord } from '../payments/attempts.js';
 import { readJson } from '../payments/json-record.js';
 import { KEYS, subject } from '../payments/keys.js';
 import { assertSameTerms } from '../payments/order-terms.js';
-import { isFinalPaymentStatus, isReconciled, toPaymentSnapshot, type PaymentRecord } from '../payments/payment-record.js';
+import { isFinalPaymentStatus, toPaymentSnapshot, type PaymentRecord } from '../payments/payment-record.js';
 import { normaliseLocalPhone } from '../phone.js';
 import type { Relay } from '../relay/relay.js';
 import { serveEvents } from '../relay/serve-events.js';
@@ -36,13 +36,14 @@ export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay):
 
   router.get('/payments/:reference', withToken(ctx, 'payment', async (req, res, claims) => {
     const record = await ownedPayment(ctx, relay, claims, req);
-    if (!isReconciled(record)) relay.payments.tracker.track(record.reference);
+    relay.payments.tracker.look(record);
     sendJson(res, 200, toPaymentSnapshot(record));
   }));
 
   router.get('/payments/:reference/events', withToken(ctx, 'payment', async (req, res, claims) => {
     const record = await ownedPayment(ctx, relay, claims, req);
     const tracker = relay.payments.tracker;
+    tracker.look(record);
     serveEvents(ctx, relay, req, res, {
       subject: subject.payment(record.reference),
       client: `${claims.jti}|${clientIp(req)}`,
