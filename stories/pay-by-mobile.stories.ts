@@ -3,6 +3,7 @@ import { html } from 'lit';
 import { ifDefined } from 'lit/directives/if-defined.js';
 import type { PayByMobile } from '../src/elements/pay-by-mobile/index.js';
 import { DEFAULT_PROXY_PATH } from '../src/protocol/paths.js';
+import { expect, waitFor } from 'storybook/test';
 import { elementIn, press, reach, typeInto } from './support/drive.js';
 import { proxyFor } from './support/fake-proxy.js';
 import { dark, rtl, themeArgTypes, themeStyle } from './support/theme.js';
@@ -97,7 +98,21 @@ export const Completed: Story = {
 
 export const FailedWithRetry: Story = {
   name: 'Failed (retry)',
-  play: async ({ canvasElement }) => reach(await pay(canvasElement, '024 000 0002'), 'failed', 'Not enough money'),
+  play: async ({ canvasElement }) => {
+    const el = the(canvasElement);
+    let prompted = false;
+    const failures: { code: string; canRetry: boolean }[] = [];
+    el.addEventListener('payment-pending', () => (prompted = true));
+    el.addEventListener('payment-failed', (e) => failures.push((e as CustomEvent).detail));
+    await reach(await pay(canvasElement, '024 000 0002'), 'failed', 'Not enough money');
+    await press(el, 'retry-button');
+    await waitFor(() => expect(failures).toHaveLength(2));
+    await reach(el, 'failed', 'Not enough money');
+    // Refused at once, as the real proxy answers for this number: no prompt ever reached the phone, and the
+    // refusals count as attempts (3 allowed: one is left).
+    expect(prompted).toBe(false);
+    expect(failures.map((f) => [f.code, f.canRetry])).toEqual([['INSUFFICIENT_FUNDS', true], ['INSUFFICIENT_FUNDS', true]]);
+  },
 };
 
 export const FailedNoAttemptsLeft: Story = {

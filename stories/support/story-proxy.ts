@@ -60,6 +60,7 @@ const HTTP_STATUS: Partial<Record<ProxyErrorCode, number>> = {
   OTP_LOCKED: 423,
   ACCOUNT_NOT_FOUND: 404,
   NOT_FOUND: 404,
+  INSUFFICIENT_FUNDS: 402,
   ATTEMPTS_EXHAUSTED: 409,
   UPSTREAM_UNAVAILABLE: 503,
   UPSTREAM_ERROR: 502,
@@ -96,6 +97,9 @@ export class StoryProxy {
   private readonly otps = new Map<string, SentOtp>();
   private readonly lastSend = new Map<string, number>();
   private readonly payments = new Map<string, PaymentSnapshot>();
+  /** Payments the provider refused at initiation; the reference of the last one while it is free. */
+  private refusals = 0;
+  private refused?: string | undefined;
   private readonly checkouts = new Map<string, CheckoutSnapshot>();
   /** Open event streams by payment reference or checkout id. */
   private readonly streams = new Map<string, SseStream[]>();
@@ -227,13 +231,24 @@ export class StoryProxy {
     const pending = [...this.payments.values()].find((p) => p.status == 'PENDING');
     if (pending) return json(pending, 202); // a double click never charges twice
     const max = Number(this.claims['maxAttempts'] ?? 3);
-    const attempt = this.payments.size + 1;
-    if (attempt > max) return refuse({ error: 'ATTEMPTS_EXHAUSTED' });
+    // As the real proxy: a refused attempt counts, but its reference is free and the next attempt takes it.
+    const free = this.refused;
+    const used = this.payments.size - (free ? 1 : 0) + this.refusals;
+    if (used >= max) return refuse({ error: 'ATTEMPTS_EXHAUSTED' });
+    const attempt = this.payments.size + (free ? 0 : 1);
+    this.refused = undefined;
     const amount = Number(this.claims['amount']);
     const orderReference = String(this.claims['referenceNo']);
-    const p = payment({ reference: `${orderReference}-${attempt}`, orderReference, amount, totalAmount: amount, attempt, attemptsLeft: max - attempt });
+    const p = payment({ reference: `${orderReference}-${attempt}`, orderReference, amount, totalAmount: amount, attempt, attemptsLeft: max - used - 1 });
     this.payments.set(p.reference, p);
     const outcome = lookUp(msisdn);
+    if (outcome.refusedAtInitiation) {
+      // Refused by the provider at once (not enough money): FAILED, no prompt, the reason in the answer.
+      this.refusals++;
+      this.refused = p.reference;
+      Object.assign(p, { status: 'FAILED', failureCode: outcome.failureCode, updatedAt: now() });
+      return refuse({ error: outcome.failureCode as ProxyErrorCode, details: { reference: p.reference, attemptsLeft: p.attemptsLeft } });
+    }
     if (outcome.payment != 'PENDING') {
       this.later(this.options.settleAfter ?? SETTLE_AFTER, () => this.settlePayment(outcome.payment, p.reference, outcome.failureCode));
     }
