@@ -48,9 +48,9 @@ export interface PaymentSnapshot {
   charge: number;
   totalAmount: number;
   currency: string;
-  /** 1-based attempt number of this payment on its token. */
+  /** Which try of the order this payment is (1-based), refused tries included: can exceed the `-N` of `reference`. */
   attempt: number;
-  /** Further attempts the token still allows after this one. */
+  /** Further tries the order still allows after this one (every token of the order shares them). */
   attemptsLeft: number;
   /** Why a FAILED payment failed, as a protocol error code (`INSUFFICIENT_FUNDS`, `PAYMENT_FAILED`). */
   failureCode?: string | undefined;

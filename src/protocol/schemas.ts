@@ -66,9 +66,12 @@ export const paymentSnapshot = z.object({
   charge: z.number(),
   totalAmount: z.number(),
   currency: z.string(),
-  /** 1-based attempt number of this payment on its token. */
+  /**
+   * Which try of the order this payment is (1-based), refused tries included. It can be more than the `-N`
+   * of `reference`: a try the provider refused at once made no payment, so the next one takes its number.
+   */
   attempt: z.number().int().positive(),
-  /** Further attempts the token still allows after this one. */
+  /** Further tries the order still allows after this one (every token of the order shares them). */
   attemptsLeft: z.number().int().nonnegative(),
   /** Why a FAILED payment failed, as a protocol error code (`INSUFFICIENT_FUNDS`, `PAYMENT_FAILED`). */
   failureCode: z.string().optional(),

@@ -235,11 +235,11 @@ export class StoryProxy {
     const free = this.refused;
     const used = this.payments.size - (free ? 1 : 0) + this.refusals;
     if (used >= max) return refuse({ error: 'ATTEMPTS_EXHAUSTED' });
-    const attempt = this.payments.size + (free ? 0 : 1);
+    const n = this.payments.size + (free ? 0 : 1);
     this.refused = undefined;
     const amount = Number(this.claims['amount']);
     const orderReference = String(this.claims['referenceNo']);
-    const p = payment({ reference: `${orderReference}-${attempt}`, orderReference, amount, totalAmount: amount, attempt, attemptsLeft: max - used - 1 });
+    const p = payment({ reference: `${orderReference}-${n}`, orderReference, amount, totalAmount: amount, attempt: used + 1, attemptsLeft: max - used - 1 });
     this.payments.set(p.reference, p);
     const outcome = lookUp(msisdn);
     if (outcome.refusedAtInitiation) {

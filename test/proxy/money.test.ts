@@ -302,7 +302,7 @@ describe('a payment the provider refuses at once: insufficient funds (2332400000
   });
   afterAll(() => h.close());
 
-  it('reaches the customer as INSUFFICIENT_FUNDS and the merchant in the snapshot; the attempt counts, its number is used again', async () => {
+  it('reaches the customer as INSUFFICIENT_FUNDS and the merchant in the snapshot; the attempt counts, its number is used again, and `attempt` counts the tries', async () => {
     const referenceNo = `ORDER-funds-${Date.now()}`;
     const token = await h.mintPayment({ referenceNo, maxAttempts: 3 });
     const refused = await h.post('/payments', { msisdn: '0240000002' }, { token });
@@ -311,22 +311,33 @@ describe('a payment the provider refuses at once: insufficient funds (2332400000
     // What the element reads next, and what the merchant's hook and lookups say: the reason, not "failed".
     const read = await h.get(`/payments/${referenceNo}-1`, { token });
     expect(read.status).toBe(200);
-    expect(paymentSnapshot.parse(read.body)).toMatchObject({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS', attemptsLeft: 2 });
+    expect(paymentSnapshot.parse(read.body)).toMatchObject({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS', attempt: 1, attemptsLeft: 2 });
     const update = await eventually(() => updates.find((u) => u.snapshot.orderReference === referenceNo));
     expect(update).toMatchObject({ final: true, idempotencyKey: `payment:${referenceNo}-1:FAILED` });
     expect(update.snapshot).toMatchObject({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS' });
     expect(await h.proxy.payments.get(referenceNo)).toMatchObject({ status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS' });
 
+    // Refused again under the same free number: a second final outcome, with an idempotency key of its own
+    // (a merchant deduplicating by key must not drop it as the first one again).
+    const again = await h.post('/payments', { msisdn: '0240000002' }, { token });
+    expect(again.body).toMatchObject({ error: 'INSUFFICIENT_FUNDS', details: { reference: `${referenceNo}-1`, attemptsLeft: 1 } });
+    expect((await h.get(`/payments/${referenceNo}-1`, { token })).body).toMatchObject({ status: 'FAILED', attempt: 2, attemptsLeft: 1 });
+    const failedKeys = () => updates.filter((u) => u.snapshot.orderReference === referenceNo && u.snapshot.status === 'FAILED').map((u) => u.idempotencyKey);
+    await eventually(() => (failedKeys().length >= 2 ? true : undefined));
+    expect(new Set(failedKeys())).toEqual(new Set([`payment:${referenceNo}-1:FAILED`, `payment:${referenceNo}-1:2:FAILED`]));
+
     // Topped up, or another number: the provider recorded nothing under …-1, so the next attempt uses it.
     const next = await h.post('/payments', { msisdn: '0240000001' }, { token });
     expect(next.status).toBe(202);
-    expect(next.body).toMatchObject({ reference: `${referenceNo}-1`, attemptsLeft: 1 });
+    // The third try, under the first try's number: `attempt` counts tries, the reference numbers payments.
+    expect(next.body).toMatchObject({ reference: `${referenceNo}-1`, attempt: 3, attemptsLeft: 0 });
     const stream = await openStream(`${h.baseUrl}/payments/${referenceNo}-1/events`, token);
     await stream.ended;
     expect(stream.events.at(-1)!.data).toMatchObject({ status: 'COMPLETED' });
     const sandbox = (await (await fetch(`${h.sandbox.url}/__sandbox/payments`)).json()) as { payments: { referenceNo: string; status: string; msisdn: string }[] };
     expect(sandbox.payments.filter((p) => p.referenceNo === `${referenceNo}-1`).map((p) => `${p.msisdn} ${p.status}`).sort()).toEqual([
       '233240000001 COMPLETED',
+      '233240000002 FAILED',
       '233240000002 FAILED',
     ]);
   });

@@ -35,6 +35,8 @@ export async function initiate(
     orderReference: claims.referenceNo,
     jti: claims.jti,
     attempt: entry.n,
+    // Tries used before this one (refusals among them) plus this one.
+    ordinal: claims.maxAttempts - left,
     attemptsLeft: left,
     referenceId: null,
     // An unguessable id per payment: the callback route trusts nothing but its existence.

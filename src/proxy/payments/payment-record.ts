@@ -27,7 +27,13 @@ export interface PaymentRecord {
   orderReference: string;
   /** jti of the token that made the attempt. */
   jti: string;
+  /** The number in the reference (`-N`): a free number (void or refused) is taken again by the next try. */
   attempt: number;
+  /**
+   * Which try of the order this is, refusals included (1-based): what the snapshot calls `attempt`. After a
+   * refusal it is one more than `attempt`. Absent in records found upstream (then `attempt` stands for it).
+   */
+  ordinal?: number;
   attemptsLeft: number;
   /** The provider's `referenceId`, once known. */
   referenceId: string | null;
@@ -150,7 +156,7 @@ export function toPaymentSnapshot(record: PaymentRecord): PaymentSnapshot {
     charge: record.charge,
     totalAmount: record.totalAmount,
     currency: record.currency,
-    attempt: record.attempt,
+    attempt: record.ordinal ?? record.attempt,
     attemptsLeft: record.attemptsLeft,
     updatedAt: new Date(record.updatedAt).toISOString(),
     completedAt: record.completedAt,
