@@ -62,8 +62,9 @@ describe('money safety of POST /payments', () => {
       sandbox: { timeScale: 0.02 },
       config: {
         relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 },
-        // A hung initiation times out quickly.
-        timeouts: { connectMs: 1_000, totalMs: 400 },
+        // A hung initiation times out quickly; a second, not less: real HTTP on a busy two-core machine
+        // (400 ms let a burst's status reads time out, and a POST answer 503).
+        timeouts: { connectMs: 1_000, totalMs: 1_000 },
       },
     });
   });
@@ -111,6 +112,23 @@ describe('money safety of POST /payments', () => {
     const [sent] = await upstream(referenceNo);
     expect(sent).toMatchObject({ referenceNo: `${referenceNo}-1`, amount: 42.1, payee: 'Test Shop', narration: 'Two shirts', msisdn: '233240000001', payer: '233240000001' });
     expect(sent!.callbackId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
+  it('probes a new order once for a burst of POSTs, however many wait on it (233240000002, one attempt)', async () => {
+    const referenceNo = `ORDER-burst-${Date.now()}`;
+    const token = await h.mintPayment({ referenceNo, maxAttempts: 1 });
+    const before = initiations();
+    const reads = () => h.sandbox.app.sandbox.requestCounts.get('payment.status') ?? 0;
+    const readsBefore = reads();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => h.post('/payments', { msisdn: '233240000002' }, { token })));
+    // Those that waited on the send are told its refusal; those that came after it, that the order's one try is spent.
+    const told = answers.map((a) => `${a.status} ${a.body.error} ${a.body.details?.reference ?? ''}`);
+    expect(told).toContain(`402 INSUFFICIENT_FUNDS ${referenceNo}-1`);
+    expect(told.filter((t) => t !== `402 INSUFFICIENT_FUNDS ${referenceNo}-1` && t !== '409 ATTEMPTS_EXHAUSTED ')).toEqual([]);
+    expect(initiations() - before).toBe(1);
+    // The probe before the first send is one read that the waiting requests share, and the refusal one more (a
+    // request arriving between the probe's answer and its record may read again): never one read per POST.
+    expect(reads() - readsBefore).toBeLessThanOrEqual(3);
   });
 
   it('uses the payer bound in the token when there is one', async () => {
@@ -417,5 +435,57 @@ describe('a customer looking at a payment past its deadline (a reload, "Check ag
     const referenceId = h.sandbox.app.sandbox.paymentsByNo.get(reference)!;
     expect((await fetch(`${h.sandbox.url}/__sandbox/phone/payments/${referenceId}/approve`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     await eventually(async () => ((await h.get(`/payments/${reference}`, { token })).body.status === 'COMPLETED' ? true : undefined), 5_000);
+  });
+});
+
+describe('a refusal whose answer is lost on the way back (insufficient funds, 233240000002)', () => {
+  let h: Harness;
+  const updates: PaymentUpdate[] = [];
+  const realFetch = globalThis.fetch;
+  let loseNext = false;
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { timeScale: 0.02 },
+      config: {
+        relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 },
+        timeouts: { connectMs: 1_000, totalMs: 300 },
+        hooks: { onPaymentUpdate: (u) => void updates.push(u) },
+        // The provider gets the request and answers; the answer never reaches the proxy.
+        fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+          const answer = await realFetch(input, init);
+          const url = String(input instanceof Request ? input.url : input);
+          if (loseNext && init?.method === 'POST' && url.endsWith('/v1/payment')) {
+            loseNext = false;
+            await answer.body?.cancel();
+            throw new TypeError('fetch failed');
+          }
+          return answer;
+        }) as typeof fetch,
+      },
+    });
+  });
+  afterAll(() => h.close());
+
+  it('never reports a charge: the unknown outcome is read as no payment, and the next try is refused in words', async () => {
+    const referenceNo = `ORDER-lost-refusal-${Date.now()}`;
+    const reference = `${referenceNo}-1`;
+    const token = await h.mintPayment({ referenceNo, maxAttempts: 3 });
+    loseNext = true;
+    const first = await h.post('/payments', { msisdn: '0240000002' }, { token });
+    // The proxy cannot know the provider refused it: the outcome is unknown, so the page waits while it reads.
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ reference, status: 'PENDING' });
+    // Read by reference: the provider has nothing under it (a refusal makes no transaction), so it is void.
+    await eventually(async () => ((await h.proxy.payments.getAttempt(reference))?.status === 'VOID' ? true : undefined), 10_000);
+    expect(await h.proxy.payments.getAttempt(reference)).toMatchObject({ attemptsLeft: 3 });
+
+    const again = await h.post('/payments', { msisdn: '0240000002' }, { token });
+    expect(again.status).toBe(402);
+    expect(again.body).toMatchObject({ error: 'INSUFFICIENT_FUNDS', details: { reference, attemptsLeft: 2 } });
+    const final = await eventually(() => updates.find((u) => u.snapshot.orderReference === referenceNo && u.final));
+    expect(final.snapshot).toMatchObject({ reference, status: 'FAILED', failureCode: 'INSUFFICIENT_FUNDS' });
+    expect(updates.filter((u) => u.snapshot.orderReference === referenceNo).map((u) => u.snapshot.status)).not.toContain('COMPLETED');
+    const sandbox = (await (await fetch(`${h.sandbox.url}/__sandbox/payments`)).json()) as { payments: { referenceNo: string; status: string }[] };
+    expect(sandbox.payments.filter((p) => p.referenceNo === reference).map((p) => p.status)).toEqual(['FAILED', 'FAILED']);
   });
 });

@@ -119,9 +119,13 @@ export async function createPayment(ctx: ProxyContext, relay: Relay, claims: Pay
  */
 async function probe(ctx: ProxyContext, relay: Relay, claims: PaymentClaims, raw: string, order: OrderRecord, n: number, reference: string): Promise<void> {
   const tracker = relay.payments.tracker;
-  const read = await tracker.readUpstream({ reference, referenceId: null, phase: 'unknown' });
+  const read = await tracker.upstream.readShared(reference);
   const orderKey = KEYS.order(claims.referenceNo);
-  if (read.kind === 'error') throw toProxyError(read.err, ctx.logger);
+  if (read.kind === 'error') {
+    // Another request (of this instance or another) may have probed meanwhile: then go on from its result.
+    if ((await ctx.store.get(orderKey)) !== raw) return;
+    throw toProxyError(read.err, ctx.logger);
+  }
   if (read.kind === 'not-found') {
     await ctx.store.compareAndSet(orderKey, raw, JSON.stringify({ ...order, probed: true }), RECORD_TTL_MS);
     return;
@@ -139,7 +143,7 @@ async function probe(ctx: ProxyContext, relay: Relay, claims: PaymentClaims, raw
 /** An attempt whose record is gone: adopted again when found upstream, else void (its number free again). */
 async function recover(ctx: ProxyContext, relay: Relay, claims: PaymentClaims, entry: AttemptEntry): Promise<void> {
   const tracker = relay.payments.tracker;
-  const read = await tracker.readUpstream({ reference: entry.reference, referenceId: null, phase: 'unknown' });
+  const read = await tracker.upstream.read({ reference: entry.reference, referenceId: null, phase: 'unknown' });
   if (read.kind === 'error') throw toProxyError(read.err, ctx.logger);
   if (read.kind === 'not-found') {
     await setAttemptPhase(ctx.store, claims.referenceNo, entry.n, 'void');

@@ -124,7 +124,7 @@ async function settleFailedInitiation(ctx: ProxyContext, relay: Relay, record: P
     !isProviderError(err) || (err instanceof ProviderUnavailableError && err.outcomeUnknown) || err instanceof ProviderMalformedResponseError;
 
   if (!unknownOutcome && (refusedAfterSending || maybeLost)) {
-    const read = await tracker.readUpstream({ reference: record.reference, referenceId: null, phase: 'unknown' });
+    const read = await tracker.upstream.read({ reference: record.reference, referenceId: null, phase: 'unknown' });
     if (read.kind === 'found') {
       log.warn({ reference: record.reference, status: read.tx.status }, 'initiation refused, but the payment exists upstream; adopted');
       const tx = read.tx;

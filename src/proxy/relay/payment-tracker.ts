@@ -17,7 +17,7 @@ import { paymentMessage } from './notify.js';
 import type { TickResult } from './poller-pool.js';
 import { restorePayment } from './restore.js';
 import type { RelayCore } from './relay-core.js';
-import { UpstreamReader, type UpstreamRead } from './upstream-read.js';
+import { UpstreamReader } from './upstream-read.js';
 
 /**
  * The relay's side of payments: the stored record of each attempt, its changes (sequence, events,
@@ -35,7 +35,8 @@ export class PaymentTracker {
   /** When a customer's look last woke the slow reader of an attempt, per attempt (see `look`). */
   private readonly looked = new BoundedMap<string, number>(10_000);
 
-  private readonly upstream: UpstreamReader;
+  /** Status reads upstream by reference (by referenceId, then by referenceNo after a 0404). */
+  readonly upstream: UpstreamReader;
 
   constructor(private readonly core: RelayCore) {
     this.upstream = new UpstreamReader(core.ctx);
@@ -184,7 +185,7 @@ export class PaymentTracker {
       record = await this.markUnknown(record);
     }
     this.sent.delete(reference);
-    const read = await this.readUpstream(record);
+    const read = await this.upstream.read(record);
     if (read.kind === 'found') {
       const tx = read.tx;
       record = this.valueOf(await this.update(reference, (c) => (isReconciled(c) ? null : applyTransaction(c, tx, now))), record);
@@ -216,11 +217,6 @@ export class PaymentTracker {
     const result = await this.update(record.reference, (c) => (c.phase === 'initiating' ? { ...c, phase: 'unknown' } : null));
     await setAttemptPhase(this.core.ctx.store, record.orderReference, record.attempt, 'sent');
     return this.valueOf(result, record);
-  }
-
-  /** Reads an attempt's status upstream (by referenceId, then by referenceNo after a 0404). */
-  readUpstream(record: Pick<PaymentRecord, 'reference' | 'referenceId' | 'phase'>): Promise<UpstreamRead> {
-    return this.upstream.read(record);
   }
 
   /** An unknown outcome read `0404` twice after the grace period: void by inference (read on slowly). */

@@ -15,6 +15,8 @@ export type UpstreamRead = { kind: 'found'; tx: PaymentTransaction } | { kind: '
 export class UpstreamReader {
   /** Attempts whose status path answered 0404 by referenceId: read by referenceNo from then on. */
   private readonly byReferenceNo = new Set<string>();
+  /** Reads by referenceNo in flight, for `readShared`. */
+  private readonly inFlight = new Map<string, Promise<UpstreamRead>>();
 
   constructor(private readonly ctx: ProxyContext) {}
 
@@ -38,6 +40,19 @@ export class UpstreamReader {
       logger.warn({ reference: record.reference, err: describeError(err) }, 'payment status read failed; reading on');
       return { kind: 'error', err };
     }
+  }
+
+  /**
+   * Reads a reference by referenceNo, sharing one request among concurrent callers: a burst of POSTs on a
+   * new order all probe its first reference, and one read answers them all.
+   */
+  readShared(reference: string): Promise<UpstreamRead> {
+    let read = this.inFlight.get(reference);
+    if (!read) {
+      read = this.read({ reference, referenceId: null, phase: 'unknown' }).finally(() => this.inFlight.delete(reference));
+      this.inFlight.set(reference, read);
+    }
+    return read;
   }
 
   /** The attempt is settled: its read path is remembered no longer. */
