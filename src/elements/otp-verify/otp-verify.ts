@@ -6,9 +6,10 @@ import { CountdownController } from '../shared/countdown.js';
 import { FormValueController } from '../shared/form-value.js';
 import { LocalizeController } from '../shared/localize.js';
 import { FormAssociatedElement } from '../shared/form-associated.js';
-import { ProxyClientError, type ClientErrorCode } from '../shared/proxy-client.js';
-import { tokenClaims } from '../shared/token.js';
+import { ProxyClientError } from '../shared/proxy-client.js';
+import { numberClaim, tokenClaims } from '../shared/token.js';
 import { codeFrom, pollDelivery, readSmsCode } from './otp-code.js';
+import { failureState, failureText, numberKey } from './otp-failure.js';
 import { otpVerifyEn, type OtpVerifyStrings } from './otp-verify.strings.js';
 import { otpVerifyStyles } from './otp-verify.styles.js';
 import { renderOtpVerify, type OtpVerifyActions } from './otp-verify.view.js';
@@ -16,14 +17,6 @@ import { renderOtpVerify, type OtpVerifyActions } from './otp-verify.view.js';
 export type OtpVerifyState =
   | 'idle' | 'sending' | 'sent' | 'verifying' | 'verified' | 'wrong-code'
   | 'expired' | 'locked' | 'rate-limited' | 'network-error' | 'error';
-
-const FAILURE_STATES: Partial<Record<ClientErrorCode, OtpVerifyState>> = {
-  OTP_INVALID: 'wrong-code',
-  OTP_EXPIRED: 'expired',
-  OTP_LOCKED: 'locked',
-  RATE_LIMITED: 'rate-limited',
-  NETWORK: 'network-error',
-};
 
 /**
  * @summary Verifies a phone number with a one-time code sent by SMS, and gives the merchant's form a proof.
@@ -133,7 +126,7 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
 
   formStateRestoreCallback(restored: unknown) {
     // A proof still alive is restored (back/forward navigation); a dead one would only fail on the server.
-    if (typeof restored == 'string' && Number(tokenClaims(restored)['exp']) * 1000 > Date.now()) {
+    if (typeof restored == 'string' && numberClaim(restored, 'exp') * 1000 > Date.now()) {
       this.proof = restored;
       this.setState('verified');
     }
@@ -236,10 +229,8 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
   private fail(e: unknown) {
     if ((e as Error).name == 'AbortError') return;
     const failure = (this.failure = e instanceof ProxyClientError ? e : new ProxyClientError('NETWORK', String(e)));
-    const { code, details } = failure;
-    // A wrong code with no try left is as good as locked: only a new code helps.
-    const next = code == 'OTP_INVALID' && details.attemptsLeft === 0 ? 'locked' : (FAILURE_STATES[code] ?? 'error');
-    const waitFor = Number(details.retryAfter) * 1000;
+    const next = failureState(failure);
+    const waitFor = Number(failure.details.retryAfter) * 1000;
     if (next == 'locked' && waitFor) this.lock = { key: numberKey(this.recipient || this.value), until: Date.now() + waitFor };
     // A wait (a rate limit, or a number locked) blocks sending and checking, counted down in the sentence.
     if (next == 'rate-limited' || (next == 'locked' && waitFor && this.step == 'code')) {
@@ -250,18 +241,7 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
     }
     if (next == 'expired' || next == 'locked') this.otpAbort?.abort();
     this.setState(next);
-    this.emit('otp-failed', { code: failure.code, message: this.errorText() });
-  }
-
-  private errorText() {
-    const f = this.failure;
-    if (!f) return '';
-    const left = f.details.attemptsLeft;
-    const wait = this.waitCountdown.left;
-    return (
-      this.t.error(f.code, wait ? { ...f.details, retryAfter: wait } : f.details) +
-      (f.code == 'OTP_INVALID' && typeof left == 'number' ? ' ' + this.t.strings.attemptsLeft(left) : '')
-    );
+    this.emit('otp-failed', { code: failure.code, message: failureText(this.t, failure, this.waitCountdown.left) });
   }
 
   /** What the template's controls do (one object, so that no listener is re-bound on render). */
@@ -302,15 +282,12 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
         busy: this.busy() || this.disabled,
         waiting: this.waitCountdown.left,
         resendLeft: this.resendCountdown.left,
-        error: this.errorText(),
+        error: failureText(this.t, this.failure, this.waitCountdown.left),
       },
       this.actions,
     );
   }
 }
-
-/** A number's key for the lock: its last 9 digits, whatever way it was typed (`024…`, `+233 24…`). */
-const numberKey = (n: string) => n.replace(/\D/g, '').slice(-9);
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -6,22 +6,12 @@ import { LocalizeController } from '../shared/localize.js';
 import { MerchantElement } from '../shared/merchant-element.js';
 import { ProxyClientError } from '../shared/proxy-client.js';
 import { StatusStreamController } from '../shared/status-stream.js';
-import { tokenClaims } from '../shared/token.js';
-import type { ClientErrorCode } from '../shared/proxy-client.js';
+import { numberClaim, tokenClaims } from '../shared/token.js';
 import { payByMobileEn, type PayByMobileStrings } from './pay-by-mobile.strings.js';
 import { payByMobileStyles } from './pay-by-mobile.styles.js';
 import { loadPending, savePending } from './pending-payment.js';
+import { BLOCKING, isBlocked, localNumber, outcomeEvents, shown, type PayByMobileState } from './pay-by-mobile.outcome.js';
 import { renderPayByMobile } from './pay-by-mobile.view.js';
-
-export type PayByMobileState =
-  | 'idle' | 'looking-up' | 'confirm' | 'paying' | 'pending' | 'completed'
-  | 'failed' | 'cancelled' | 'timed-out' | 'error';
-
-/** Refusals after which no payment of this order can be made here: the page offers a new order or another way. */
-const BLOCKING: ClientErrorCode[] = ['ATTEMPTS_EXHAUSTED', 'ORDER_CHANGED', 'ORDER_IN_OTHER_PAYMENT'];
-
-/** A masked international number as a Ghanaian reads it: `233 26 *** **04` → `026 *** **04`, never wrapped. */
-const localNumber = (n: string) => n.replace(/^\+?233 ?(\d\d)/, '0$1').replace(/ /g, '\xa0');
 
 /**
  * @summary Takes a mobile-money payment: number, account confirmation, approval on the phone, outcome.
@@ -126,15 +116,10 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
       this.value ||= String(tokenClaims(this.token)['msisdn'] ?? '');
       this.resume();
     }
-    const charged = this.charged();
+    const charged = numberClaim(this.token, 'amount');
     if ((changed.has('token') || changed.has('amount')) && this.amount != null && !isNaN(charged) && this.amount != charged) {
       console.warn(`<pay-by-mobile>: amount ${this.amount} ignored; the token charges ${charged}.`);
     }
-  }
-
-  /** The amount the token charges (NaN when it is not readable). */
-  private charged() {
-    return Number(tokenClaims(this.token)['amount'] ?? NaN);
   }
 
   /** Starts over, watching again the payment of this order left pending (by a reload, say) if there is one. */
@@ -174,14 +159,6 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
     this.countdown.stop();
     this.setState('error');
     if (BLOCKING.includes(failure.code)) this.emit('payment-blocked', { code: failure.code, message: this.t.error(failure.code, failure.details) });
-  }
-
-  /** Nothing more can be paid here: the order's attempts are spent, it changed, or it is paid another way. */
-  private blocked() {
-    const { state, failure, payment } = this;
-    return state == 'error'
-      ? BLOCKING.includes(failure!.code)
-      : (state == 'failed' || state == 'cancelled') && !payment?.attemptsLeft;
   }
 
   private async lookup() {
@@ -260,27 +237,18 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
     const late = setInterval(() => (this.state == 'timed-out' && this.isConnected ? this.check(true) : clearInterval(late)), this.lateInterval);
   }
 
-  private handleStatus(payment: PaymentSnapshot) {
-    this.payment = payment;
-    if (payment.status == 'PENDING') return;
-    if (payment.status == 'TIMED_OUT') return this.timedOut();
+  private handleStatus(snapshot: PaymentSnapshot) {
+    this.payment = snapshot;
+    if (snapshot.status == 'PENDING') return;
+    if (snapshot.status == 'TIMED_OUT') return this.timedOut();
     this.stream.stop();
-    // VOID (never reached the provider, nothing charged) reads as a failure that may be retried.
-    if (payment.status == 'VOID') payment = this.payment = { ...payment, status: 'FAILED', failureCode: 'UPSTREAM_UNAVAILABLE' };
-    // COMPLETED, FAILED, CANCELLED: the states of the same names.
-    const next = payment.status.toLowerCase() as PayByMobileState;
-    const { reference, orderReference, amount, currency, attemptsLeft } = payment;
     this.countdown.stop();
     savePending(this.token);
-    this.retry = attemptsLeft > 0 ? () => this.pay() : undefined;
-    this.setState(next);
-    if (next == 'completed') this.emit('payment-completed', { reference, orderReference, amount, currency });
-    if (next == 'cancelled') this.emit('payment-cancelled', { reference, orderReference });
-    if (next == 'failed') {
-      const code = payment.failureCode ?? 'PAYMENT_FAILED';
-      this.emit('payment-failed', { reference, orderReference, code, message: this.t.error(code), canRetry: !!this.retry });
-    }
-    if (this.blocked()) this.emit('payment-blocked', { code: 'ATTEMPTS_EXHAUSTED', message: this.t.error('ATTEMPTS_EXHAUSTED') });
+    this.retry = snapshot.attemptsLeft > 0 ? () => this.pay() : undefined;
+    const payment = (this.payment = shown(snapshot));
+    // COMPLETED, FAILED, CANCELLED: the states of the same names.
+    this.setState(payment.status.toLowerCase() as PayByMobileState);
+    outcomeEvents(payment, this.t, !!this.retry, (name, detail) => this.emit(name, detail as never));
   }
 
   private handleSubmit(e: SubmitEvent) {
@@ -300,13 +268,13 @@ export class PayByMobile extends MerchantElement<PayByMobileState> {
 
   override render() {
     const { state, payment, failure, countdown, timeout, prompt, still, account, value } = this;
-    const charged = this.charged();
+    const charged = numberClaim(this.token, 'amount');
     return renderPayByMobile(
       {
         t: this.t, state, account, payment, failure, prompt, still, value, timeout,
         left: countdown.left,
         busy: this.busy(),
-        blocked: this.blocked(),
+        blocked: isBlocked(state, failure, payment),
         amount: isNaN(charged) ? (this.amount ?? NaN) : charged,
         currency: payment?.currency ?? this.currency,
         canRetry: !!this.retry,

@@ -3,7 +3,7 @@ import type { AccountLookupResponse, PaymentSnapshot } from '../../protocol/sche
 import { clock, money, type LocalizeController } from '../shared/localize.js';
 import type { ProxyClientError } from '../shared/proxy-client.js';
 import type { PayByMobileStrings } from './pay-by-mobile.strings.js';
-import type { PayByMobileState } from './pay-by-mobile.js';
+import type { PayByMobileState } from './pay-by-mobile.outcome.js';
 
 /** What the element's template shows: its state, read by the element on each render. */
 export interface PayByMobileView {

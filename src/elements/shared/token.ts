@@ -10,3 +10,6 @@ export function tokenClaims(token: string): Record<string, unknown> {
     return {};
   }
 }
+
+/** A numeric claim of the token (`amount`, `exp`); NaN when it is absent or the token is not readable. */
+export const numberClaim = (token: string, name: string) => Number(tokenClaims(token)[name] ?? NaN);
