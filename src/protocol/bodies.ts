@@ -35,6 +35,16 @@ export interface AccountLookupResponse {
   network: string;
   /** Normalised number, digits only. */
   msisdn: string;
+  /** What the customer will approve on this number, when the shop's configuration knows the charge. */
+  chargeEstimate?: ChargeEstimate | null | undefined;
+}
+
+/** A charge the provider may add, estimated from the shop's configuration before anything is sent. */
+export interface ChargeEstimate {
+  /** The estimated charge (the provider says the exact one when the payment is made). */
+  charge: number;
+  /** The order's amount plus the estimated charge: what the customer will most likely approve. */
+  totalAmount: number;
 }
 
 /** A payment attempt as the proxy relays it (POST `/payments`, GET `/payments/:reference` and its events). */
@@ -54,8 +64,29 @@ export interface PaymentSnapshot {
   attemptsLeft: number;
   /** Why a FAILED payment failed, as a protocol error code (`INSUFFICIENT_FUNDS`, `PAYMENT_FAILED`). */
   failureCode?: string | undefined;
+  /** The number the prompt went to, masked (`+233 26 *** **04`): what a second tab shows. */
+  msisdn?: string | undefined;
+  /** When the payment request was sent (the prompt's age); null when the proxy found it upstream. */
+  sentAt?: string | null | undefined;
+  /** Until when the prompt can be approved on the phone, when the network's prompt lifetime is known. */
+  promptExpiresAt?: string | null | undefined;
   updatedAt: string;
   completedAt: string | null;
+}
+
+/** 200 of GET `/order` (payment token): where the token's order stands. */
+export interface OrderView {
+  orderReference: string;
+  /** The order's payment: its completed attempt, else its current one, else its last ended one; null before any. */
+  payment: PaymentSnapshot | null;
+  /** Tries the order still allows (every token of the order shares them). */
+  attemptsLeft: number;
+  /** What a new try would meet now: `open`, `payment` (show the live, unknown or completed one), `exhausted`, `other-method`. */
+  next: 'open' | 'payment' | 'exhausted' | 'other-method';
+  /** When the hosted checkout holds the order: its status. */
+  otherMethod: { method: 'checkout' | 'mobile-money'; status: string } | null;
+  /** What the customer will approve before any number is chosen, when the configuration knows the charge. */
+  chargeEstimate: ChargeEstimate | null;
 }
 
 /** 201 of POST `/checkouts`. */

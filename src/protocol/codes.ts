@@ -26,6 +26,12 @@ export const PROXY_ERROR_CODES = [
   'PAYMENT_IN_PROGRESS',
   // the order is being (or was) paid the other way (details.method 'checkout' | 'mobile-money', details.status).
   'ORDER_IN_OTHER_PAYMENT',
+  // an earlier try of the order (either way) is not read final yet: its money state is unknown, so nothing
+  // new may start (details.method, details.status, details.reference); retryable once it is read.
+  'PAYMENT_UNCONFIRMED',
+  // the provider already has a payment under this order's reference with other terms (another shop on the
+  // same provider account, or the reference reused at another price): nothing is adopted, the log says more.
+  'REFERENCE_CONFLICT',
   'HUMAN_CHECK_FAILED',
   'NOT_FOUND',
   'UPSTREAM_UNAVAILABLE',
@@ -43,15 +49,18 @@ export const PROXY_ERROR_CODES = [
 export type ProxyErrorCode = (typeof PROXY_ERROR_CODES)[number];
 
 /** Codes after which the same request may succeed if tried again later. */
-export const RETRYABLE_CODES: readonly ProxyErrorCode[] = ['RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'INTERNAL'];
+export const RETRYABLE_CODES: readonly ProxyErrorCode[] = ['RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'PAYMENT_UNCONFIRMED', 'INTERNAL'];
 
 /**
  * The proxy's view of a payment: the provider's four statuses, plus
  * - TIMED_OUT: the page stopped waiting at the relay's deadline. Not a money state: the proxy keeps reading
  *   the attempt (24 h by default), a late outcome still follows, and no new attempt opens meanwhile;
+ * - UNKNOWN: the request was sent but its answer was lost, and the provider's status read cannot find it
+ *   (a provider that reads status by `referenceId` only): the money state stays unknown until a callback or
+ *   the shop's operator settles it. Not final: the page keeps watching, and nothing new starts meanwhile;
  * - VOID: the attempt certainly never reached the provider (nothing was charged; it uses up no attempt).
  */
-export const PAYMENT_VIEW_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'VOID'] as const;
+export const PAYMENT_VIEW_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'UNKNOWN', 'VOID'] as const;
 export type PaymentViewStatus = (typeof PAYMENT_VIEW_STATUSES)[number];
 /** Statuses after which a page stops watching (TIMED_OUT included: a late outcome is read by reloading). */
 export const FINAL_PAYMENT_VIEW_STATUSES: readonly PaymentViewStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'VOID'];

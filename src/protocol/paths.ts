@@ -7,6 +7,8 @@ export const PROXY_PATHS = {
   otpVerify: '/otp/verify',
   otpDelivery: (otpId: string) => `/otp/${encodeURIComponent(otpId)}/delivery`,
   accountLookup: '/accounts/lookup',
+  /** GET with a payment token: the token's order as a page should show it (`OrderView`). */
+  order: '/order',
   payments: '/payments',
   payment: (reference: string) => `/payments/${encodeURIComponent(reference)}`,
   paymentEvents: (reference: string) => `/payments/${encodeURIComponent(reference)}/events`,

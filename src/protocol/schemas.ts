@@ -42,12 +42,23 @@ export type OtpDeliveryResponse = z.infer<typeof otpDeliveryResponse>;
 export const accountLookupRequest = z.strictObject({ msisdn: typedPhone });
 export type AccountLookupRequest = z.infer<typeof accountLookupRequest>;
 
+/** A charge the provider may add, estimated from the shop's configuration before anything is sent. */
+export const chargeEstimate = z.object({
+  /** The estimated charge (the provider says the exact one when the payment is made). */
+  charge: z.number(),
+  /** The order's amount plus the estimated charge: what the customer will most likely approve. */
+  totalAmount: z.number(),
+});
+export type ChargeEstimate = z.infer<typeof chargeEstimate>;
+
 export const accountLookupResponse = z.object({
   /** Partly shown (`KWAME M.`) unless the merchant configured the full name. */
   accountName: z.string(),
   network: z.string(),
   /** Normalised number, digits only. */
   msisdn: z.string(),
+  /** What the customer will approve on this number, when the shop's configuration knows the charge. */
+  chargeEstimate: chargeEstimate.nullable().optional(),
 });
 export type AccountLookupResponse = z.infer<typeof accountLookupResponse>;
 
@@ -75,10 +86,39 @@ export const paymentSnapshot = z.object({
   attemptsLeft: z.number().int().nonnegative(),
   /** Why a FAILED payment failed, as a protocol error code (`INSUFFICIENT_FUNDS`, `PAYMENT_FAILED`). */
   failureCode: z.string().optional(),
+  /** The number the prompt went to, masked (`+233 26 *** **04`): what a second tab shows. */
+  msisdn: z.string().optional(),
+  /** When the payment request was sent (the prompt's age); null when the proxy found it upstream. */
+  sentAt: z.iso.datetime().nullable().optional(),
+  /** Until when the prompt can be approved on the phone, when the network's prompt lifetime is known. */
+  promptExpiresAt: z.iso.datetime().nullable().optional(),
   updatedAt: z.iso.datetime(),
   completedAt: z.iso.datetime().nullable(),
 });
 export type PaymentSnapshot = z.infer<typeof paymentSnapshot>;
+
+
+/**
+ * GET `/order` with a payment token: where the token's order stands, so a page shows the truth from its first
+ * paint (a second tab sees the live payment, a spent order offers no form).
+ */
+export const orderView = z.object({
+  orderReference: z.string(),
+  /** The order's payment: its completed attempt, else its current one, else its last ended one; null before any. */
+  payment: paymentSnapshot.nullable(),
+  /** Tries the order still allows (every token of the order shares them). */
+  attemptsLeft: z.number().int().nonnegative(),
+  /**
+   * What a new try would meet now: `open` (a try may start), `payment` (the order's payment is live, unknown or
+   * completed: show it), `exhausted` (no tries left), `other-method` (the hosted checkout holds the order).
+   */
+  next: z.enum(['open', 'payment', 'exhausted', 'other-method']),
+  /** When the hosted checkout holds the order: its status. */
+  otherMethod: z.object({ method: z.enum(['checkout', 'mobile-money']), status: z.string() }).nullable(),
+  /** What the customer will approve before any number is chosen, when the configuration knows the charge. */
+  chargeEstimate: chargeEstimate.nullable(),
+});
+export type OrderView = z.infer<typeof orderView>;
 
 // ---- Checkout ----------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ const METHODS: Record<RouteName, 'GET' | 'POST'> = {
   otpVerify: 'POST',
   otpDelivery: 'GET',
   accountLookup: 'POST',
+  order: 'GET',
   payments: 'POST',
   payment: 'GET',
   paymentEvents: 'GET',

@@ -12,6 +12,8 @@ describe('the zod-free bodies the elements read', () => {
     expectTypeOf<bodies.OtpDeliveryResponse>().toEqualTypeOf<z.infer<typeof schemas.otpDeliveryResponse>>();
     expectTypeOf<bodies.AccountLookupResponse>().toEqualTypeOf<z.infer<typeof schemas.accountLookupResponse>>();
     expectTypeOf<bodies.PaymentSnapshot>().toEqualTypeOf<z.infer<typeof schemas.paymentSnapshot>>();
+    expectTypeOf<bodies.OrderView>().toEqualTypeOf<z.infer<typeof schemas.orderView>>();
+    expectTypeOf<bodies.ChargeEstimate>().toEqualTypeOf<z.infer<typeof schemas.chargeEstimate>>();
     expectTypeOf<bodies.CheckoutCreateResponse>().toEqualTypeOf<z.infer<typeof schemas.checkoutCreateResponse>>();
     expectTypeOf<bodies.CheckoutSnapshot>().toEqualTypeOf<z.infer<typeof schemas.checkoutSnapshot>>();
     expectTypeOf<bodies.ProxyErrorBody>().toEqualTypeOf<z.infer<typeof proxyErrorBody>>();
