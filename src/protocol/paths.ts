@@ -34,6 +34,9 @@ export const SERVER_PATHS = {
   payment: (attemptReference: string) => `/server/payments/${encodeURIComponent(attemptReference)}`,
   orderCheckout: (reference: string) => `/server/orders/${encodeURIComponent(reference)}/checkout`,
   checkout: (checkoutId: string) => `/server/checkouts/${encodeURIComponent(checkoutId)}`,
+  /** Orders whose money state is not final, for the operator; and the provider's word on one of them. */
+  unresolvedOrders: '/server/orders/unresolved',
+  resolveOrder: (reference: string) => `/server/orders/${encodeURIComponent(reference)}/resolve`,
   webhooks: '/server/webhooks',
   webhookReplay: (id: string) => `/server/webhooks/${encodeURIComponent(id)}/replay`,
 } as const;

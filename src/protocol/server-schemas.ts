@@ -115,3 +115,51 @@ export type WebhookList = z.infer<typeof webhookList>;
 /** 202 of `POST /server/webhooks/:id/replay`: delivered again, with the same `webhook-id`. */
 export const webhookReplayed = z.object({ id: z.string(), replayed: z.literal(true) });
 export type WebhookReplayed = z.infer<typeof webhookReplayed>;
+
+/** An order whose money state is not final (`GET /server/orders/unresolved`): what is known of each open try and session. */
+export const unresolvedOrder = z.object({
+  orderReference: z.string(),
+  /** An attempt reference the provider has with other terms than this order's, if any. */
+  conflict: z.string().nullable(),
+  tries: z.array(
+    z.object({
+      reference: z.string(),
+      /** `sending`, `unknown` (its answer was lost) or `pending`. */
+      phase: z.string(),
+      status: z.string(),
+      /** The number, masked. */
+      msisdn: z.string(),
+      referenceId: z.string().nullable(),
+      sentAt: z.iso.datetime().nullable(),
+    }),
+  ),
+  sessions: z.array(
+    z.object({
+      /** The session's number in the order (what a resolution names). */
+      session: z.number().int().positive(),
+      phase: z.string(),
+      checkoutId: z.string().nullable(),
+      status: z.string(),
+      startedAt: z.iso.datetime(),
+      expiresAt: z.string().nullable(),
+    }),
+  ),
+});
+export type UnresolvedOrder = z.infer<typeof unresolvedOrder>;
+
+/** 200 of `GET /server/orders/unresolved?limit=`. */
+export const unresolvedOrderList = z.object({ orders: z.array(unresolvedOrder) });
+export type UnresolvedOrderList = z.infer<typeof unresolvedOrderList>;
+
+/**
+ * Body of `POST /server/orders/:reference/resolve`: the provider's word on one try or session of the order.
+ * A `referenceId` or `checkoutId` from the provider's records is read and taken only if it is this order's;
+ * `absent: true` says the provider's records have nothing for it (the try or session becomes void).
+ */
+export const orderResolution = z.union([
+  z.strictObject({ reference: z.string().min(1).max(128), referenceId: z.string().trim().min(1).max(128) }),
+  z.strictObject({ reference: z.string().min(1).max(128), absent: z.literal(true) }),
+  z.strictObject({ session: z.number().int().positive(), checkoutId: z.string().trim().min(1).max(128) }),
+  z.strictObject({ session: z.number().int().positive(), absent: z.literal(true) }),
+]);
+export type OrderResolution = z.infer<typeof orderResolution>;

@@ -1,5 +1,5 @@
 import type { Http, Upstream } from './http.js';
-import { checkoutInitializeRequest, checkoutSession, checkoutStatusResult } from './schemas/index.js';
+import { checkoutInitializeRequest, checkoutSession, checkoutSessionList, checkoutStatusResult } from './schemas/index.js';
 import type { ProviderClient } from './types.js';
 
 /** The checkout interface's part of the client, under `/v1/checkout`. */
@@ -28,6 +28,16 @@ export function checkoutApi(http: Http, upstream: Upstream): CheckoutApi {
           path: '/v1/checkout/{checkoutId}/status',
           params: { checkoutId },
           response: checkoutStatusResult,
+          signal: options?.signal,
+        }),
+      sessions: (reference, options) =>
+        http.request({
+          operation: 'checkout.sessions',
+          upstream,
+          method: 'GET',
+          path: '/v1/checkout/reference/{reference}/sessions',
+          params: { reference },
+          response: checkoutSessionList,
           signal: options?.signal,
         }),
     },

@@ -3,6 +3,7 @@ import type {
   BalanceResponse,
   CheckoutInitializeRequest,
   CheckoutSession,
+  CheckoutSessionList,
   CheckoutStatusResult,
   DeliveryReceiptResponse,
   EmailSendRequest,
@@ -57,6 +58,8 @@ export interface ProviderClient {
   checkout: {
     initialize(body: CheckoutInitializeRequest, options?: CallOptions): Promise<CheckoutSession>;
     status(checkoutId: string, options?: CallOptions): Promise<CheckoutStatusResult>;
+    /** Not in the specification: the sessions under one reference, where the provider lists them (the sandbox does). */
+    sessions(reference: string, options?: CallOptions): Promise<CheckoutSessionList>;
   };
   /** State of the circuit breaker on provider calls. */
   circuitState(): 'closed' | 'open' | 'half-open';

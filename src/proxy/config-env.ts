@@ -69,6 +69,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ProxyConfig {
   if (env.PROXY_SERVER_KEY?.trim()) config.serverKey = env.PROXY_SERVER_KEY.trim();
   if (env.REDIS_URL?.trim()) config.redisUrl = env.REDIS_URL.trim();
   if (env.REDIS_PREFIX?.trim()) config.redisPrefix = env.REDIS_PREFIX.trim();
+  if (env.REFERENCE_PREFIX?.trim()) config.referencePrefix = env.REFERENCE_PREFIX.trim();
+  const statusReference = env.PROVIDER_STATUS_REFERENCE?.trim();
+  if (statusReference) config.provider.statusReference = statusReference as 'either' | 'referenceNo' | 'referenceId';
+  const listing = env.PROVIDER_CHECKOUT_LISTING?.trim();
+  if (listing) config.provider.checkoutListing = listing === 'true' ? true : listing === 'false' ? false : (listing as never);
   if (env.DEFAULT_COUNTRY?.trim()) config.defaultCountry = env.DEFAULT_COUNTRY.trim().toUpperCase();
   const sender = env.OTP_SENDER?.trim();
   const template = env.OTP_TEMPLATE?.trim();

@@ -83,7 +83,27 @@ export const proxyConfigSchema = z.strictObject({
      * Any other host, and any scheme but https (http for the sandbox), is refused.
      */
     checkoutUrlHosts: z.array(z.string().min(1)).optional(),
+    /**
+     * Which reference the provider's payment status path takes (the specification does not say): `either`
+     * (read by referenceId, then by referenceNo after a 0404; the sandbox's), `referenceNo`, or `referenceId`
+     * (then a try whose answer was lost cannot be read: it stays UNKNOWN until a callback or the operator).
+     */
+    statusReference: z.enum(['either', 'referenceNo', 'referenceId']).default('either'),
+    /**
+     * Whether the checkout interface lists sessions by reference (not in the specification; the sandbox does):
+     * a session whose creation's answer was lost is then found; otherwise it blocks its order until the
+     * operator resolves it. Default: true in the sandbox, false elsewhere.
+     */
+    checkoutListing: z.boolean().optional(),
   }),
+  /**
+   * Put before every reference the provider sees (`<prefix><order>-<n>`, the checkout's reference): shops
+   * sharing one provider account each set their own, so none ever finds (or adopts) another's payment.
+   */
+  referencePrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{0,32}$/, 'must be at most 32 letters, digits and . _ - (for example SHOP-A-)')
+    .default(''),
   tokenSecret: required()
     .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long')
     .refine(
@@ -147,6 +167,15 @@ export const proxyConfigSchema = z.strictObject({
     .default('GH'),
   payeeName: required(),
   accountNameDisplay: z.enum(['masked', 'full']).default('masked'),
+  /** What the proxy knows of the provider's mobile-money networks, to tell the customer before and while paying. */
+  payments: z
+    .strictObject({
+      /** The charge the provider adds, in percent of the amount (rounded half-up to the pesewa): shown before Pay. */
+      chargePercent: z.number().min(0).max(100).optional(),
+      /** How long a prompt can be approved on each network (by the account lookup's network name), in seconds. */
+      promptLifetimeSeconds: z.record(z.string().min(1), z.number().int().positive().max(86_400)).optional(),
+    })
+    .default({}),
   limits: limitsSchema,
   relay: z
     .strictObject({
@@ -159,6 +188,11 @@ export const proxyConfigSchema = z.strictObject({
       reconcileWindowMs: z.number().int().positive().optional(),
       /** The slow cadence of those reads (1 min by default). */
       lateIntervalMs: z.number().int().positive().optional(),
+      /**
+       * A try whose answer was lost becomes void only once reads that can see it found nothing twice and this
+       * long after its send (1 minute by default): longer than a late request takes to land.
+       */
+      unknownGraceMs: z.number().int().positive().optional(),
       /** How often every instance sweeps unsettled payments and undelivered notifications (15 s by default). */
       sweepIntervalMs: z.number().int().positive().optional(),
       /** Outbox retry timing (tests make it short): first backoff, its ceiling, and the lease of one delivery. */

@@ -10,7 +10,7 @@ import { createLimiterFactory } from './limits.js';
 import { createProxyLogger, requestLogger } from './logger.js';
 import { anyBody, jsonBodies } from './middleware/body.js';
 import { originPolicy } from './middleware/origins.js';
-import { createRelay } from './relay/relay.js';
+import { createOrders } from './order/orders.js';
 import { accountsRoutes } from './routes/accounts.js';
 import { callbacksRoutes } from './routes/callbacks.js';
 import { checkoutsRoutes } from './routes/checkouts.js';
@@ -121,7 +121,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     now,
   };
   // Signed webhooks read the same outbox as the in-process hooks: one more consumer with its own retries.
-  const relay = createRelay(ctx, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
+  const relay = createOrders(ctx, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
   const webhooks = webhookAdmin(relay.outbox, store, now);
 
   const router = Router();
@@ -158,7 +158,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // The server API (server key), its webhook routes included.
   serverApiRoutes(router, ctx, relay, webhooks);
   otpRoutes(router, ctx);
-  accountsRoutes(router, ctx);
+  accountsRoutes(router, ctx, relay);
   paymentsRoutes(router, ctx, relay);
   checkoutsRoutes(router, ctx, relay);
   callbacksRoutes(router, ctx, relay);

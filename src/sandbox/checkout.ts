@@ -3,6 +3,7 @@ import {
   CHECKOUT_MIN_AMOUNT,
   checkoutInitializeRequest,
   checkoutSession,
+  checkoutSessionList,
   checkoutStatusResult,
 } from '../provider/schemas/index.js';
 import { expiredPage, notFoundPage, payPage, processingPage } from './checkout-page.js';
@@ -88,6 +89,31 @@ export function checkoutRouter(state: SandboxState): Router {
         expiresAt: iso(record.expiresAt),
       }),
     );
+  });
+
+  // Not in the specification: the sessions under one reference, so a proxy that lost a creation's answer
+  // finds what exists (the sandbox can be told not to: `checkoutListing: false`).
+  router.get('/v1/checkout/reference/:reference/sessions', counted(state, 'checkout.sessions'), auth, (req, res) => {
+    if (!state.options.checkoutListing) {
+      sendError(res, 404, 'NOT_FOUND', 'Resource not found');
+      return;
+    }
+    const reference = String(req.params.reference);
+    const sessions = [...state.checkouts.values()]
+      .filter((r) => r.reference === reference)
+      .map((r) => findCheckout(state, r.checkoutId)!)
+      .map((record) => ({
+        checkoutId: record.checkoutId,
+        reference: record.reference,
+        checkoutUrl: record.checkoutUrl,
+        status: record.status,
+        amount: record.amount,
+        currency: CHECKOUT_CURRENCY,
+        createdAt: iso(record.createdAt),
+        completedAt: record.completedAt === undefined ? undefined : iso(record.completedAt),
+        expiresAt: iso(record.expiresAt),
+      }));
+    res.status(200).json(checkoutSessionList.parse({ sessions }));
   });
 
   router.get('/checkout/:checkoutId', (req, res) => {

@@ -78,7 +78,7 @@ export function gatewayRouter(state: SandboxState): Router {
   });
 
   router.get('/v1/payment/:reference/status', counted(state, 'payment.status'), auth, (req, res) => {
-    const record = findPayment(state, String(req.params.reference));
+    const record = findPayment(state, String(req.params.reference), state.options.statusReference);
     if (!record) {
       sendGatewayError(res, GATEWAY_STATUS.NOT_FOUND, 'Transaction not found');
       return;

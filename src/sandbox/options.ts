@@ -30,6 +30,16 @@ export const sandboxOptionsSchema = z.strictObject({
   faultLatencyMs: z.number().int().nonnegative().default(2_000),
   /** How long a `hang` holds the request before dropping it, in real milliseconds (past any sane client timeout). */
   hangMs: z.number().int().positive().default(30_000),
+  /**
+   * Which reference the payment status path takes (the specification does not say): `either` (the sandbox's
+   * default: `referenceId` or `referenceNo`), or only one of them, to try a proxy against either answer.
+   */
+  statusReference: z.enum(['either', 'referenceNo', 'referenceId']).default('either'),
+  /**
+   * Whether the checkout interface lists its sessions by reference (`GET /v1/checkout/reference/{reference}/
+   * sessions`, not in the specification). Off, that path answers 404 like any unknown path.
+   */
+  checkoutListing: z.boolean().default(true),
   /** Starting local and international credit of the account. */
   initialCredit: z.number().nonnegative().default(1_000),
   initialIntlCredit: z.number().nonnegative().default(100),
@@ -63,5 +73,8 @@ export function sandboxOptionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
   if (env.SANDBOX_CHECKOUT_API_KEY) out.checkoutApiKey = env.SANDBOX_CHECKOUT_API_KEY;
   if (env.SANDBOX_TIME_SCALE) out.timeScale = Number(env.SANDBOX_TIME_SCALE);
   if (env.SANDBOX_PAYMENT_CALLBACK_URL) out.paymentCallbackUrl = env.SANDBOX_PAYMENT_CALLBACK_URL;
+  const statusReference = env.SANDBOX_STATUS_REFERENCE;
+  if (statusReference === 'either' || statusReference === 'referenceNo' || statusReference === 'referenceId') out.statusReference = statusReference;
+  if (env.SANDBOX_CHECKOUT_LISTING === 'false') out.checkoutListing = false;
   return out;
 }

@@ -35,9 +35,14 @@ export function refreshPayment(record: PaymentRecord, now: number): PaymentRecor
 }
 
 /** Finds a payment by referenceId, then by referenceNo, and brings it up to date. */
-export function findPayment(state: SandboxState, reference: string): PaymentRecord | undefined {
-  const byNo = state.paymentsByNo.get(reference);
-  const record = state.payments.get(reference) ?? (byNo === undefined ? undefined : state.payments.get(byNo));
+export function findPayment(
+  state: SandboxState,
+  reference: string,
+  by: 'either' | 'referenceNo' | 'referenceId' = 'either',
+): PaymentRecord | undefined {
+  const byNo = by === 'referenceId' ? undefined : state.paymentsByNo.get(reference);
+  const byId = by === 'referenceNo' ? undefined : state.payments.get(reference);
+  const record = byId ?? (byNo === undefined ? undefined : state.payments.get(byNo));
   return record && refreshPayment(record, state.now());
 }
 

@@ -162,7 +162,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       proxy.tokens.checkout({
         title: 'Order',
         reference: `CO-${Math.random().toString(36).slice(2, 10)}`,
-        amount: 25,
+        // The payment token's default amount: one order has one price, whichever way it is paid.
+        amount: 12.5,
         description: 'An order',
         returnUrl: 'https://shop.example/return',
         ...input,

@@ -48,3 +48,13 @@ export const checkoutStatusResult = z.object({
   expiresAt: isoDateTime,
 });
 export type CheckoutStatusResult = z.infer<typeof checkoutStatusResult>;
+
+/**
+ * Not in the specification: the sessions a checkout interface has under one `reference`
+ * (`GET /v1/checkout/reference/{reference}/sessions`). The sandbox answers it; a provider that does not is
+ * configured so (`provider.checkoutListing: false`), and the proxy then never asks.
+ */
+export const checkoutSessionList = z.object({
+  sessions: z.array(checkoutStatusResult.extend({ reference: z.string(), checkoutUrl: z.string().optional() })),
+});
+export type CheckoutSessionList = z.infer<typeof checkoutSessionList>;

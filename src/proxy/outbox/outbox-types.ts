@@ -1,5 +1,5 @@
 // The outbox's shapes, options and store keys (outbox.ts re-exports them all).
-import { RECORD_TTL_MS } from '../payments/keys.js';
+import { RECORD_TTL_MS } from '../order/keys.js';
 
 /** One state change to tell the merchant about, as recorded in the outbox. */
 export interface OutboxMessage<T = unknown> {

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { readJson, updateJson } from '../payments/json-record.js';
-import { RECORD_TTL_MS } from '../payments/keys.js';
+import { readJson, updateJson } from '../store/json-record.js';
+import { RECORD_TTL_MS } from '../order/keys.js';
 import { BoundedMap } from '../bounded-map.js';
-import type { ProxyStore } from '../store/types.js';
+import type { ProxyStore, SideWrite } from '../store/types.js';
 import {
   DAY_MS,
   dayOf,
@@ -58,17 +58,40 @@ export class Outbox {
   }
 
   /**
+   * The writes that record `message`, for a caller to apply atomically with the state change that decided it
+   * (a transactional outbox: DESIGN, one order, one record, one transition); none when no consumer takes it.
+   * Recording an id again leaves the stored message as it is and only lists it as pending again.
+   */
+  writesFor(message: OutboxMessage): SideWrite[] {
+    const item = this.itemOf(message);
+    if (!item) return [];
+    return [
+      { op: 'addToSet', key: KEYS.day(dayOf(message.createdAt)), member: message.id, ttlMs: RECORD_TTL_MS + DAY_MS },
+      { op: 'setIfAbsent', key: KEYS.message(message.id), value: JSON.stringify(item), ttlMs: RECORD_TTL_MS },
+      { op: 'addToSet', key: KEYS.pending, member: message.id },
+    ];
+  }
+
+  /** After a commit recorded them: keep a copy of each until it is settled (see `restoreLost`), and drain. */
+  remember(messages: readonly OutboxMessage[]): void {
+    for (const message of messages) if (this.wants(message)) this.copies.set(message.id, message);
+    if (messages.length > 0) this.kick();
+  }
+
+  private itemOf(message: OutboxMessage): OutboxItem | null {
+    const names = this.consumers.filter((c) => c.accepts(message)).map((c) => c.name);
+    if (names.length === 0) return null;
+    return { message, deliveries: Object.fromEntries(names.map((name) => [name, { attempts: 0, nextAt: 0 }])) };
+  }
+
+  /**
    * Records a message once (recording the same id again is a no-op, or re-queues it if a crash left it
    * out of the pending set), then starts a drain. Throws when the store does: the caller keeps the change
    * pending and records it again later.
    */
   async record(message: OutboxMessage): Promise<void> {
-    const names = this.consumers.filter((c) => c.accepts(message)).map((c) => c.name);
-    if (names.length === 0) return;
-    const item: OutboxItem = {
-      message,
-      deliveries: Object.fromEntries(names.map((name) => [name, { attempts: 0, nextAt: 0 }])),
-    };
+    const item = this.itemOf(message);
+    if (!item) return;
     const key = KEYS.message(message.id);
     // Indexed first: a store error in between leaves an id without a message (skipped), never the reverse.
     await this.store.addToSet(KEYS.day(dayOf(message.createdAt)), message.id, RECORD_TTL_MS + DAY_MS);

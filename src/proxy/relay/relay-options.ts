@@ -60,6 +60,6 @@ export function relayOptions(ctx: ProxyContext): RelayOptions {
     minWakeGapMs: num('minWakeGapMs', 250),
     initiationWaitMs: totalMs + 5_000,
     initiationLeaseMs: totalMs * 3 + 10_000,
-    unknownGraceMs: totalMs * 2,
+    unknownGraceMs: num('unknownGraceMs', 60_000),
   };
 }

@@ -2,9 +2,9 @@ import type { Request, Response } from 'express';
 import { STATUS_EVENT } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
 import { rateLimited } from '../errors.js';
-import type { Subject } from '../payments/keys.js';
-import type { Relay } from './relay.js';
-import { describeError } from './relay-core.js';
+import type { Subject } from '../order/keys.js';
+import type { Orders } from '../order/orders.js';
+import { describeError } from '../describe-error.js';
 import { parseLastEventId, SseStream } from './sse.js';
 
 /** The current state of a watched subject, as the stream sends it. */
@@ -31,7 +31,13 @@ export interface ServeEventsOptions {
  * `maxStreamsPerClient` streams per client (then RATE_LIMITED, before any byte of the stream). The stream
  * only listens: the subject's poller runs (and keeps running) whether or not anyone watches.
  */
-export function serveEvents(ctx: ProxyContext, relay: Relay, req: Request, res: Response, options: ServeEventsOptions): void {
+export function serveEvents(
+  ctx: ProxyContext,
+  relay: Pick<Orders, 'streams' | 'watch' | 'live' | 'options'>,
+  req: Request,
+  res: Response,
+  options: ServeEventsOptions,
+): void {
   const release = relay.streams.tryAcquire(options.client, options.address);
   if (!release) throw rateLimited(1_000, 'Too many open status streams. Close one and try again.');
   const stream = new SseStream(res, { heartbeatMs: relay.options.heartbeatMs });

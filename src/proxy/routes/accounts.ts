@@ -7,6 +7,8 @@ import { enforce } from '../limits.js';
 import { withToken } from '../middleware/require-token.js';
 import { maskForLog, normaliseLocalPhone } from '../phone.js';
 import { clientKey } from '../client-address.js';
+import { estimateCharge } from '../order/order-queries.js';
+import type { Orders } from '../order/orders.js';
 import { sendJson } from '../respond.js';
 
 /** The account holder's name as shown to the payer: first name and the initial of the last (`KWAME M.`). */
@@ -18,7 +20,7 @@ export function maskAccountName(fullName: string): string {
 }
 
 /** POST /accounts/lookup: who holds the mobile-money account of a number, for the payer to confirm. */
-export function accountsRoutes(router: Router, ctx: ProxyContext): void {
+export function accountsRoutes(router: Router, ctx: ProxyContext, orders: Orders): void {
 
   router.post(PROXY_PATHS.accountLookup, withToken(ctx, 'payment', async (req, res, claims) => {
     const body = parseInput(accountLookupRequest, req.body);
@@ -47,6 +49,9 @@ export function accountsRoutes(router: Router, ctx: ProxyContext): void {
       network: holder.network,
       msisdn: digits,
     };
+    const estimate = estimateCharge(claims.amount, ctx.config.payments.chargePercent);
+    if (estimate) answer.chargeEstimate = estimate;
+    orders.rememberNetwork(digits, holder.network);
     sendJson(res, 200, answer);
   }));
 

@@ -1,56 +1,54 @@
 import type { Request, Router } from 'express';
-import { PROXY_PATHS, checkoutCreateRequest } from '../../protocol/index.js';
+import { PROXY_PATHS, checkoutCreateRequest, FINAL_CHECKOUT_VIEW_STATUSES } from '../../protocol/index.js';
+import { clientIp, clientKey } from '../client-address.js';
 import type { ProxyContext } from '../context.js';
 import { parseInput, ProxyError } from '../errors.js';
 import { withToken } from '../middleware/require-token.js';
-import { isFinalCheckoutStatus, toCheckoutSnapshot, type CheckoutRecord } from '../payments/checkout-record.js';
-import { createCheckout } from '../payments/create-checkout.js';
-import { subject } from '../payments/keys.js';
-import type { Relay } from '../relay/relay.js';
+import type { CheckoutTry, Order } from '../order/order-record.js';
+import type { Orders } from '../order/orders.js';
 import { serveEvents } from '../relay/serve-events.js';
-import type { CheckoutClaims } from '../tokens/claims.js';
-import { clientIp, clientKey } from '../client-address.js';
 import { sendJson } from '../respond.js';
+import type { CheckoutClaims } from '../tokens/claims.js';
 
 /**
- * POST /checkouts (the token's hosted session, created once), GET /checkouts/:checkoutId (snapshot) and
+ * POST /checkouts (the order's hosted session, one live at a time), GET /checkouts/:checkoutId (snapshot) and
  * GET /checkouts/:checkoutId/events (SSE), all with a checkout-scope token.
  */
-export function checkoutsRoutes(router: Router, ctx: ProxyContext, relay: Relay): void {
+export function checkoutsRoutes(router: Router, ctx: ProxyContext, orders: Orders): void {
   router.post(PROXY_PATHS.checkouts, withToken(ctx, 'checkout', async (req, res, claims) => {
     parseInput(checkoutCreateRequest, req.body);
-    sendJson(res, 201, await createCheckout(ctx, relay, claims));
+    sendJson(res, 201, await orders.checkout(claims));
   }));
 
   router.get('/checkouts/:checkoutId', withToken(ctx, 'checkout', async (req, res, claims) => {
-    const record = await ownedCheckout(relay, claims, req);
-    if (!isFinalCheckoutStatus(record.status)) relay.checkouts.tracker.track(record.checkoutId);
-    sendJson(res, 200, toCheckoutSnapshot(record));
+    const found = await ownedCheckout(orders, claims, req);
+    orders.track(found.order.ref);
+    sendJson(res, 200, orders.queries.checkoutSnapshot(found));
   }));
 
   router.get('/checkouts/:checkoutId/events', withToken(ctx, 'checkout', async (req, res, claims) => {
-    const record = await ownedCheckout(relay, claims, req);
-    const tracker = relay.checkouts.tracker;
-    serveEvents(ctx, relay, req, res, {
-      subject: subject.checkout(record.checkoutId),
+    const found = await ownedCheckout(orders, claims, req);
+    const checkoutId = found.s.checkoutId as string;
+    serveEvents(ctx, orders, req, res, {
+      subject: `checkout:${checkoutId}`,
       client: `${claims.jti}|${clientIp(req)}`,
       address: clientKey(req, ctx.config.ipv6PrefixLength),
       read: async () => {
-        const current = await tracker.read(record.checkoutId);
-        if (!current) return null;
-        const final = isFinalCheckoutStatus(current.status);
-        if (!final) tracker.track(current.checkoutId);
-        return { seq: current.seq, snapshot: toCheckoutSnapshot(current), final };
+        const current = await orders.queries.session(checkoutId);
+        const snapshot = current ? orders.queries.checkoutSnapshot(current) : null;
+        if (!current || !snapshot) return null;
+        const final = FINAL_CHECKOUT_VIEW_STATUSES.includes(snapshot.status);
+        if (!final) orders.track(current.order.ref);
+        return { seq: current.s.seq, snapshot, final };
       },
     });
   }));
-
 }
 
 /** The session named in the path, when it was made for the token's reference; NOT_FOUND otherwise. */
-async function ownedCheckout(relay: Relay, claims: CheckoutClaims, req: Request): Promise<CheckoutRecord> {
+async function ownedCheckout(orders: Orders, claims: CheckoutClaims, req: Request): Promise<{ order: Order; s: CheckoutTry }> {
   const checkoutId = String(req.params.checkoutId ?? '');
-  const record = checkoutId ? await relay.checkouts.tracker.read(checkoutId) : null;
-  if (!record || record.reference !== claims.reference) throw new ProxyError('NOT_FOUND', 'No such checkout session.');
-  return record;
+  const found = checkoutId ? await orders.queries.session(checkoutId) : null;
+  if (!found || found.order.ref !== claims.reference) throw new ProxyError('NOT_FOUND', 'No such checkout session.');
+  return found;
 }

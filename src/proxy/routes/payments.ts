@@ -1,27 +1,26 @@
 import type { Request, Router } from 'express';
 import { PROXY_PATHS, paymentCreateRequest } from '../../protocol/index.js';
+import { clientIp, clientKey } from '../client-address.js';
 import type { ProxyContext } from '../context.js';
 import { parseInput, ProxyError } from '../errors.js';
 import { withToken } from '../middleware/require-token.js';
-import { createPayment } from '../payments/create-payment.js';
-import type { OrderRecord } from '../payments/attempts.js';
-import { readJson } from '../payments/json-record.js';
-import { KEYS, subject } from '../payments/keys.js';
-import { assertSameTerms } from '../payments/order-terms.js';
-import { isFinalPaymentStatus, toPaymentSnapshot, type PaymentRecord } from '../payments/payment-record.js';
+import type { Order, PaymentTry } from '../order/order-record.js';
+import type { Orders } from '../order/orders.js';
+import { termsOf } from '../order/pay-flow.js';
 import { normaliseLocalPhone } from '../phone.js';
-import type { Relay } from '../relay/relay.js';
 import { serveEvents } from '../relay/serve-events.js';
-import type { PaymentClaims } from '../tokens/claims.js';
-import { clientIp, clientKey } from '../client-address.js';
 import { sendJson } from '../respond.js';
+import type { PaymentClaims } from '../tokens/claims.js';
+
+const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMED_OUT', 'VOID']);
 
 /**
- * POST /payments (start or rejoin the order's payment), GET /payments/:reference (snapshot) and
- * GET /payments/:reference/events (SSE), all with a payment-scope token. Amount, reference, payee and
- * narration come from the token, never from the browser; the browser gives only the paying number.
+ * POST /payments (start or rejoin the order's payment), GET /order (where the token's order stands),
+ * GET /payments/:reference (snapshot) and GET /payments/:reference/events (SSE), all with a payment-scope
+ * token. Amount, reference, payee and narration come from the token, never from the browser; the browser
+ * gives only the paying number.
  */
-export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay): void {
+export function paymentsRoutes(router: Router, ctx: ProxyContext, orders: Orders): void {
   router.post(PROXY_PATHS.payments, withToken(ctx, 'payment', async (req, res, claims) => {
     const body = parseInput(paymentCreateRequest, req.body);
     const { digits } = normaliseLocalPhone(body.msisdn, ctx.config.defaultCountry);
@@ -30,46 +29,58 @@ export function paymentsRoutes(router: Router, ctx: ProxyContext, relay: Relay):
         fields: [{ path: 'msisdn', message: 'must be the number this payment is for' }],
       });
     }
-    const snapshot = await createPayment(ctx, relay, claims, digits);
-    sendJson(res, 202, snapshot);
+    sendJson(res, 202, await orders.pay(claims, digits));
+  }));
+
+  router.get(PROXY_PATHS.order, withToken(ctx, 'payment', async (_req, res, claims) => {
+    await assertSameTerms(orders, claims);
+    const view = await orders.view(claims);
+    if (view.payment) orders.track(claims.referenceNo);
+    sendJson(res, 200, view);
   }));
 
   router.get('/payments/:reference', withToken(ctx, 'payment', async (req, res, claims) => {
-    const record = await ownedPayment(ctx, relay, claims, req);
-    relay.payments.tracker.look(record);
-    sendJson(res, 200, toPaymentSnapshot(record));
+    const found = await ownedPayment(orders, claims, req);
+    orders.look(found.order, found.t);
+    sendJson(res, 200, orders.queries.paymentSnapshot(found));
   }));
 
   router.get('/payments/:reference/events', withToken(ctx, 'payment', async (req, res, claims) => {
-    const record = await ownedPayment(ctx, relay, claims, req);
-    const tracker = relay.payments.tracker;
-    tracker.look(record);
-    serveEvents(ctx, relay, req, res, {
-      subject: subject.payment(record.reference),
+    const found = await ownedPayment(orders, claims, req);
+    orders.look(found.order, found.t);
+    const reference = found.t.reference;
+    serveEvents(ctx, orders, req, res, {
+      subject: `payment:${reference}`,
       client: `${claims.jti}|${clientIp(req)}`,
       address: clientKey(req, ctx.config.ipv6PrefixLength),
       read: async () => {
-        const current = await tracker.read(record.reference);
+        const current = await orders.queries.attempt(reference);
         if (!current) return null;
-        const final = isFinalPaymentStatus(current.status);
-        if (!final) tracker.track(current.reference);
-        return { seq: current.seq, snapshot: toPaymentSnapshot(current), final };
+        const snapshot = orders.queries.paymentSnapshot(current);
+        const final = FINAL.has(snapshot.status);
+        if (!final) orders.track(current.order.ref);
+        return { seq: current.t.seq, snapshot, final };
       },
     });
   }));
-
 }
 
-/**
- * The attempt named in the path, when it belongs to the token's order; NOT_FOUND otherwise (either way).
- * A token whose terms differ from the order's is refused (`ORDER_CHANGED`): it reads no other price's payment.
- */
-async function ownedPayment(ctx: ProxyContext, relay: Relay, claims: PaymentClaims, req: Request): Promise<PaymentRecord> {
-  const reference = String(req.params.reference ?? '');
-  const record = reference ? await relay.payments.tracker.read(reference) : null;
-  if (!record || record.orderReference !== claims.referenceNo) {
-    throw new ProxyError('NOT_FOUND', 'No such payment.');
+/** A token whose terms differ from the order's is refused (`ORDER_CHANGED`): it reads no other price's payment. */
+async function assertSameTerms(orders: Orders, claims: PaymentClaims): Promise<void> {
+  const changed = await orders.queries.changedTerms(claims, termsOf(claims));
+  if (changed.length > 0) {
+    throw new ProxyError('ORDER_CHANGED', 'This order was changed after its payment started. Reload the page.', {
+      orderReference: claims.referenceNo,
+      changed,
+    });
   }
-  assertSameTerms(await readJson<OrderRecord>(ctx.store, KEYS.order(claims.referenceNo)), claims);
-  return record;
+}
+
+/** The try named in the path, when it belongs to the token's order; NOT_FOUND otherwise (either way). */
+async function ownedPayment(orders: Orders, claims: PaymentClaims, req: Request): Promise<{ order: Order; t: PaymentTry }> {
+  const reference = String(req.params.reference ?? '');
+  const found = reference ? await orders.queries.attempt(reference) : null;
+  if (!found || found.order.ref !== claims.referenceNo) throw new ProxyError('NOT_FOUND', 'No such payment.');
+  await assertSameTerms(orders, claims);
+  return found;
 }

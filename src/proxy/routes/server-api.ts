@@ -1,7 +1,9 @@
 import type { Request, Response, Router } from 'express';
 import { decodeJwt } from 'jose';
+import { z } from 'zod';
 import {
   type MintedToken,
+  orderResolution,
   type RedeemOtpProofResponse,
   redeemOtpProofRequest,
   SERVER_PATHS,
@@ -10,10 +12,12 @@ import {
 import type { ProxyContext } from '../context.js';
 import { answering, parseInput, ProxyError } from '../errors.js';
 import { requireServerKey } from '../middleware/require-server-key.js';
-import type { Relay } from '../relay/relay.js';
+import type { Orders } from '../order/orders.js';
 import { sendJson } from '../respond.js';
 import { webhookRoutes } from '../server-api/webhook-routes.js';
 import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
+
+const unresolvedQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1_000).default(100) });
 
 /** `{ token, expiresAt }` of a freshly minted token (its `exp` as an ISO date). */
 function minted(token: string): MintedToken {
@@ -43,9 +47,10 @@ function found<T>(value: T | null, what: string): T {
  * | POST /server/otp-proofs/redeem `{ proof, purpose }` | 200 `{ msisdn, purpose }`; 409 PROOF_USED; 400 TOKEN_INVALID |
  * | GET /server/orders/:reference/payment, /server/payments/:attemptReference | 200 PaymentSnapshot; 404 |
  * | GET /server/orders/:reference/checkout, /server/checkouts/:checkoutId | 200 CheckoutSnapshot; 404 |
+ * | GET /server/orders/unresolved?limit=, POST /server/orders/:reference/resolve | 200 `{ orders }`; 200 the order |
  * | GET /server/webhooks?state=&limit=, POST /server/webhooks/:id/replay | 200 `{ deliveries }`; 202; 404 |
  */
-export function serverApiRoutes(router: Router, ctx: ProxyContext, relay: Relay, webhooks: WebhookAdmin): void {
+export function serverApiRoutes(router: Router, ctx: ProxyContext, relay: Orders, webhooks: WebhookAdmin): void {
   const key = requireServerKey(ctx);
   const route = (handler: (req: Request, res: Response) => Promise<void>) => [key, answering(handler)] as const;
 
@@ -74,6 +79,15 @@ export function serverApiRoutes(router: Router, ctx: ProxyContext, relay: Relay,
   }));
   router.get('/server/checkouts/:checkoutId', ...route(async (req, res) => {
     sendJson(res, 200, found(await relay.checkouts.getSession(param(req, 'checkoutId')), 'checkout'));
+  }));
+
+  // Orders whose money state is not final, and the provider's word on one of them (DESIGN: unknown blocks everything).
+  router.get(SERVER_PATHS.unresolvedOrders, ...route(async (req, res) => {
+    const { limit } = parseInput(unresolvedQuery, { ...(req.query as Record<string, unknown>) });
+    sendJson(res, 200, { orders: await relay.unresolved(limit) });
+  }));
+  router.post('/server/orders/:reference/resolve', ...route(async (req, res) => {
+    sendJson(res, 200, await relay.resolve(param(req, 'reference'), parseInput(orderResolution, req.body)));
   }));
 
   // Signed webhooks: list them by state, replay one with the same webhook-id.

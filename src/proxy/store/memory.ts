@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { ProxyStore } from './types.js';
+import type { CommitWrite, ProxyStore } from './types.js';
 
 interface Entry {
   value: string;
@@ -74,6 +74,20 @@ export class MemoryStore implements ProxyStore {
     return true;
   }
 
+  async commit(write: CommitWrite): Promise<boolean> {
+    const entry = this.live(write.key);
+    if ((entry?.value ?? null) !== write.expected) return false;
+    this.entries.set(write.key, { value: write.value, expiresAt: write.ttlMs !== undefined ? this.expiry(write.ttlMs) : (entry?.expiresAt ?? Infinity) });
+    for (const side of write.also ?? []) {
+      if (side.op === 'set') this.entries.set(side.key, { value: side.value, expiresAt: this.expiry(side.ttlMs) });
+      else if (side.op === 'setIfAbsent') {
+        if (!this.live(side.key)) this.entries.set(side.key, { value: side.value, expiresAt: this.expiry(side.ttlMs) });
+      } else if (side.op === 'addToSet') this.addNow(side.key, side.member, side.ttlMs);
+      else this.removeNow(side.key, side.member);
+    }
+    return true;
+  }
+
   async del(key: string): Promise<void> {
     this.entries.delete(key);
     this.sets.delete(key);
@@ -93,13 +107,21 @@ export class MemoryStore implements ProxyStore {
   }
 
   async addToSet(key: string, member: string, ttlMs?: number): Promise<void> {
+    this.addNow(key, member, ttlMs);
+  }
+
+  async removeFromSet(key: string, member: string): Promise<void> {
+    this.removeNow(key, member);
+  }
+
+  private addNow(key: string, member: string, ttlMs?: number): void {
     let set = this.liveSet(key);
     if (!set) this.sets.set(key, (set = new Set()));
     set.add(member);
     if (ttlMs !== undefined && ttlMs > 0) this.setExpiry.set(key, this.now() + ttlMs);
   }
 
-  async removeFromSet(key: string, member: string): Promise<void> {
+  private removeNow(key: string, member: string): void {
     const set = this.liveSet(key);
     if (!set) return;
     set.delete(member);

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { StoreUnavailableError } from './store-error.js';
-import type { ProxyStore } from './types.js';
+import type { CommitWrite, ProxyStore } from './types.js';
 
 /** Replaces the value only when it still equals ARGV[1]; keeps the TTL unless a new one is given. */
 const COMPARE_AND_SET = `
@@ -22,6 +22,41 @@ if n == 1 and ARGV[1] ~= '' then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
 end
 return n`;
+
+/**
+ * `ProxyStore.commit`: KEYS[1] is the record, ARGV[1] '1' when it must hold ARGV[2] ('0': be absent),
+ * ARGV[3] the new value, ARGV[4] its TTL ('' keeps the TTL). Then one side write per KEYS[i] (i >= 2), its
+ * arguments from ARGV[5] on, three each: operation, value or member, TTL (or '').
+ */
+const COMMIT = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current ~= ARGV[2] then return 0 end
+elseif current then
+  return 0
+end
+if ARGV[4] ~= '' then
+  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+elseif current then
+  redis.call('SET', KEYS[1], ARGV[3], 'KEEPTTL')
+else
+  redis.call('SET', KEYS[1], ARGV[3])
+end
+for i = 2, #KEYS do
+  local base = 5 + (i - 2) * 3
+  local op, arg, ttl = ARGV[base], ARGV[base + 1], ARGV[base + 2]
+  if op == 'set' then
+    if ttl ~= '' then redis.call('SET', KEYS[i], arg, 'PX', ttl) else redis.call('SET', KEYS[i], arg) end
+  elseif op == 'setIfAbsent' then
+    if ttl ~= '' then redis.call('SET', KEYS[i], arg, 'PX', ttl, 'NX') else redis.call('SET', KEYS[i], arg, 'NX') end
+  elseif op == 'addToSet' then
+    redis.call('SADD', KEYS[i], arg)
+    if ttl ~= '' then redis.call('PEXPIRE', KEYS[i], ttl) end
+  elseif op == 'removeFromSet' then
+    redis.call('SREM', KEYS[i], arg)
+  end
+end
+return 1`;
 
 export interface RedisStoreOptions {
   /** A `redis://` URL; or `client` to share a connection the caller owns. */
@@ -95,6 +130,19 @@ export class RedisStore implements ProxyStore {
   async compareAndSet(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean> {
     const ttl = ttlMs !== undefined && ttlMs > 0 ? String(Math.ceil(ttlMs)) : '';
     const reply = await this.run('compareAndSet', () => this.client.eval(COMPARE_AND_SET, 1, this.k(key), expected, value, ttl));
+    return reply === 1;
+  }
+
+  async commit(write: CommitWrite): Promise<boolean> {
+    const ttl = (ms: number | undefined) => (ms !== undefined && ms > 0 ? String(Math.ceil(ms)) : '');
+    const sides = write.also ?? [];
+    const keys = [this.k(write.key), ...sides.map((side) => this.k(side.key))];
+    const args = [write.expected === null ? '0' : '1', write.expected ?? '', write.value, ttl(write.ttlMs)];
+    for (const side of sides) {
+      if (side.op === 'set' || side.op === 'setIfAbsent') args.push(side.op, side.value, ttl(side.ttlMs));
+      else args.push(side.op, side.member, side.op === 'addToSet' ? ttl(side.ttlMs) : '');
+    }
+    const reply = await this.run('commit', () => this.client.eval(COMMIT, keys.length, ...keys, ...args));
     return reply === 1;
   }
 

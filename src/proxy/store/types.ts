@@ -15,6 +15,13 @@ export interface ProxyStore {
    * replaced it. Lets two instances race on one record without losing an update.
    */
   compareAndSet(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean>;
+  /**
+   * One atomic write (DESIGN: one order, one record, one transition): `write.key` is set to `write.value`
+   * only when it still holds `write.expected` (null: only when absent), and with it every write of
+   * `write.also` (the outbox messages and indexes the change decided); otherwise nothing is written. True
+   * when applied. Redis runs it as one script; memory in one turn of the event loop.
+   */
+  commit(write: CommitWrite): Promise<boolean>;
   del(key: string): Promise<void>;
   /** Adds one and returns the new count; the TTL is set when the key is created. */
   incr(key: string, ttlMs?: number): Promise<number>;
@@ -32,4 +39,21 @@ export interface ProxyStore {
   /** True when the backend answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** A side write of a commit: applied with the record's change, or not at all. */
+export type SideWrite =
+  | { op: 'set'; key: string; value: string; ttlMs?: number }
+  | { op: 'setIfAbsent'; key: string; value: string; ttlMs?: number }
+  | { op: 'addToSet'; key: string; member: string; ttlMs?: number }
+  | { op: 'removeFromSet'; key: string; member: string };
+
+/** What `ProxyStore.commit` writes. */
+export interface CommitWrite {
+  key: string;
+  /** The value the key must still hold; null when it must be absent. */
+  expected: string | null;
+  value: string;
+  ttlMs?: number;
+  also?: readonly SideWrite[];
 }

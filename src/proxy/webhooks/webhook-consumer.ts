@@ -3,7 +3,7 @@ import type { CheckoutSnapshot, CheckoutViewStatus, PaymentSnapshot, PaymentView
 import type { WebhookSettings } from '../config-webhooks.js';
 import type { CheckoutUpdate } from '../context.js';
 import type { OutboxConsumer, OutboxMessage } from '../outbox/outbox.js';
-import type { PaymentPayload } from '../relay/notify.js';
+import type { PaymentPayload } from '../order/messages.js';
 
 /** The consumer's name in the outbox (`deliveries.webhook`). */
 export const WEBHOOK_CONSUMER = 'webhook';

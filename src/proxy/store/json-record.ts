@@ -1,4 +1,4 @@
-import type { ProxyStore } from '../store/types.js';
+import type { ProxyStore } from './types.js';
 
 /** What `updateJson` did. */
 export type UpdateResult<T> =

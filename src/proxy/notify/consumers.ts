@@ -1,45 +1,8 @@
-import type { CheckoutSnapshot, CheckoutViewStatus, PaymentSnapshot, PaymentViewStatus } from '../../protocol/index.js';
-import type { CheckoutUpdate, PaymentUpdate, ProxyContext } from '../context.js';
-import type { OutboxConsumer, OutboxMessage } from '../outbox/outbox.js';
+import type { CheckoutUpdate, ProxyContext } from '../context.js';
+import type { OutboxConsumer } from '../outbox/outbox.js';
 import { maskForLog } from '../phone.js';
-import { KEYS, RECORD_TTL_MS, subject } from '../payments/keys.js';
-import { isFinalForMerchant, type PaymentRecord } from '../payments/payment-record.js';
-
-/** A payment state change as the outbox carries it: the hook's update plus what receipts need. */
-export interface PaymentPayload extends PaymentUpdate {
-  receipt: { msisdn: string; payee: string; narration: string };
-}
-
-/** The outbox message of a payment's new status; its id is the idempotency key of that state change. */
-export function paymentMessage(record: PaymentRecord, snapshot: PaymentSnapshot, previous: PaymentViewStatus | null, now: number): OutboxMessage<PaymentPayload> {
-  const send = (record.sends ?? 1) > 1 ? `:${record.sends}` : '';
-  const idempotencyKey = `payment:${record.reference}${send}:${record.status}`;
-  return {
-    id: idempotencyKey,
-    kind: 'payment',
-    subject: subject.payment(record.reference),
-    createdAt: now,
-    payload: {
-      idempotencyKey,
-      snapshot,
-      previous,
-      final: isFinalForMerchant(record),
-      receipt: { msisdn: record.msisdn, payee: record.payee, narration: record.narration },
-    },
-  };
-}
-
-/** The outbox message of a checkout session's new status. */
-export function checkoutMessage(snapshot: CheckoutSnapshot, previous: CheckoutViewStatus | null, final: boolean, now: number): OutboxMessage<CheckoutUpdate> {
-  const idempotencyKey = `checkout:${snapshot.checkoutId}:${snapshot.status}`;
-  return {
-    id: idempotencyKey,
-    kind: 'checkout',
-    subject: subject.checkout(snapshot.checkoutId),
-    createdAt: now,
-    payload: { idempotencyKey, snapshot, previous, final },
-  };
-}
+import { ORDER_KEYS, RECORD_TTL_MS } from '../order/keys.js';
+import type { PaymentPayload } from '../order/messages.js';
 
 /**
  * The merchant's in-process hooks as an outbox consumer: `onPaymentUpdate` / `onCheckoutUpdate` get every
@@ -82,7 +45,7 @@ export function receiptsConsumer(ctx: ProxyContext): OutboxConsumer {
     async deliver(message) {
       const { snapshot, receipt } = message.payload as PaymentPayload;
       const text = receiptText({ ...receipt, reference: snapshot.reference, currency: snapshot.currency, totalAmount: snapshot.totalAmount });
-      if (settings?.sms && (await claim(ctx, KEYS.receipt('sms', snapshot.reference)))) {
+      if (settings?.sms && (await claim(ctx, ORDER_KEYS.receipt('sms', snapshot.reference)))) {
         try {
           await ctx.client.sms.send({ to: receipt.msisdn, from: ctx.config.otp.sender, type: 'Quick', message: text, isGlobal: false });
         } catch (err) {
@@ -90,7 +53,7 @@ export function receiptsConsumer(ctx: ProxyContext): OutboxConsumer {
         }
       }
       const email = settings?.email;
-      if (email?.to && (await claim(ctx, KEYS.receipt('email', snapshot.reference)))) {
+      if (email?.to && (await claim(ctx, ORDER_KEYS.receipt('email', snapshot.reference)))) {
         try {
           await ctx.client.email.send({ from: email.from, to: email.to, subject: `Payment received: ${snapshot.reference}`, text });
         } catch (err) {
@@ -102,7 +65,7 @@ export function receiptsConsumer(ctx: ProxyContext): OutboxConsumer {
 }
 
 /** The receipt's words (one SMS segment for usual narrations). */
-export function receiptText(record: Pick<PaymentRecord, 'currency' | 'totalAmount' | 'payee' | 'narration' | 'reference'>): string {
+export function receiptText(record: { currency: string; totalAmount: number; payee: string; narration: string; reference: string }): string {
   const amount = record.totalAmount.toFixed(2);
   return `Payment received: ${record.currency} ${amount} to ${record.payee} for ${record.narration}. Ref ${record.reference}.`;
 }

@@ -1,0 +1,135 @@
+import type { CheckoutViewStatus, ProxyErrorCode } from '../../protocol/index.js';
+import type { CheckoutTerms, PaymentTerms } from './order-record.js';
+import type { References } from './references.js';
+import type { ViewEnv } from './views.js';
+
+/** A payment as the provider's status read describes it. */
+export interface UpstreamPayment {
+  reference: string;
+  status: 'PENDING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+  amount: number;
+  charge: number;
+  totalAmount: number;
+  payee: string;
+  narration: string;
+  msisdn: string;
+  completedAt: string | null;
+}
+
+/** A checkout session as the provider describes it (status read or listing). */
+export interface UpstreamSession {
+  checkoutId: string;
+  status: CheckoutViewStatus;
+  amount: number;
+  currency: string;
+  expiresAt: string | null;
+  completedAt: string | null;
+  /** Present when the provider says it (initialisation, a listing that has it). */
+  checkoutUrl?: string | null;
+}
+
+/** What one `POST /v1/payment` came to. */
+export type SendResult =
+  | { kind: 'accepted'; referenceId: string; amount: number; charge: number; totalAmount: number }
+  /** Refused in words (an error code of its own, such as INSUFFICIENT_FUNDS): nothing was created. */
+  | { kind: 'refused'; failureCode: string }
+  /** Refused without words (`0400 Bad Request`): it may mean "this reference already exists". */
+  | { kind: 'refused-generic' }
+  /** No answer that says what happened (timeout, reset, 5xx, an unreadable answer): it may exist. */
+  | { kind: 'unknown' }
+  /** Certainly never processed (not sent, circuit open, credentials refused, rate limited). */
+  | { kind: 'not-sent' };
+
+/** What one `POST /v1/checkout/initialize` came to. */
+export type CreateResult =
+  | { kind: 'created'; session: UpstreamSession & { checkoutUrl: string } }
+  /** Created, but its URL is not one a customer may be sent to: nobody can pay it. */
+  | { kind: 'unusable'; checkoutId: string }
+  | { kind: 'refused' }
+  | { kind: 'unknown' }
+  | { kind: 'not-sent' };
+
+/** Everything that changes an order. */
+export type OrderEvent =
+  /** `POST /payments`: a customer asks to pay by mobile money (ids made by the caller, so this stays pure). */
+  | {
+      type: 'pay';
+      jti: string;
+      msisdn: string;
+      maxAttempts: number;
+      terms: PaymentTerms;
+      sendId: string;
+      callbackId: string;
+      /** How long the prompt can be approved, when the network's prompt lifetime is known. */
+      promptLifetimeMs: number | null;
+    }
+  /** `POST /checkouts`: a customer asks for the hosted checkout. */
+  | { type: 'checkout'; jti: string; terms: CheckoutTerms; createId: string }
+  | { type: 'sent'; ordinal: number; sendId: string; result: SendResult }
+  | { type: 'created'; ordinal: number; createId: string; result: CreateResult }
+  /** A status read of a reference (found, or not found by a read that can or cannot see it). */
+  | {
+      type: 'payment-read';
+      reference: string;
+      /** Epoch ms the read started: a "not found" older than the latest send says nothing about it. */
+      startedAt: number;
+      result: { kind: 'found'; tx: UpstreamPayment; referenceId?: string } | { kind: 'not-found'; canSee: boolean };
+    }
+  /** Before the first send of an order the store did not know: what the provider has under reference `n`. */
+  | {
+      type: 'payment-probed';
+      n: number;
+      jti: string;
+      maxAttempts: number;
+      terms: PaymentTerms;
+      callbackId: string;
+      result: { kind: 'found'; tx: UpstreamPayment } | { kind: 'not-found' };
+    }
+  | { type: 'session-read'; checkoutId: string; result: { kind: 'found'; session: UpstreamSession } | { kind: 'not-found' } }
+  /**
+   * The provider's sessions under the order's reference. `complete`: the whole list (a listing), so a session
+   * of ours being created that is not in it does not exist; false: one session an operator named.
+   */
+  | { type: 'sessions-listed'; startedAt: number; complete: boolean; jti: string; terms?: CheckoutTerms; createId: string; sessions: UpstreamSession[] }
+  /** Time passed: leases end, deadlines pass. */
+  | { type: 'tick' }
+  /** The operator's word, from the provider's own records: nothing exists for this try or session. */
+  | { type: 'resolve-absent'; target: { reference: string } | { sessionOrdinal: number } };
+
+/** What the caller must do after a transition. */
+export type Reply =
+  | { kind: 'none' }
+  /** Answer with this try's snapshot. */
+  | { kind: 'payment'; ordinal: number }
+  /** Answer with this session (its URL). */
+  | { kind: 'session'; ordinal: number }
+  | { kind: 'refuse'; code: ProxyErrorCode; message: string; details: Record<string, unknown> }
+  /** Another request's send or creation is under way: read again shortly. */
+  | { kind: 'wait' }
+  /** Read reference `n` upstream first (an order the store did not know). */
+  | { kind: 'probe-payment'; n: number; reference: string }
+  /** List the order's sessions upstream first. */
+  | { kind: 'probe-sessions'; reference: string }
+  /** Committed: send this try's `POST /v1/payment` now. */
+  | { kind: 'send'; ordinal: number }
+  /** Committed: create this session now. */
+  | { kind: 'create'; ordinal: number }
+  /** A read found a payment under our reference with terms that are not ours. */
+  | { kind: 'conflict'; reference: string };
+
+/** What a transition needs besides the order and the event: the clock and the rules' settings. */
+export interface TransitionEnv extends ViewEnv {
+  now: number;
+  /** How long a send or creation under way is trusted to belong to a live request. */
+  leaseMs: number;
+  /** Not found for this long after its send (and twice in a row) is certainty that nothing exists. */
+  graceMs: number;
+  /** A pending try is shown TIMED_OUT this long after it started. */
+  deadlineMs: number;
+  references: References;
+}
+
+export interface Step<O> {
+  order: O;
+  reply: Reply;
+}

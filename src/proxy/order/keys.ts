@@ -1,0 +1,34 @@
+/**
+ * Store keys of orders and of the indexes built from them, in one place so every instance (and a restarted
+ * one) agrees on them. Only `order` holds money state; every other key is an index that `indexWrites`
+ * derives from orders, so a lost index is rebuilt from its order.
+ */
+export const ORDER_KEYS = {
+  /** The order record (JSON): everything the money rules span. */
+  order: (orderReference: string) => `ord:${orderReference}`,
+  /** callbackId → attempt reference (the callback hint route looks it up). */
+  callback: (callbackId: string) => `ord:cb:${callbackId}`,
+  /** checkoutId → order reference (a session's routes and the server API find its order by it). */
+  checkout: (checkoutId: string) => `ord:co:${checkoutId}`,
+  /** Set of attempt references whose prompt may still be waiting on a number (prompt limits per number). */
+  inFlight: (msisdn: string) => `ord:inflight:${msisdn}`,
+  /** Set of order references the reconciler reads until their money settles. */
+  pending: 'ord:pending',
+  /** Set of order references still not settled at the end of the reconcile window: for the operator. */
+  unresolved: 'ord:unresolved',
+  /** Claim of one receipt per payment and channel. */
+  receipt: (channel: 'sms' | 'email', reference: string) => `receipt:${channel}:${reference}`,
+} as const;
+
+export const ORDER_CHANNELS = {
+  /** A try or session changed: message `payment:<reference>` or `checkout:<checkoutId>` (event streams listen). */
+  changed: 'ord:changed',
+  /** Read this order now (a callback hint): message `<orderReference>`. */
+  wake: 'ord:wake',
+} as const;
+
+/** How long orders and their indexes live in the store: well past any token, deadline and reconcile window. */
+export const RECORD_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** What a watcher listens to: one try (by its attempt reference) or one session (by its checkoutId). */
+export type Subject = `payment:${string}` | `checkout:${string}`;

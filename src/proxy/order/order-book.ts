@@ -1,0 +1,161 @@
+import type { Logger } from 'pino';
+import { BoundedMap } from '../bounded-map.js';
+import type { Outbox } from '../outbox/outbox.js';
+import type { ProxyStore, SideWrite } from '../store/types.js';
+import type { OrderEvent, Reply, TransitionEnv } from './events.js';
+import { ORDER_CHANNELS, ORDER_KEYS, RECORD_TTL_MS, type Subject } from './keys.js';
+import { messagesOf } from './messages.js';
+import { isLiveTry, newOrder, type Order } from './order-record.js';
+import { isUnsettled, type PlanEnv } from './reconcile-plan.js';
+import { transition } from './transition.js';
+
+/** What applying an event came to: the order as stored after it (null when there is none), and the reply. */
+export interface Applied {
+  order: Order | null;
+  reply: Reply;
+}
+
+export interface OrderBookOptions {
+  store: ProxyStore;
+  outbox: Outbox;
+  logger: Logger;
+  /** The transition's settings at this moment (the clock included). */
+  env(): TransitionEnv & PlanEnv;
+  /** Which of the provider's histories can be read (a new order's `history`). */
+  readable: { payments: boolean; sessions: boolean };
+  /** A new random id (order ids). */
+  newId(): string;
+  /** Told of every try or session whose face changed (this process's event streams). */
+  changed(subject: Subject): void;
+}
+
+/** Orders a process keeps a copy of, to put back what the store loses (bounded: the oldest go first). */
+const COPIES = 10_000;
+
+/**
+ * The store side of orders (DESIGN: one order, one record, one transition). `apply` reads an order, runs the
+ * pure transition, and writes the result with one compare-and-set together with the outbox messages it
+ * decided and the indexes derived from it; on a conflict it reads again and runs the transition again.
+ * Every process keeps a copy of the orders it saw and puts one back when the store lost it (a flushed or
+ * replaced Redis), indexes and all.
+ */
+export class OrderBook {
+  private readonly copies = new BoundedMap<string, Order>(COPIES);
+
+  constructor(private readonly options: OrderBookOptions) {}
+
+  /** The stored order; put back from this process's copy when the store lost it. */
+  async read(ref: string): Promise<Order | null> {
+    return (await this.load(ref)).order;
+  }
+
+  /**
+   * Applies one event to the order (with `create`, to a new empty order when there is none) and stores the
+   * result atomically. `event` may be a function of the current order (ids that depend on it).
+   */
+  async apply(ref: string, event: OrderEvent | ((order: Order) => OrderEvent), options: { create?: boolean } = {}): Promise<Applied> {
+    const { store, outbox } = this.options;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const loaded = await this.load(ref);
+      let current = loaded.order;
+      if (!current) {
+        if (!options.create) return { order: null, reply: { kind: 'none' } };
+        current = newOrder(this.options.newId(), ref, this.options.env().now, this.options.readable);
+      }
+      const env = this.options.env();
+      const step = transition(current, typeof event === 'function' ? event(current) : event, env);
+      if (step.order === current) return { order: loaded.raw === null ? null : current, reply: step.reply };
+      const messages = messagesOf(current, step.order, env);
+      const also = [...messages.flatMap((m) => outbox.writesFor(m)), ...indexWrites(loaded.raw === null ? null : current, step.order, env)];
+      const value = JSON.stringify(step.order);
+      if (await store.commit({ key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also })) {
+        this.copies.set(ref, step.order);
+        outbox.remember(messages);
+        this.announce(current, step.order);
+        return { order: step.order, reply: step.reply };
+      }
+    }
+    throw new Error('Too much contention on one order');
+  }
+
+  /**
+   * Takes the order out of the reconciler's set, unless it changed since `order` was read (one compare-and-set
+   * with the record, so a try started meanwhile is never left unread). With `unresolved`, lists it for the
+   * operator instead. True when done.
+   */
+  async settle(order: Order, unresolved: boolean): Promise<boolean> {
+    const value = JSON.stringify(order);
+    const also: SideWrite[] = [{ op: 'removeFromSet', key: ORDER_KEYS.pending, member: order.ref }];
+    if (unresolved) also.push({ op: 'addToSet', key: ORDER_KEYS.unresolved, member: order.ref });
+    return this.options.store.commit({ key: ORDER_KEYS.order(order.ref), expected: value, value, also });
+  }
+
+  /** Forgets this process's copy (the order settled and was reported: nothing left to put back). */
+  forget(ref: string): void {
+    this.copies.delete(ref);
+  }
+
+  private async load(ref: string): Promise<{ raw: string | null; order: Order | null }> {
+    const { store, logger } = this.options;
+    const key = ORDER_KEYS.order(ref);
+    const raw = await store.get(key);
+    if (raw !== null) {
+      const order = JSON.parse(raw) as Order;
+      this.copies.set(ref, order);
+      return { raw, order };
+    }
+    const copy = this.copies.get(ref);
+    if (!copy) return { raw: null, order: null };
+    // The store lost it (flushed, evicted, a new empty Redis): put back what this process knows, indexes too.
+    const value = JSON.stringify(copy);
+    const restored = await store.commit({ key, expected: null, value, ttlMs: RECORD_TTL_MS, also: indexWrites(null, copy, this.options.env()) });
+    if (restored) {
+      logger.warn({ orderReference: ref }, 'order missing from the store; restored from this process');
+      return { raw: value, order: copy };
+    }
+    // Another instance put it back (or made it anew) meanwhile: read what it wrote.
+    const again = await store.get(key);
+    return again === null ? { raw: null, order: null } : { raw: again, order: JSON.parse(again) as Order };
+  }
+
+  /** Tells this process's watchers at once, and the other instances through the store, what changed. */
+  private announce(before: Order, after: Order): void {
+    const subjects: Subject[] = [];
+    for (const t of after.tries) {
+      if (before.tries.find((x) => x.ordinal === t.ordinal)?.seq !== t.seq) subjects.push(`payment:${t.reference}`);
+    }
+    for (const s of after.sessions) {
+      if (s.checkoutId !== null && before.sessions.find((x) => x.ordinal === s.ordinal)?.seq !== s.seq) subjects.push(`checkout:${s.checkoutId}`);
+    }
+    for (const subject of subjects) {
+      this.options.changed(subject);
+      this.options.store.publish(ORDER_CHANNELS.changed, subject).catch((err: unknown) => {
+        this.options.logger.warn({ subject, err: err instanceof Error ? err.message : String(err) }, 'change not published');
+      });
+    }
+  }
+}
+
+/**
+ * The indexes an order's change implies (all of them when `before` is null: a restored order): its callback
+ * ids, its sessions' ids, the numbers its live tries wait on, and its place in the reconciler's set.
+ */
+export function indexWrites(before: Order | null, after: Order, env: PlanEnv): SideWrite[] {
+  const writes: SideWrite[] = [];
+  for (const t of after.tries) {
+    const old = before?.tries.find((x) => x.ordinal === t.ordinal);
+    if (!old) writes.push({ op: 'set', key: ORDER_KEYS.callback(t.callbackId), value: t.reference, ttlMs: RECORD_TTL_MS });
+    const wasLive = old ? isLiveTry(old) : false;
+    const live = isLiveTry(t);
+    if (wasLive && old && (!live || old.msisdn !== t.msisdn)) writes.push({ op: 'removeFromSet', key: ORDER_KEYS.inFlight(old.msisdn), member: t.reference });
+    if (live && (!wasLive || old?.msisdn !== t.msisdn)) writes.push({ op: 'addToSet', key: ORDER_KEYS.inFlight(t.msisdn), member: t.reference, ttlMs: RECORD_TTL_MS });
+  }
+  for (const s of after.sessions) {
+    const old = before?.sessions.find((x) => x.ordinal === s.ordinal);
+    if (s.checkoutId !== null && old?.checkoutId !== s.checkoutId) {
+      writes.push({ op: 'set', key: ORDER_KEYS.checkout(s.checkoutId), value: after.ref, ttlMs: RECORD_TTL_MS });
+    }
+  }
+  if (isUnsettled(after, env)) writes.push({ op: 'addToSet', key: ORDER_KEYS.pending, member: after.ref });
+  return writes;
+}

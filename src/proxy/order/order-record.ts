@@ -1,0 +1,204 @@
+import type { CheckoutViewStatus } from '../../protocol/index.js';
+
+/**
+ * Where one mobile-money try stands with the money (DESIGN: the order's state machine):
+ * - `sending`: claimed; its one `POST /v1/payment` is on its way (a lease runs from `sentAt`);
+ * - `unknown`: sent, and no answer says what came of it (lost, timed out, a sender that vanished, a refusal
+ *   that may mean "already exists"): read until a read that can see it answers;
+ * - `pending`: the provider has it and has not settled it;
+ * - `completed`, `failed`, `cancelled`: as the provider's status read says (final);
+ * - `refused`: the provider refused the request in words (no payment exists; the number is free again);
+ * - `void`: no payment exists: never sent, or not found by a read that can see it for long enough.
+ */
+export type TryPhase = 'sending' | 'unknown' | 'pending' | 'completed' | 'failed' | 'cancelled' | 'refused' | 'void';
+
+/** Phases whose money state is not final: they block every new try, session and change of method. */
+export const LIVE_TRY_PHASES: readonly TryPhase[] = ['sending', 'unknown', 'pending'];
+
+/** One mobile-money try of an order. */
+export interface PaymentTry {
+  /** Which try of the order this is (1-based; the place in `tries`). */
+  ordinal: number;
+  /** The reference number: the upstream `referenceNo` is `<prefix><order>-<n>`. */
+  n: number;
+  /** The upstream `referenceNo`. */
+  reference: string;
+  /** jti of the token that made it (or found it). */
+  jti: string;
+  /** `maxAttempts` of that token. */
+  maxAttempts: number;
+  /** The paying number (digits): the one the provider has, once read. */
+  msisdn: string;
+  phase: TryPhase;
+  /** Why it is void: never sent, found by nobody, or the operator's word. */
+  voidReason?: 'not-sent' | 'not-found' | 'operator';
+  /** Why it is unknown: the answer was lost, the sender vanished, or a generic refusal to be read. */
+  unknownReason?: 'lost' | 'lease' | 'refused';
+  /** Identifies the send under way; a send's answer counts only for its own send. Null: found upstream. */
+  sendId: string | null;
+  /** Epoch ms the send started; null when found upstream (never sent by us). */
+  sentAt: number | null;
+  referenceId: string | null;
+  callbackId: string;
+  amount: number;
+  charge: number;
+  totalAmount: number;
+  completedAt: string | null;
+  /** Why it failed, as a protocol code (`INSUFFICIENT_FUNDS`, `PAYMENT_FAILED`). */
+  failureCode?: string;
+  /** After this (epoch ms) a pending try is shown TIMED_OUT: the page stops waiting; reads go on. */
+  deadlineAt: number;
+  timedOut?: boolean;
+  /** Until when the prompt can be approved (epoch ms), when the network's prompt lifetime is known. */
+  promptExpiresAt: number | null;
+  /** Reads that could see the payment and did not find it, in a row, since `since`. */
+  notFound?: { reads: number; since: number };
+  /** Found upstream by a read (after a loss, a duplicate, a probe) rather than made by this send. */
+  adopted?: boolean;
+  /** Sequence of what a watcher sees (the SSE id). */
+  seq: number;
+  updatedAt: number;
+}
+
+/**
+ * Where one hosted-checkout session stands:
+ * - `creating`: claimed; `POST /v1/checkout/initialize` is on its way (a lease runs from `startedAt`);
+ * - `unknown`: created or not: the answer was lost (a session may exist whose id we do not know);
+ * - `open`: the provider has it (pending or processing), paid or not yet read so;
+ * - `completed`, `failed`, `cancelled`, `expired`: as the status read says (final);
+ * - `refused`: the provider refused to create it (nothing exists);
+ * - `void`: nothing anyone can pay exists (never sent, found by nobody, the operator's word, or a session whose
+ *   URL we refused to give any customer).
+ */
+export type SessionPhase = 'creating' | 'unknown' | 'open' | 'completed' | 'failed' | 'cancelled' | 'expired' | 'refused' | 'void';
+
+export const LIVE_SESSION_PHASES: readonly SessionPhase[] = ['creating', 'unknown', 'open'];
+
+/** One hosted-checkout session of an order. */
+export interface CheckoutTry {
+  ordinal: number;
+  jti: string;
+  phase: SessionPhase;
+  voidReason?: 'not-sent' | 'not-found' | 'operator' | 'unusable-url';
+  createId: string;
+  /** Epoch ms the creation started (or the session was found). */
+  startedAt: number;
+  checkoutId: string | null;
+  checkoutUrl: string | null;
+  /** The status as the relay speaks it (`pending`, `processing`, or a final one). */
+  status: CheckoutViewStatus;
+  amount: number;
+  currency: string;
+  /** ISO 8601, as the provider gave it. */
+  expiresAt: string | null;
+  completedAt: string | null;
+  notFound?: { reads: number; since: number };
+  adopted?: boolean;
+  seq: number;
+  updatedAt: number;
+}
+
+/** What the first mobile-money try of an order fixed: a token with other terms is refused (`ORDER_CHANGED`). */
+export interface PaymentTerms {
+  amount: number;
+  currency: string;
+  payee: string;
+  narration: string;
+  /** The number the token locked, or null when the customer chooses it. */
+  msisdn: string | null;
+}
+
+/** What the first checkout session of an order fixed. */
+export interface CheckoutTerms {
+  amount: number;
+  title: string;
+  description: string;
+}
+
+/** Whether the provider's history of the order was read before the first thing was sent. */
+export type HistoryState = 'unread' | 'read' | 'unreadable';
+
+/**
+ * Everything the money rules of one order span (DESIGN: one order, one record, one transition): its terms,
+ * every mobile-money try and every checkout session with its phase, and a version. Changed only by
+ * `transition`, applied with one compare-and-set together with the notifications it decides.
+ */
+export interface Order {
+  /** Random per creation: a record made anew after the store lost one has another. */
+  id: string;
+  /** Bumped by every change. */
+  v: number;
+  /** The merchant's order reference (without the shop prefix). */
+  ref: string;
+  terms?: PaymentTerms;
+  checkoutTerms?: CheckoutTerms;
+  tries: PaymentTry[];
+  sessions: CheckoutTry[];
+  /** Whether the provider was asked what it has for this order (references by number; sessions by reference). */
+  history: { payments: HistoryState; sessions: HistoryState };
+  /** A payment under one of this order's references whose terms are not ours. */
+  conflict?: { reference: string; at: number };
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A new, empty order. `readable` says which histories the provider lets us read. */
+export function newOrder(id: string, ref: string, now: number, readable: { payments: boolean; sessions: boolean }): Order {
+  return {
+    id,
+    v: 0,
+    ref,
+    tries: [],
+    sessions: [],
+    history: { payments: readable.payments ? 'unread' : 'unreadable', sessions: readable.sessions ? 'unread' : 'unreadable' },
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+export const isLiveTry = (t: PaymentTry): boolean => LIVE_TRY_PHASES.includes(t.phase);
+export const isLiveSession = (s: CheckoutTry): boolean => LIVE_SESSION_PHASES.includes(s.phase);
+
+/** The order's live try: at most one exists (the transition never starts a second). */
+export function liveTry(order: Order): PaymentTry | undefined {
+  return order.tries.find(isLiveTry);
+}
+
+export function liveSession(order: Order): CheckoutTry | undefined {
+  return order.sessions.find(isLiveSession);
+}
+
+export function completedTry(order: Order): PaymentTry | undefined {
+  return order.tries.find((t) => t.phase === 'completed');
+}
+
+export function completedSession(order: Order): CheckoutTry | undefined {
+  return order.sessions.find((s) => s.phase === 'completed');
+}
+
+/** Tries that count against `maxAttempts`: every one but the void (refusals count). */
+export function triesUsed(order: Order): number {
+  return order.tries.filter((t) => t.phase !== 'void').length;
+}
+
+/** The latest try holding `reference` (a void or refused number is taken again by a later try). */
+export function tryByReference(order: Order, reference: string): PaymentTry | undefined {
+  return order.tries.findLast((t) => t.reference === reference);
+}
+
+/** The reference number the next try takes: one past every number the provider has (or may have). */
+export function nextNumber(order: Order): number {
+  let top = 0;
+  for (const t of order.tries) if (t.phase !== 'void' && t.phase !== 'refused') top = Math.max(top, t.n);
+  return top + 1;
+}
+
+/** The order with try `ordinal` changed. */
+export function withTry(order: Order, ordinal: number, change: (t: PaymentTry) => PaymentTry): Order {
+  return { ...order, tries: order.tries.map((t) => (t.ordinal === ordinal ? change(t) : t)) };
+}
+
+/** The order with session `ordinal` changed. */
+export function withSession(order: Order, ordinal: number, change: (s: CheckoutTry) => CheckoutTry): Order {
+  return { ...order, sessions: order.sessions.map((s) => (s.ordinal === ordinal ? change(s) : s)) };
+}

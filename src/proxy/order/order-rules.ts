@@ -1,0 +1,92 @@
+import type { ProxyErrorCode } from '../../protocol/index.js';
+import type { Reply, TransitionEnv, UpstreamPayment } from './events.js';
+import {
+  completedSession,
+  completedTry,
+  liveSession,
+  liveTry,
+  type CheckoutTerms,
+  type Order,
+  type PaymentTerms,
+} from './order-record.js';
+import { viewStatus } from './views.js';
+
+/** A refusal reply. */
+export function refuse(code: ProxyErrorCode, message: string, details: Record<string, unknown> = {}): Reply {
+  return { kind: 'refuse', code, message, details };
+}
+
+/** The names of the payment terms in which a token differs from the order's (empty when none). */
+export function changedPaymentTerms(order: Order, terms: PaymentTerms): string[] {
+  const changed: string[] = [];
+  if (order.terms) {
+    for (const name of ['amount', 'currency', 'payee', 'narration', 'msisdn'] as const) {
+      if (order.terms[name] !== terms[name]) changed.push(name);
+    }
+  } else if (order.checkoutTerms && order.checkoutTerms.amount !== terms.amount) {
+    changed.push('amount');
+  }
+  return changed;
+}
+
+/** The names of the checkout terms in which a token differs from the order's. */
+export function changedCheckoutTerms(order: Order, terms: CheckoutTerms): string[] {
+  const changed: string[] = [];
+  if (order.checkoutTerms) {
+    for (const name of ['amount', 'title', 'description'] as const) {
+      if (order.checkoutTerms[name] !== terms[name]) changed.push(name);
+    }
+  } else if (order.terms && order.terms.amount !== terms.amount) {
+    changed.push('amount');
+  }
+  return changed;
+}
+
+/**
+ * True when an upstream payment is this order's (DESIGN: adopt only what is ours): its amount, payee and
+ * narration are the order's, and so is its number when the token locked one. A payment under our reference
+ * with other terms is another shop's (one provider account, no prefix) or another price's.
+ */
+export function isOurs(terms: PaymentTerms, tx: UpstreamPayment): boolean {
+  return (
+    tx.amount === terms.amount &&
+    tx.payee === terms.payee &&
+    tx.narration === terms.narration &&
+    (terms.msisdn === null || terms.msisdn === tx.msisdn)
+  );
+}
+
+/**
+ * What holds the order on the hosted checkout, seen from a mobile-money request: a completed session, or one
+ * whose money state is not final (being created, unknown, open, or open past its expiry and not read final).
+ */
+export function heldByCheckout(order: Order): Reply | null {
+  const done = completedSession(order);
+  if (done) return otherMethod('checkout', 'completed');
+  const live = liveSession(order);
+  if (live) return otherMethod('checkout', live.phase === 'open' ? live.status : live.phase === 'creating' ? 'pending' : 'unknown');
+  return null;
+}
+
+/** What holds the order on mobile money, seen from a checkout request. */
+export function heldByMobileMoney(order: Order, env: TransitionEnv): Reply | null {
+  const done = completedTry(order);
+  if (done) return otherMethod('mobile-money', 'COMPLETED');
+  const live = liveTry(order);
+  if (live) return otherMethod('mobile-money', viewStatus(order, live, env));
+  return null;
+}
+
+function otherMethod(method: 'checkout' | 'mobile-money', status: string): Reply {
+  const how = method === 'checkout' ? 'on the hosted checkout page' : 'by mobile money';
+  return refuse('ORDER_IN_OTHER_PAYMENT', `This order is already being paid ${how}.`, { method, status });
+}
+
+/** The order's reference is used upstream by a payment that is not ours. */
+export function conflictRefusal(order: Order): Reply {
+  return refuse(
+    'REFERENCE_CONFLICT',
+    'This order cannot be paid by mobile money: its reference is already used at the payment provider.',
+    { orderReference: order.ref, reference: order.conflict?.reference },
+  );
+}

@@ -1,0 +1,202 @@
+import { randomBytes } from 'node:crypto';
+import type { CheckoutCreateResponse, CheckoutSnapshot, OrderResolution, OrderView, PaymentSnapshot, UnresolvedOrder } from '../../protocol/index.js';
+import { BoundedMap } from '../bounded-map.js';
+import type { ProxyContext } from '../context.js';
+import { DEFAULT_OUTBOX_OPTIONS, Outbox, type OutboxConsumer } from '../outbox/outbox.js';
+import { Reconciler } from '../reconcile/reconciler.js';
+import { hooksConsumer, receiptsConsumer } from '../notify/consumers.js';
+import { relayOptions, type RelayOptions } from '../relay/relay-options.js';
+import { StreamLimiter } from '../relay/stream-limiter.js';
+import { Watchers } from '../relay/watchers.js';
+import type { CheckoutClaims, PaymentClaims } from '../tokens/claims.js';
+import { CheckoutUpstream } from '../upstream/checkout-upstream.js';
+import { checkoutUrlCheck } from '../upstream/checkout-url.js';
+import { PaymentUpstream } from '../upstream/payment-upstream.js';
+import { checkoutFlow } from './checkout-flow.js';
+import { ORDER_KEYS, type Subject } from './keys.js';
+import { OrderBook } from './order-book.js';
+import type { OrderDeps } from './order-deps.js';
+import { estimateCharge, OrderQueries } from './order-queries.js';
+import type { Order, PaymentTry } from './order-record.js';
+import { resolveOrder, unresolvedOrders } from './operator.js';
+import { payFlow } from './pay-flow.js';
+import { checkPromptLimits } from './prompt-limits.js';
+import { reconcilePass } from './reconcile-flow.js';
+import { references } from './references.js';
+
+/**
+ * The money side of one proxy instance (DESIGN: one order, one record, one transition): the book of orders,
+ * the flows of the two ways to pay, the reconciler, the outbox, the queries, and the event streams' fan-out.
+ */
+export interface Orders {
+  pay(claims: PaymentClaims, msisdn: string): Promise<PaymentSnapshot>;
+  checkout(claims: CheckoutClaims): Promise<CheckoutCreateResponse>;
+  view(claims: PaymentClaims): Promise<OrderView>;
+  queries: OrderQueries;
+  /** The merchant's reads (never the browser's word). */
+  payments: { get(orderReference: string): Promise<PaymentSnapshot | null>; getAttempt(reference: string): Promise<PaymentSnapshot | null> };
+  checkouts: { get(reference: string): Promise<CheckoutSnapshot | null>; getSession(checkoutId: string): Promise<CheckoutSnapshot | null> };
+  /** A customer (or the merchant) looks at a try: one no page waits on anymore is read now. */
+  look(order: Order, t: PaymentTry): void;
+  /** Keeps the order read while a page watches it. */
+  track(ref: string): void;
+  /** The provider's status callback: a hint to read now (its body believed only as far as a read confirms it). */
+  callback(callbackId: string, body: unknown): Promise<void>;
+  /** The account lookup saw this number's network (for the prompt's lifetime). */
+  rememberNetwork(msisdn: string, network: string): void;
+  unresolved(limit: number): Promise<UnresolvedOrder[]>;
+  resolve(ref: string, input: OrderResolution): Promise<UnresolvedOrder>;
+  watch(subject: Subject, listener: () => void): () => void;
+  outbox: Outbox;
+  reconciler: Reconciler;
+  streams: StreamLimiter;
+  live: Set<{ close(): void }>;
+  options: RelayOptions;
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Builds the money side of one instance and starts reconciling what the store holds. */
+export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxConsumer[] = []): Orders {
+  const options = relayOptions(ctx);
+  const { config, logger, store, client } = ctx;
+  const relayConfig = (config.relay ?? {}) as Partial<Record<string, number>>;
+  const outbox = new Outbox(store, [hooksConsumer(ctx), receiptsConsumer(ctx), ...extraConsumers], logger, ctx.now, {
+    leaseMs: relayConfig['outboxLeaseMs'] ?? DEFAULT_OUTBOX_OPTIONS.leaseMs,
+    backoffMs: relayConfig['outboxBackoffMs'] ?? DEFAULT_OUTBOX_OPTIONS.backoffMs,
+    maxBackoffMs: relayConfig['outboxMaxBackoffMs'] ?? DEFAULT_OUTBOX_OPTIONS.maxBackoffMs,
+    maxAgeMs: relayConfig['outboxMaxAgeMs'] ?? DEFAULT_OUTBOX_OPTIONS.maxAgeMs,
+  });
+  const refs = references(config.referencePrefix);
+  const payments = new PaymentUpstream(client, logger, config.provider.statusReference);
+  const lists = config.provider.checkoutListing ?? config.provider.env === 'sandbox';
+  const checkouts = new CheckoutUpstream(client, logger, lists, checkoutUrlCheck(config.provider, logger));
+  const watchers = new Watchers();
+  const env = () => ({
+    now: ctx.now(),
+    leaseMs: options.initiationLeaseMs,
+    graceMs: options.unknownGraceMs,
+    deadlineMs: options.deadlineMs,
+    references: refs,
+    readsByReferenceNo: payments.readsByReferenceNo,
+    listsSessions: lists,
+    reconcileWindowMs: options.reconcileWindowMs,
+  });
+  const newId = () => randomBytes(16).toString('base64url');
+  const book = new OrderBook({
+    store,
+    outbox,
+    logger,
+    env,
+    readable: { payments: payments.readsByReferenceNo, sessions: lists },
+    newId,
+    changed: (subject) => watchers.emit(subject),
+  });
+  const networks = new BoundedMap<string, string>(10_000);
+  const lifetimes = config.payments.promptLifetimeSeconds;
+  let reconciler: Reconciler;
+  const deps: OrderDeps = {
+    book,
+    payments,
+    checkouts,
+    references: refs,
+    logger,
+    env,
+    now: ctx.now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    newId,
+    random: Math.random,
+    initiationWaitMs: options.initiationWaitMs,
+    checkPromptLimits: (msisdn, reference) => checkPromptLimits(ctx, refs, (ref) => book.read(ref), msisdn, reference),
+    async promptLifetimeMs(msisdn) {
+      if (!lifetimes) return null;
+      let network = networks.get(msisdn);
+      if (network === undefined) {
+        network = await client.payments.accountHolder(msisdn).then((r) => r.data.network, () => undefined);
+        if (network !== undefined) networks.set(msisdn, network);
+      }
+      const seconds = network === undefined ? undefined : lifetimes[network];
+      return seconds === undefined ? null : seconds * 1_000;
+    },
+    readSoon: (ref) => reconciler.readSoon(ref),
+  };
+  reconciler = new Reconciler({ store, outbox, logger, options, pass: (ref) => reconcilePass(deps, ref, options.lateIntervalMs) }, (subject) => watchers.emit(subject));
+  const queries = new OrderQueries(book, refs, env, (checkoutId) => store.get(ORDER_KEYS.checkout(checkoutId)));
+  const live = new Set<{ close(): void }>();
+
+  const look = (order: Order, t: PaymentTry) => reconciler.look(order.ref, queries.isLate(order, t));
+
+  return {
+    pay: (claims, msisdn) => payFlow(deps, claims, msisdn),
+    checkout: (claims) => checkoutFlow(deps, claims),
+    view: (claims) => queries.view(claims, estimateCharge(claims.amount, config.payments.chargePercent)),
+    queries,
+    payments: {
+      async get(ref) {
+        const found = await queries.payment(ref);
+        if (!found) return null;
+        look(found.order, found.t);
+        return queries.paymentSnapshot(found);
+      },
+      async getAttempt(reference) {
+        const found = await queries.attempt(reference);
+        if (!found) return null;
+        look(found.order, found.t);
+        return queries.paymentSnapshot(found);
+      },
+    },
+    checkouts: {
+      async get(ref) {
+        const found = await queries.checkout(ref);
+        if (found) reconciler.track(ref);
+        return found ? queries.checkoutSnapshot(found) : null;
+      },
+      async getSession(checkoutId) {
+        const found = await queries.session(checkoutId);
+        if (found) reconciler.track(found.order.ref);
+        return found ? queries.checkoutSnapshot(found) : null;
+      },
+    },
+    look,
+    track: (ref) => void reconciler.track(ref),
+    async callback(callbackId, body) {
+      const reference = /^[A-Za-z0-9_-]{1,64}$/.test(callbackId) ? await store.get(ORDER_KEYS.callback(callbackId)) : null;
+      const parsed = reference ? refs.parseAttempt(reference) : null;
+      if (!reference || !parsed) return;
+      await confirmReferenceId(deps, parsed.orderReference, reference, body);
+      await reconciler.hint(parsed.orderReference);
+    },
+    rememberNetwork: (msisdn, network) => void networks.set(msisdn, network),
+    unresolved: (limit) => unresolvedOrders(deps, (key) => store.members(key), limit),
+    resolve: (ref, input) => resolveOrder(deps, ref, input),
+    watch: (subject, listener) => watchers.watch(subject, listener),
+    outbox,
+    reconciler,
+    streams: new StreamLimiter(options.maxStreamsPerClient, options.maxStreamsPerAddress),
+    live,
+    options,
+    ready: reconciler.ready,
+    async close() {
+      for (const stream of [...live]) stream.close();
+      await reconciler.close();
+      await outbox.close();
+    },
+  };
+}
+
+/**
+ * A callback's body is never believed, but where no read can see a try without its referenceId (a provider
+ * that reads status by referenceId only), a referenceId it names is read: taken only when the provider
+ * answers it with this try's reference.
+ */
+async function confirmReferenceId(deps: OrderDeps, ref: string, reference: string, body: unknown): Promise<void> {
+  if (deps.payments.readsByReferenceNo) return;
+  const candidate = (body as { referenceId?: unknown; data?: { referenceId?: unknown } } | null) ?? null;
+  const referenceId = typeof candidate?.referenceId === 'string' ? candidate.referenceId : candidate?.data?.referenceId;
+  if (typeof referenceId !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(referenceId)) return;
+  const order = await deps.book.read(ref);
+  const t = order?.tries.findLast((x) => x.reference === reference);
+  if (!t || t.referenceId !== null) return;
+  const read = await deps.payments.readById(reference, referenceId);
+  if (read.kind === 'found') await deps.book.apply(ref, { type: 'payment-read', reference, startedAt: deps.now(), result: read });
+}

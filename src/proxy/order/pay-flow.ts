@@ -1,0 +1,170 @@
+import type { PaymentSnapshot } from '../../protocol/index.js';
+import { toProxyError } from '../errors.js';
+import type { PaymentClaims } from '../tokens/claims.js';
+import type { Reply } from './events.js';
+import type { Applied } from './order-book.js';
+import { refusal, unavailable, WAIT_STEP_MS, type OrderDeps } from './order-deps.js';
+import type { Order, PaymentTerms, PaymentTry } from './order-record.js';
+import { answerOf } from './payment-transitions.js';
+import { paymentSnapshot } from './views.js';
+
+/** The terms a payment token fixes for its order. */
+export function termsOf(claims: PaymentClaims): PaymentTerms {
+  return { amount: claims.amount, currency: 'GHS', payee: claims.payee, narration: claims.narration, msisdn: claims.msisdn ?? null };
+}
+
+/**
+ * `POST /payments` (DESIGN: the order's state machine): applies the `pay` event to the order and carries out
+ * its reply until it is an answer. A probe reads what the provider has before the first send of an order the
+ * store did not know; a send is made only by the request whose commit claimed the try, and its outcome is
+ * applied as the `sent` event; a request that found a send under way waits for it and answers its outcome
+ * (it never starts the next try itself).
+ */
+export async function payFlow(deps: OrderDeps, claims: PaymentClaims, msisdn: string): Promise<PaymentSnapshot> {
+  const ref = claims.referenceNo;
+  const terms = termsOf(claims);
+  const lifetime = await deps.promptLifetimeMs(msisdn);
+  const waitUntil = deps.now() + deps.initiationWaitMs;
+  let waitedOn: number | undefined;
+  for (;;) {
+    if (waitedOn !== undefined) {
+      const answer = await outcomeOf(deps, ref, waitedOn);
+      if (answer) return answer;
+    }
+    const applied = await deps.book.apply(
+      ref,
+      () => ({ type: 'pay', jti: claims.jti, msisdn, maxAttempts: claims.maxAttempts, terms, sendId: deps.newId(), callbackId: deps.newId(), promptLifetimeMs: lifetime }),
+      { create: true },
+    );
+    const reply = applied.reply;
+    switch (reply.kind) {
+      case 'payment':
+        return snapshotOf(deps, applied, reply.ordinal);
+      case 'refuse':
+        throw refusal(reply);
+      case 'wait': {
+        waitedOn = applied.order?.tries.find((t) => t.phase === 'sending')?.ordinal;
+        if (deps.now() > waitUntil) {
+          // Still under way past any client's patience: answer it as it stands; the reconciler settles it.
+          if (applied.order && waitedOn !== undefined) return snapshotOf(deps, applied, waitedOn);
+          throw unavailable();
+        }
+        await deps.sleep(WAIT_STEP_MS + Math.floor(deps.random() * WAIT_STEP_MS));
+        continue;
+      }
+      case 'probe-payment':
+        await probePayment(deps, claims, applied, reply);
+        continue;
+      case 'probe-sessions':
+        await probeSessions(deps, ref, applied);
+        continue;
+      case 'send':
+        return send(deps, claims, applied, reply.ordinal);
+      case 'conflict':
+      case 'none':
+      case 'session':
+      case 'create':
+        throw unavailable();
+    }
+  }
+}
+
+/** The outcome of a try this request waited on, once its send is over; null while it is under way. */
+async function outcomeOf(deps: OrderDeps, ref: string, ordinal: number): Promise<PaymentSnapshot | null> {
+  const order = await deps.book.read(ref);
+  const t = order?.tries.find((x) => x.ordinal === ordinal);
+  if (!order || !t || t.phase === 'sending') return null;
+  if (t.phase === 'void') throw unavailable();
+  const reply = answerOf(t, { kind: 'payment', ordinal });
+  if (reply.kind === 'refuse') throw refusal(reply);
+  return paymentSnapshot(order, t, deps.env());
+}
+
+function snapshotOf(deps: OrderDeps, applied: Applied, ordinal: number): PaymentSnapshot {
+  const order = applied.order as Order;
+  const t = order.tries.find((x) => x.ordinal === ordinal) as PaymentTry;
+  deps.readSoon(order.ref);
+  return paymentSnapshot(order, t, deps.env());
+}
+
+/**
+ * Reads reference `n` of an order the store did not know, before anything is sent. Unreadable: nothing is
+ * sent; the request fails, unless another request's probe moved the order meanwhile.
+ */
+async function probePayment(deps: OrderDeps, claims: PaymentClaims, applied: Applied, reply: Extract<Reply, { kind: 'probe-payment' }>): Promise<void> {
+  const read = await deps.payments.probe(reply.reference);
+  if (read.kind === 'error') {
+    const now = await deps.book.read(claims.referenceNo);
+    if ((now?.v ?? -1) !== (applied.order?.v ?? -1)) return;
+    throw toProxyError(read.err, deps.logger);
+  }
+  const result = read.kind === 'found' ? ({ kind: 'found', tx: read.tx } as const) : ({ kind: 'not-found' } as const);
+  const probed = await deps.book.apply(
+    claims.referenceNo,
+    { type: 'payment-probed', n: reply.n, jti: claims.jti, maxAttempts: claims.maxAttempts, terms: termsOf(claims), callbackId: deps.newId(), result },
+    { create: true },
+  );
+  if (probed.reply.kind === 'conflict') conflictLogged(deps, claims.referenceNo, probed.reply.reference);
+  else if (read.kind === 'found') deps.logger.warn({ reference: reply.reference, status: read.tx.status }, 'payment found upstream for a reference this store did not know; adopted, not sent again');
+}
+
+/** Lists the order's checkout sessions upstream before its first try (a store that lost the order). */
+export async function probeSessions(deps: OrderDeps, ref: string, applied: Applied): Promise<void> {
+  const startedAt = deps.now();
+  const listed = await deps.checkouts.list(deps.references.checkout(ref));
+  if (listed.kind === 'error') {
+    const now = await deps.book.read(ref);
+    if ((now?.v ?? -1) !== (applied.order?.v ?? -1)) return;
+    throw toProxyError(listed.err, deps.logger);
+  }
+  await deps.book.apply(
+    ref,
+    { type: 'sessions-listed', startedAt, complete: true, jti: 'probe', createId: deps.newId(), sessions: listed.sessions },
+    { create: true },
+  );
+}
+
+export function conflictLogged(deps: OrderDeps, ref: string, reference: string): void {
+  deps.logger.error(
+    { orderReference: ref, reference },
+    'the provider has a payment under this order reference with other terms (another shop on the account, or the reference reused at another price); nothing adopted, the order is refused with REFERENCE_CONFLICT: set a referencePrefix per shop',
+  );
+}
+
+/** Sends the try this request claimed, and applies what came of it. */
+async function send(deps: OrderDeps, claims: PaymentClaims, applied: Applied, ordinal: number): Promise<PaymentSnapshot> {
+  const order = applied.order as Order;
+  const t = order.tries.find((x) => x.ordinal === ordinal) as PaymentTry;
+  const sendId = t.sendId as string;
+  try {
+    await deps.checkPromptLimits(t.msisdn, t.reference);
+  } catch (err) {
+    // Nothing was sent: the claim is given back (void, not counted).
+    await deps.book.apply(order.ref, { type: 'sent', ordinal, sendId, result: { kind: 'not-sent' } }).catch(() => undefined);
+    throw err;
+  }
+  const outcome = await deps.payments.send({
+    amount: t.amount,
+    referenceNo: t.reference,
+    payee: claims.payee,
+    narration: claims.narration,
+    msisdn: t.msisdn,
+    callbackId: t.callbackId,
+    payer: claims.payer ?? t.msisdn,
+  });
+  let after: Applied;
+  try {
+    after = await deps.book.apply(order.ref, { type: 'sent', ordinal, sendId, result: outcome.result });
+  } catch (err) {
+    if (outcome.result.kind === 'not-sent') throw toProxyError(outcome.err, deps.logger);
+    // The provider may have it: the customer is told it is pending. The try stays "sending" in the store until
+    // its lease ends, then is read by reference (DESIGN: unknown blocks everything).
+    deps.logger.error({ reference: t.reference, err: err instanceof Error ? err.message : String(err) }, 'payment sent but its outcome not recorded (store error); the reconciler will read it');
+    return paymentSnapshot(order, t, deps.env());
+  }
+  deps.readSoon(order.ref);
+  const reply = after.reply;
+  if (reply.kind === 'refuse') throw refusal(reply);
+  if (reply.kind === 'payment' && after.order) return paymentSnapshot(after.order, after.order.tries.find((x) => x.ordinal === ordinal) as PaymentTry, deps.env());
+  throw toProxyError(outcome.err ?? new Error('payment not sent'), deps.logger);
+}

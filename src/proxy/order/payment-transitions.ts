@@ -1,0 +1,259 @@
+import { maskPhone } from '../phone.js';
+import type { OrderEvent, Reply, SendResult, Step, TransitionEnv, UpstreamPayment } from './events.js';
+import {
+  completedTry,
+  liveTry,
+  nextNumber,
+  triesUsed,
+  tryByReference,
+  withTry,
+  type Order,
+  type PaymentTry,
+  type TryPhase,
+} from './order-record.js';
+import { changedPaymentTerms, conflictRefusal, heldByCheckout, isOurs, refuse } from './order-rules.js';
+import { viewStatus } from './views.js';
+
+type PayEvent = Extract<OrderEvent, { type: 'pay' }>;
+type SentEvent = Extract<OrderEvent, { type: 'sent' }>;
+type ReadEvent = Extract<OrderEvent, { type: 'payment-read' }>;
+type ProbeEvent = Extract<OrderEvent, { type: 'payment-probed' }>;
+
+const none: Reply = { kind: 'none' };
+
+/**
+ * `POST /payments` (DESIGN: the order's state machine). In order: the token's terms must be the order's;
+ * a completed payment answers; the other method holding the order refuses; the live try answers (a double
+ * click charges once; another number is told where the prompt waits); a send under way is waited for; then,
+ * with tries left and the provider's history read, the next try is claimed and sent.
+ */
+export function pay(order: Order, e: PayEvent, env: TransitionEnv): Step<Order> {
+  const changed = changedPaymentTerms(order, e.terms);
+  if (changed.length > 0) {
+    return { order, reply: refuse('ORDER_CHANGED', 'This order was changed after its payment started. Reload the page.', { orderReference: order.ref, changed }) };
+  }
+  const done = completedTry(order);
+  if (done) return { order, reply: { kind: 'payment', ordinal: done.ordinal } };
+  const held = heldByCheckout(order);
+  if (held) return { order, reply: held };
+  if (order.conflict) return { order, reply: conflictRefusal(order) };
+
+  let next = order;
+  let live = liveTry(next);
+  if (live?.phase === 'sending') {
+    if (env.now - (live.sentAt ?? 0) <= env.leaseMs) return { order, reply: { kind: 'wait' } };
+    // Its request vanished (the process died mid-send): what it did upstream is unknown from now on.
+    next = withTry(next, live.ordinal, (t) => ({ ...t, phase: 'unknown', unknownReason: 'lease' }));
+    live = liveTry(next);
+  }
+  if (live) {
+    if (live.msisdn !== e.msisdn) {
+      const masked = maskPhone(live.msisdn);
+      return {
+        order: next,
+        reply: refuse('PAYMENT_IN_PROGRESS', `A payment prompt for this order is waiting on ${masked}. Approve or decline it there first.`, {
+          msisdn: masked,
+          reference: live.reference,
+          status: viewStatus(next, live, env),
+        }),
+      };
+    }
+    return { order: next, reply: { kind: 'payment', ordinal: live.ordinal } };
+  }
+  if (triesUsed(next) >= e.maxAttempts) {
+    return { order: next, reply: refuse('ATTEMPTS_EXHAUSTED', 'No more payment attempts are allowed for this order.', { attemptsLeft: 0 }) };
+  }
+  const n = nextNumber(next);
+  if (next.history.payments === 'unread') {
+    return { order: next, reply: { kind: 'probe-payment', n, reference: env.references.attempt(order.ref, n) } };
+  }
+  if (next.history.sessions === 'unread') {
+    return { order: next, reply: { kind: 'probe-sessions', reference: env.references.checkout(order.ref) } };
+  }
+  const ordinal = next.tries.length + 1;
+  const fresh: PaymentTry = {
+    ordinal,
+    n,
+    reference: env.references.attempt(order.ref, n),
+    jti: e.jti,
+    maxAttempts: e.maxAttempts,
+    msisdn: e.msisdn,
+    phase: 'sending',
+    sendId: e.sendId,
+    sentAt: env.now,
+    referenceId: null,
+    callbackId: e.callbackId,
+    amount: e.terms.amount,
+    charge: 0,
+    totalAmount: e.terms.amount,
+    completedAt: null,
+    deadlineAt: env.now + env.deadlineMs,
+    promptExpiresAt: e.promptLifetimeMs === null ? null : env.now + e.promptLifetimeMs,
+    seq: 0,
+    updatedAt: env.now,
+  };
+  return { order: { ...next, terms: next.terms ?? e.terms, tries: [...next.tries, fresh] }, reply: { kind: 'send', ordinal } };
+}
+
+/** What a send's answer means; it counts only for its own send (a later send of the number has its own id). */
+export function sent(order: Order, e: SentEvent, env: TransitionEnv): Step<Order> {
+  const t = order.tries.find((x) => x.ordinal === e.ordinal);
+  if (!t || t.sendId !== e.sendId) return { order, reply: none };
+  const answer: Reply = { kind: 'payment', ordinal: t.ordinal };
+  // Only a try still waiting on this answer learns from it (a read may already have settled it).
+  if (t.phase !== 'sending' && t.phase !== 'unknown') return { order, reply: answerOf(t, answer) };
+  const r: SendResult = e.result;
+  switch (r.kind) {
+    case 'accepted': {
+      const next = withTry(order, t.ordinal, (x) => ({
+        ...x,
+        phase: 'pending',
+        referenceId: r.referenceId,
+        amount: r.amount,
+        charge: r.charge,
+        totalAmount: r.totalAmount,
+        ...cleared,
+      }));
+      return { order: next, reply: answer };
+    }
+    case 'refused': {
+      const next = withTry(order, t.ordinal, (x) => ({ ...x, phase: 'refused', failureCode: r.failureCode, ...cleared }));
+      const left = Math.max(0, t.maxAttempts - triesUsed(next));
+      return { order: next, reply: refusalOf(r.failureCode, t.reference, left) };
+    }
+    case 'refused-generic':
+      // "Bad Request" may mean "this reference already exists": read before deciding anything.
+      return { order: withTry(order, t.ordinal, (x) => ({ ...x, phase: 'unknown', unknownReason: 'refused' })), reply: answer };
+    case 'unknown':
+      return { order: withTry(order, t.ordinal, (x) => ({ ...x, phase: 'unknown', unknownReason: 'lost' })), reply: answer };
+    case 'not-sent':
+      if (t.phase !== 'sending') return { order, reply: answer };
+      return { order: withTry(order, t.ordinal, (x) => ({ ...x, phase: 'void', voidReason: 'not-sent', ...cleared })), reply: none };
+  }
+}
+
+/** The answer a try gives a request that waited on it. */
+export function answerOf(t: PaymentTry, otherwise: Reply): Reply {
+  if (t.phase === 'refused') return refusalOf(t.failureCode ?? 'PAYMENT_FAILED', t.reference, 0);
+  return otherwise;
+}
+
+export function refusalOf(failureCode: string, reference: string, attemptsLeft: number): Reply {
+  return failureCode === 'INSUFFICIENT_FUNDS'
+    ? refuse('INSUFFICIENT_FUNDS', 'The account does not have enough funds for this payment.', { reference, attemptsLeft })
+    : refuse('PAYMENT_FAILED', 'The payment could not be made.', { reference, attemptsLeft });
+}
+
+const cleared = { unknownReason: undefined, notFound: undefined };
+
+/**
+ * A status read. Found, and ours: the try takes what the provider says (its number too), whatever it was
+ * (a void or refused number found after all revives: the provider's word wins), but a final state never
+ * goes back. Found with other terms: the order is in conflict and the try stays unknown. Not found by a read
+ * that can see it, after the latest send: a generic refusal is a refusal; an unknown outcome becomes void
+ * once not found twice in a row and `graceMs` after its send.
+ */
+export function paymentRead(order: Order, e: ReadEvent, env: TransitionEnv): Step<Order> {
+  const t = tryByReference(order, e.reference);
+  if (!t) return { order, reply: none };
+  const r = e.result;
+  if (r.kind === 'found') {
+    const terms = order.terms;
+    if (terms && !isOurs(terms, r.tx)) {
+      if (order.conflict) return { order, reply: none };
+      return { order: { ...order, conflict: { reference: t.reference, at: env.now } }, reply: { kind: 'conflict', reference: t.reference } };
+    }
+    const next = withTry(order, t.ordinal, (x) => taken(x, r.tx, r.referenceId));
+    return { order: next, reply: none };
+  }
+  if (!r.canSee || t.phase !== 'unknown' || (t.sentAt !== null && e.startedAt < t.sentAt)) return { order, reply: none };
+  if (t.unknownReason === 'refused') {
+    return { order: withTry(order, t.ordinal, (x) => ({ ...x, phase: 'refused', failureCode: 'PAYMENT_FAILED', ...cleared })), reply: none };
+  }
+  const reads = (t.notFound?.reads ?? 0) + 1;
+  const since = t.notFound?.since ?? env.now;
+  const graceOver = env.now - (t.sentAt ?? t.updatedAt) >= env.graceMs;
+  const next = withTry(order, t.ordinal, (x) =>
+    reads >= 2 && graceOver ? { ...x, phase: 'void', voidReason: 'not-found', ...cleared } : { ...x, notFound: { reads, since } },
+  );
+  return { order: next, reply: none };
+}
+
+/** A try after a read found its payment: the provider's status, amounts and number. */
+function taken(t: PaymentTry, tx: UpstreamPayment, referenceId: string | undefined): PaymentTry {
+  const phase = phaseOf(tx.status);
+  if (t.phase === 'completed' && phase !== 'completed') return t;
+  if ((t.phase === 'failed' || t.phase === 'cancelled') && phase === 'pending') return t;
+  const next: PaymentTry = {
+    ...t,
+    phase,
+    msisdn: tx.msisdn,
+    amount: tx.amount,
+    charge: tx.charge,
+    totalAmount: tx.totalAmount,
+    completedAt: phase === 'completed' ? tx.completedAt ?? t.completedAt : null,
+    referenceId: referenceId ?? t.referenceId,
+    ...cleared,
+  };
+  delete next.voidReason;
+  if (phase === 'failed') next.failureCode = t.failureCode && t.phase !== 'refused' ? t.failureCode : 'PAYMENT_FAILED';
+  else delete next.failureCode;
+  return next;
+}
+
+function phaseOf(status: UpstreamPayment['status']): TryPhase {
+  return status === 'PENDING' ? 'pending' : status === 'COMPLETED' ? 'completed' : status === 'FAILED' ? 'failed' : 'cancelled';
+}
+
+/**
+ * Before the first send of an order the store did not know, reference `n` was read: found and ours, it is
+ * adopted as a try (never sent again), and the probe goes on past it when it ended unpaid; not found, the
+ * order's history is read. Found with other terms: a conflict, refused until the operator acts.
+ */
+export function paymentProbed(order: Order, e: ProbeEvent, env: TransitionEnv): Step<Order> {
+  if (order.history.payments !== 'unread' || e.n !== nextNumber(order)) return { order, reply: none };
+  const r = e.result;
+  if (r.kind === 'not-found') return { order: { ...order, history: { ...order.history, payments: 'read' } }, reply: none };
+  const terms = order.terms ?? e.terms;
+  const reference = env.references.attempt(order.ref, e.n);
+  if (!isOurs(terms, r.tx)) return { order: { ...order, conflict: { reference, at: env.now } }, reply: { kind: 'conflict', reference } };
+  const base: PaymentTry = {
+    ordinal: order.tries.length + 1,
+    n: e.n,
+    reference,
+    jti: e.jti,
+    maxAttempts: e.maxAttempts,
+    msisdn: r.tx.msisdn,
+    phase: 'unknown',
+    sendId: null,
+    sentAt: null,
+    referenceId: null,
+    callbackId: e.callbackId,
+    amount: terms.amount,
+    charge: 0,
+    totalAmount: terms.amount,
+    completedAt: null,
+    deadlineAt: env.now + env.deadlineMs,
+    promptExpiresAt: null,
+    adopted: true,
+    seq: 0,
+    updatedAt: env.now,
+  };
+  const found = taken(base, r.tx, undefined);
+  const history = found.phase === 'failed' || found.phase === 'cancelled' ? order.history : { ...order.history, payments: 'read' as const };
+  return { order: { ...order, terms, history, tries: [...order.tries, found] }, reply: none };
+}
+
+/** Time passed: a send whose lease ended is unknown; a pending try past its deadline is shown TIMED_OUT. */
+export function tickTries(order: Order, env: TransitionEnv): Order {
+  let next = order;
+  for (const t of order.tries) {
+    if (t.phase === 'sending' && env.now - (t.sentAt ?? 0) > env.leaseMs) {
+      next = withTry(next, t.ordinal, (x) => ({ ...x, phase: 'unknown', unknownReason: 'lease' }));
+    }
+    if ((t.phase === 'pending' || t.phase === 'unknown') && !t.timedOut && env.now > t.deadlineAt) {
+      next = withTry(next, t.ordinal, (x) => ({ ...x, timedOut: true }));
+    }
+  }
+  return next;
+}

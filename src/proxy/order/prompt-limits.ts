@@ -1,0 +1,46 @@
+import type { ProxyContext } from '../context.js';
+import { ProxyError } from '../errors.js';
+import { consume } from '../limits.js';
+import { ORDER_KEYS } from './keys.js';
+import { isLiveTry, tryByReference, type Order } from './order-record.js';
+import type { References } from './references.js';
+
+/**
+ * Payment prompts per number (DESIGN: default policies): twenty orders' tokens must not send twenty prompts
+ * to one phone. Before a new try is sent: at most `paymentsInFlightPerNumber` tries of any order may be
+ * waiting on the number (counted from the orders the number's index names, so every instance agrees), and
+ * at most `paymentPromptsPerNumber` prompts per window are sent to it.
+ */
+export async function checkPromptLimits(
+  ctx: ProxyContext,
+  references: References,
+  readOrder: (ref: string) => Promise<Order | null>,
+  msisdn: string,
+  /** The try about to be sent (its claim is already in the index): not counted against itself. */
+  own: string,
+): Promise<void> {
+  let open = 0;
+  for (const reference of await ctx.store.members(ORDER_KEYS.inFlight(msisdn))) {
+    if (reference === own) continue;
+    const parsed = references.parseAttempt(reference);
+    const order = parsed ? await readOrder(parsed.orderReference) : null;
+    const t = order ? tryByReference(order, reference) : undefined;
+    // A prompt is open while the page waits on it; after our deadline the phone has long dropped it.
+    if (t && isLiveTry(t) && t.msisdn === msisdn && !t.timedOut) open++;
+    else if (!t || !isLiveTry(t) || t.msisdn !== msisdn) await ctx.store.removeFromSet(ORDER_KEYS.inFlight(msisdn), reference);
+  }
+  if (open >= ctx.config.limits.paymentsInFlightPerNumber.points) {
+    throw new ProxyError('RATE_LIMITED', 'Another payment prompt is already waiting on this number. Approve or decline it first.', {
+      retryAfter: 60,
+      scope: 'number',
+    });
+  }
+  try {
+    await consume(ctx, 'paymentPromptsPerNumber', msisdn);
+  } catch (err) {
+    if (err instanceof ProxyError && err.code === 'RATE_LIMITED') {
+      throw new ProxyError('RATE_LIMITED', 'Too many payment prompts to this number. Try again later.', { ...err.details, scope: 'number' });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,52 @@
+import type { OrderDeps } from './order-deps.js';
+import type { Order } from './order-record.js';
+import { conflictLogged } from './pay-flow.js';
+import { cadence, readsDue } from './reconcile-plan.js';
+
+/** What one reconciling pass decided: read again on the backoff, after this many ms, or not at all. */
+export type PassResult = 'continue' | 'done' | number;
+
+/**
+ * One reconciling pass over an order (DESIGN: reconcile): time passes (`tick`: leases end, deadlines pass),
+ * then every read the order is owed (`readsDue`) is made and applied as an event, then the order's cadence
+ * says when to come back. An order with nothing left to read leaves the reconciler's set in one
+ * compare-and-set with its record (so a try started meanwhile keeps it there); one still not final at the end
+ * of the reconcile window goes to the operator's list, with an error in the log.
+ */
+export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs: number): Promise<PassResult> {
+  let order = (await deps.book.apply(ref, { type: 'tick' })).order ?? (await deps.book.read(ref));
+  if (!order) return 'done';
+  for (const due of readsDue(order, deps.env())) {
+    const startedAt = deps.now();
+    if (due.kind === 'payment') {
+      const read = await deps.payments.read(due.reference, due.referenceId);
+      if (read.kind === 'error') continue;
+      const applied = await deps.book.apply(ref, { type: 'payment-read', reference: due.reference, startedAt, result: read });
+      if (applied.reply.kind === 'conflict') conflictLogged(deps, ref, applied.reply.reference);
+      order = applied.order ?? order;
+    } else if (due.kind === 'session') {
+      const read = await deps.checkouts.read(due.checkoutId);
+      if (read.kind === 'error') continue;
+      if (read.kind === 'not-found') deps.logger.warn({ checkoutId: due.checkoutId }, 'a known checkout session reads as not found; reading on');
+      order = (await deps.book.apply(ref, { type: 'session-read', checkoutId: due.checkoutId, result: read })).order ?? order;
+    } else {
+      const listed = await deps.checkouts.list(deps.references.checkout(ref));
+      if (listed.kind === 'error') continue;
+      const event = { type: 'sessions-listed', startedAt, complete: true, jti: 'reconciler', createId: deps.newId(), sessions: listed.sessions } as const;
+      order = (await deps.book.apply(ref, event)).order ?? order;
+    }
+  }
+  return after(deps, order, lateIntervalMs);
+}
+
+async function after(deps: OrderDeps, order: Order, lateIntervalMs: number): Promise<PassResult> {
+  const next = cadence(order, deps.env());
+  if (next === 'fast') return 'continue';
+  if (next === 'slow') return lateIntervalMs;
+  if (!(await deps.book.settle(order, next === 'unresolved'))) return 'continue';
+  if (next === 'unresolved') {
+    deps.logger.error({ orderReference: order.ref }, 'order still not settled at the end of the reconcile window; no longer read (listed for the operator)');
+  }
+  for (const t of order.tries) deps.payments.forget(t.reference);
+  return 'done';
+}

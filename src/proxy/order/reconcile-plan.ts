@@ -1,0 +1,70 @@
+import { isLiveSession, isLiveTry, tryByReference, type Order, type PaymentTry } from './order-record.js';
+import { canRead, type ViewEnv } from './views.js';
+
+/** One read the reconciler owes an order. */
+export type DueRead =
+  | { kind: 'payment'; reference: string; referenceId: string | null }
+  | { kind: 'session'; checkoutId: string }
+  | { kind: 'list-sessions' };
+
+export interface PlanEnv extends ViewEnv {
+  now: number;
+  /** True when the provider lists checkout sessions by reference. */
+  listsSessions: boolean;
+  /** How long after a try or session started it is still read (24 h by default). */
+  reconcileWindowMs: number;
+}
+
+/** A void found by nobody is read on slowly until the window ends: a request that lands late is still found. */
+function readsLate(order: Order, t: PaymentTry, env: PlanEnv): boolean {
+  return (
+    t.phase === 'void' &&
+    t.voidReason === 'not-found' &&
+    env.now - (t.sentAt ?? t.updatedAt) < env.reconcileWindowMs &&
+    tryByReference(order, t.reference) === t
+  );
+}
+
+/**
+ * What the reconciler reads for an order now (pure): every try whose money state is not final and can be read
+ * (by referenceNo, or by the referenceId the provider gave), every void found by nobody within the window,
+ * every open session, and the order's sessions upstream while one of ours is unknown and the provider lists
+ * them. A try that no read can see waits for a callback or the operator.
+ */
+export function readsDue(order: Order, env: PlanEnv): DueRead[] {
+  const reads: DueRead[] = [];
+  for (const t of order.tries) {
+    if (tryByReference(order, t.reference) !== t) continue;
+    const due = ((t.phase === 'unknown' || t.phase === 'pending') && canRead(t, env)) || readsLate(order, t, env);
+    if (due) reads.push({ kind: 'payment', reference: t.reference, referenceId: t.referenceId });
+  }
+  for (const s of order.sessions) {
+    if (s.phase === 'open' && s.checkoutId !== null) reads.push({ kind: 'session', checkoutId: s.checkoutId });
+  }
+  if (env.listsSessions && order.sessions.some((s) => s.phase === 'unknown')) reads.push({ kind: 'list-sessions' });
+  return reads;
+}
+
+/** True while the order has money state that is not final, or a void still read in case it lands late. */
+export function isUnsettled(order: Order, env: PlanEnv): boolean {
+  return order.tries.some((t) => isLiveTry(t) || readsLate(order, t, env)) || order.sessions.some(isLiveSession);
+}
+
+/**
+ * How soon the reconciler reads the order again: `fast` (its backoff) while a customer waits (a try pending
+ * before its deadline, a send or creation under way, a session open before its expiry), `slow` (once a
+ * minute) for what no page waits on anymore, `done` when nothing is left to read, and `unresolved` when
+ * something is still not final at the end of the reconcile window (the operator's list).
+ */
+export function cadence(order: Order, env: PlanEnv): 'fast' | 'slow' | 'done' | 'unresolved' {
+  if (!isUnsettled(order, env)) return 'done';
+  const startOf = (t: PaymentTry) => t.sentAt ?? t.updatedAt;
+  const waiting =
+    order.tries.some((t) => t.phase === 'sending' || ((t.phase === 'pending' || t.phase === 'unknown') && env.now <= t.deadlineAt)) ||
+    order.sessions.some((s) => s.phase === 'creating' || (s.phase === 'open' && s.expiresAt !== null && Date.parse(s.expiresAt) > env.now));
+  if (waiting) return 'fast';
+  const stale =
+    order.tries.some((t) => isLiveTry(t) && env.now - startOf(t) > env.reconcileWindowMs) ||
+    order.sessions.some((s) => isLiveSession(s) && env.now - s.startedAt > env.reconcileWindowMs);
+  return stale ? 'unresolved' : 'slow';
+}

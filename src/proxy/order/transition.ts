@@ -1,0 +1,79 @@
+import { checkout, created, sessionRead, sessionsListed, tickSessions } from './checkout-transitions.js';
+import type { OrderEvent, Reply, Step, TransitionEnv } from './events.js';
+import type { Order } from './order-record.js';
+import { paymentProbed, paymentRead, pay, sent, tickTries } from './payment-transitions.js';
+import { sessionFace, tryFace } from './views.js';
+
+/**
+ * The order's state machine (DESIGN: one order, one record, one transition): `(order, event) → (order',
+ * reply)`, pure. Everything that changes an order's money state goes through here and is stored with one
+ * compare-and-set, with the notifications `messagesOf(order, order')` decides. The caller carries out the
+ * reply (send, create, probe, wait, answer) only after its commit succeeded.
+ *
+ * A step that changes nothing returns the same object (no write). A step that changes something bumps the
+ * version, and the sequence of each try or session whose face changed (what a watcher sees).
+ */
+export function transition(order: Order, event: OrderEvent, env: TransitionEnv): Step<Order> {
+  const step = dispatch(order, event, env);
+  return { order: stamp(order, step.order, env), reply: step.reply };
+}
+
+function dispatch(order: Order, e: OrderEvent, env: TransitionEnv): Step<Order> {
+  const none: Reply = { kind: 'none' };
+  switch (e.type) {
+    case 'pay':
+      return pay(tick(order, env), e, env);
+    case 'checkout':
+      return checkout(tick(order, env), e, env);
+    case 'sent':
+      return sent(order, e, env);
+    case 'created':
+      return created(order, e);
+    case 'payment-read':
+      return paymentRead(order, e, env);
+    case 'payment-probed':
+      return paymentProbed(order, e, env);
+    case 'session-read':
+      return sessionRead(order, e);
+    case 'sessions-listed':
+      return sessionsListed(order, e, env);
+    case 'tick':
+      return { order: tick(order, env), reply: none };
+    case 'resolve-absent':
+      return { order: resolveAbsent(order, e.target), reply: none };
+  }
+}
+
+function tick(order: Order, env: TransitionEnv): Order {
+  return tickSessions(tickTries(order, env), env);
+}
+
+/** The operator's word that nothing exists upstream for an unknown try or session (from the provider's records). */
+function resolveAbsent(order: Order, target: { reference: string } | { sessionOrdinal: number }): Order {
+  if ('reference' in target) {
+    const t = order.tries.findLast((x) => x.reference === target.reference);
+    if (!t || t.phase !== 'unknown') return order;
+    const next = { ...order, tries: order.tries.map((x) => (x === t ? { ...x, phase: 'void' as const, voidReason: 'operator' as const, unknownReason: undefined } : x)) };
+    if (order.conflict?.reference === t.reference) delete next.conflict;
+    return next;
+  }
+  const s = order.sessions.find((x) => x.ordinal === target.sessionOrdinal);
+  if (!s || (s.phase !== 'unknown' && s.phase !== 'open')) return order;
+  return { ...order, sessions: order.sessions.map((x) => (x === s ? { ...x, phase: 'void' as const, voidReason: 'operator' as const } : x)) };
+}
+
+/** Version and sequences after a step: only what changed moves. */
+function stamp(before: Order, after: Order, env: TransitionEnv): Order {
+  if (after === before) return before;
+  const tries = after.tries.map((t) => {
+    const old = before.tries.find((x) => x.ordinal === t.ordinal);
+    const changed = !old || tryFace(before, old, env) !== tryFace(after, t, env);
+    return changed ? { ...t, seq: (old?.seq ?? 0) + 1, updatedAt: env.now } : t;
+  });
+  const sessions = after.sessions.map((s) => {
+    const old = before.sessions.find((x) => x.ordinal === s.ordinal);
+    const changed = !old || sessionFace(before, old) !== sessionFace(after, s) || old.phase !== s.phase;
+    return changed ? { ...s, seq: (old?.seq ?? 0) + 1, updatedAt: env.now } : s;
+  });
+  return { ...after, tries, sessions, v: before.v + 1, updatedAt: env.now };
+}

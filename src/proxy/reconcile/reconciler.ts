@@ -1,0 +1,124 @@
+import type { Logger } from 'pino';
+import { BoundedMap } from '../bounded-map.js';
+import { ORDER_CHANNELS, ORDER_KEYS } from '../order/keys.js';
+import type { PassResult } from '../order/reconcile-flow.js';
+import type { Outbox } from '../outbox/outbox.js';
+import { describeError } from '../describe-error.js';
+import { PollerPool } from '../relay/poller-pool.js';
+import type { RelayOptions } from '../relay/relay-options.js';
+import type { ProxyStore } from '../store/types.js';
+
+export interface ReconcilerOptions {
+  store: ProxyStore;
+  outbox: Outbox;
+  logger: Logger;
+  options: RelayOptions;
+  /** One reconciling pass over an order. */
+  pass(ref: string): Promise<PassResult>;
+}
+
+/**
+ * Every instance is a reconciler (DESIGN: reconcile): one poller per order per process however many pages
+ * watch it, on a jittered backoff while a customer waits and once a minute after, woken at once by a callback
+ * hint (through the store, so any instance's poller wakes) or a customer's look. It sweeps the store's set of
+ * unsettled orders on an interval (every second while the store is down), so a restart, a crashed instance or
+ * a store outage never leaves an order unread, and drains the outbox on each sweep.
+ */
+export class Reconciler {
+  readonly pool: PollerPool;
+  /** When a customer's look last woke an order's slow reader (see `look`). */
+  private readonly looked = new BoundedMap<string, number>(10_000);
+  private readonly unsubscribes: Array<() => Promise<void>> = [];
+  private subscribed = false;
+  private storeWasDown = false;
+  private closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** Resolves once the first sweep and the subscriptions are in place. */
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly o: ReconcilerOptions,
+    /** Hears a change published by any instance (`payment:<reference>`, `checkout:<checkoutId>`). */
+    private readonly onChanged: (subject: string) => void,
+  ) {
+    this.pool = new PollerPool({
+      minIntervalMs: o.options.minIntervalMs,
+      maxIntervalMs: o.options.maxIntervalMs,
+      minWakeGapMs: o.options.minWakeGapMs,
+      onError: (key, err) => o.logger.warn({ subject: key, err: describeError(err) }, 'reconciling pass failed'),
+    });
+    this.ready = this.sweep().finally(() => this.schedule());
+  }
+
+  /** Makes sure this process reconciles the order (no-op when it already does). */
+  track(ref: string): boolean {
+    return this.pool.ensure(`order:${ref}`, () => this.o.pass(ref));
+  }
+
+  /** As `track`, and a poller sleeping on the order reads it now. */
+  readSoon(ref: string): void {
+    if (!this.track(ref)) this.pool.wake(`order:${ref}`);
+  }
+
+  /**
+   * A customer (or the merchant's backend) looks at an order whose reader is on its slow cadence: read it
+   * now, at most once per `maxIntervalMs` per order in this process, so a page reading in a loop never
+   * becomes a loop of upstream reads.
+   */
+  look(ref: string, late: boolean): void {
+    if (!late) {
+      this.track(ref);
+      return;
+    }
+    const now = Date.now();
+    const last = this.looked.get(ref);
+    if (last !== undefined && now - last < this.o.options.maxIntervalMs) {
+      this.track(ref);
+      return;
+    }
+    this.looked.set(ref, now);
+    this.readSoon(ref);
+  }
+
+  /** A callback hint: this instance reads the order from now on, and every instance that already does wakes. */
+  async hint(ref: string): Promise<void> {
+    this.readSoon(ref);
+    await this.o.store.publish(ORDER_CHANNELS.wake, ref);
+  }
+
+  /** One sweep now: read every unsettled order and drain the outbox (the interval calls it; tests too). */
+  async sweep(): Promise<void> {
+    if (this.closed) return;
+    const { store, logger } = this.o;
+    try {
+      if (!this.subscribed) {
+        this.unsubscribes.push(await store.subscribe(ORDER_CHANNELS.changed, (subject) => this.onChanged(subject)));
+        this.unsubscribes.push(await store.subscribe(ORDER_CHANNELS.wake, (ref) => this.pool.wake(`order:${ref}`)));
+        this.subscribed = true;
+      }
+      for (const ref of await store.members(ORDER_KEYS.pending)) this.track(ref);
+      if (this.storeWasDown) logger.info('store answers again; unsettled orders and notifications swept');
+      this.storeWasDown = false;
+    } catch (err) {
+      if (!this.storeWasDown) logger.error({ err: describeError(err) }, 'reconciler sweep failed (store down?); sweeping again soon');
+      this.storeWasDown = true;
+    }
+    this.o.outbox.kick();
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    const every = this.o.options.sweepIntervalMs;
+    this.timer = setTimeout(() => void this.sweep().finally(() => this.schedule()), this.storeWasDown ? Math.min(1_000, every) : every);
+    this.timer.unref();
+  }
+
+  /** Stops the sweep, the subscriptions and every poller (their passes finish). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.ready;
+    await Promise.allSettled(this.unsubscribes.map((u) => u()));
+    await this.pool.close();
+  }
+}
