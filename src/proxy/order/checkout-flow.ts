@@ -79,7 +79,7 @@ async function create(deps: OrderDeps, claims: CheckoutClaims, applied: Applied,
     description: claims.description,
     returnUrl: claims.returnUrl,
   });
-  const after = await deps.book.apply(order.ref, { type: 'created', ordinal, createId: s.createId, result: outcome.result });
+  const after = await deps.book.apply(order.ref, { type: 'created', ordinal, createId: s.createId, result: outcome.result }, { keep: true });
   deps.readSoon(order.ref);
   const reply = after.reply;
   if (reply.kind === 'session' && after.order) return answer(after, reply.ordinal);

@@ -103,7 +103,7 @@ export function created(order: Order, e: CreatedEvent): Step<Order> {
 /** A session after the provider described it: its status, amounts and expiry; a final state never goes back. */
 function found(s: CheckoutTry, u: UpstreamSession): CheckoutTry {
   const phase = phaseOf(u.status);
-  if (s.phase === 'completed' || (isFinal(s.phase) && phase === 'open')) return s;
+  if (s.phase === 'completed' || (isFinal(s.phase) && phase !== 'completed')) return s;
   const next: CheckoutTry = {
     ...s,
     phase,

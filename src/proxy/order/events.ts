@@ -91,6 +91,8 @@ export type OrderEvent =
    * of ours being created that is not in it does not exist; false: one session an operator named.
    */
   | { type: 'sessions-listed'; startedAt: number; complete: boolean; jti: string; terms?: CheckoutTerms; createId: string; sessions: UpstreamSession[] }
+  /** A callback named a referenceId for a try whose own is unknown: worth a read (by the reconciler). */
+  | { type: 'hinted'; reference: string; referenceId: string }
   /** Time passed: leases end, deadlines pass. */
   | { type: 'tick' }
   /** The operator's word, from the provider's own records: nothing exists for this try or session. */

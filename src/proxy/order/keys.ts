@@ -16,6 +16,10 @@ export const ORDER_KEYS = {
   pending: 'ord:pending',
   /** Set of order references still not settled at the end of the reconcile window: for the operator. */
   unresolved: 'ord:unresolved',
+  /** A random value every instance remembers: gone or changed, the store lost everything (a flush, a new Redis). */
+  epoch: 'ord:epoch',
+  /** Set for a while after a loss was noticed: no new order is begun while every instance puts its copies back. */
+  recovering: 'ord:recovering',
   /** Claim of one receipt per payment and channel. */
   receipt: (channel: 'sms' | 'email', reference: string) => `receipt:${channel}:${reference}`,
 } as const;

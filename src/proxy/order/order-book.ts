@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { BoundedMap } from '../bounded-map.js';
 import type { Outbox } from '../outbox/outbox.js';
+import { ProxyError } from '../errors.js';
 import type { ProxyStore, SideWrite } from '../store/types.js';
 import type { OrderEvent, Reply, TransitionEnv } from './events.js';
 import { ORDER_CHANNELS, ORDER_KEYS, RECORD_TTL_MS, type Subject } from './keys.js';
@@ -27,6 +28,12 @@ export interface OrderBookOptions {
   newId(): string;
   /** Told of every try or session whose face changed (this process's event streams). */
   changed(subject: Subject): void;
+  /** How long no new order is begun after a loss of the store was noticed (a few sweeps of every instance). */
+  recoveryMs: number;
+}
+
+function recovering(): ProxyError {
+  return new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is recovering. Try again in a moment.', { retryable: true });
 }
 
 /** Orders a process keeps a copy of, to put back what the store loses (bounded: the oldest go first). */
@@ -41,8 +48,62 @@ const COPIES = 10_000;
  */
 export class OrderBook {
   private readonly copies = new BoundedMap<string, Order>(COPIES);
+  /** The store's epoch as this process last saw it (null before the first look). */
+  private epoch: string | null = null;
+  /** True once this process put its copies back during the current recovery. */
+  private restored = false;
+  /**
+   * What this process learned and could not write (the store down or recovering): the answer of a send, a
+   * creation, a callback's referenceId. Nothing else knows it (a provider that reads status by referenceId
+   * only, or lists no sessions, never tells it again), so it is applied again by the order's next pass.
+   */
+  private readonly backlog = new BoundedMap<string, OrderEvent[]>(COPIES);
 
   constructor(private readonly options: OrderBookOptions) {}
+
+  /**
+   * Notices a store that lost everything (flushed, failed over to an empty replica, replaced): its epoch is
+   * gone or another. Then it holds new orders back for `recoveryMs` (every instance meanwhile puts back the
+   * copies it holds, settled orders too) and puts back this process's copies at once. False while the store
+   * recovers: an order new to the store may be one another instance is about to put back.
+   */
+  async guard(): Promise<boolean> {
+    const { store, logger } = this.options;
+    let current = await store.get(ORDER_KEYS.epoch);
+    if (current === null) {
+      const fresh = this.options.newId();
+      current = (await store.setIfAbsent(ORDER_KEYS.epoch, fresh)) ? fresh : await store.get(ORDER_KEYS.epoch);
+    }
+    const lost = this.epoch !== null && current !== this.epoch;
+    this.epoch = current;
+    if (lost) {
+      logger.error('the store lost its records (flushed or replaced); orders wait while every instance puts its copies back');
+      await store.set(ORDER_KEYS.recovering, '1', this.options.recoveryMs);
+    }
+    const held = (await store.get(ORDER_KEYS.recovering)) !== null;
+    if (lost || (held && !this.restored)) await this.restoreAll();
+    this.restored = held;
+    return !held;
+  }
+
+  /**
+   * Puts back every order this process holds a copy of (settled ones too) where the store has none, or an
+   * older version of the same record: while the store recovers only restores are written, so of every
+   * instance's copies the latest version of each order wins.
+   */
+  private async restoreAll(): Promise<void> {
+    const { store, logger } = this.options;
+    for (const [ref, copy] of [...this.copies]) {
+      const key = ORDER_KEYS.order(ref);
+      const raw = await store.get(key);
+      const stored = raw === null ? null : (JSON.parse(raw) as Order);
+      if (stored && (stored.id !== copy.id || stored.v >= copy.v)) continue;
+      const value = JSON.stringify(copy);
+      if (await store.commit({ key, expected: raw, value, ttlMs: RECORD_TTL_MS, also: indexWrites(stored, copy, this.options.env()) })) {
+        logger.warn({ orderReference: ref }, 'order put back from this process after the store lost it');
+      }
+    }
+  }
 
   /** The stored order; put back from this process's copy when the store lost it. */
   async read(ref: string): Promise<Order | null> {
@@ -53,13 +114,34 @@ export class OrderBook {
    * Applies one event to the order (with `create`, to a new empty order when there is none) and stores the
    * result atomically. `event` may be a function of the current order (ids that depend on it).
    */
-  async apply(ref: string, event: OrderEvent | ((order: Order) => OrderEvent), options: { create?: boolean } = {}): Promise<Applied> {
+  async apply(ref: string, event: OrderEvent | ((order: Order) => OrderEvent), options: { create?: boolean; keep?: boolean } = {}): Promise<Applied> {
+    try {
+      return await this.applyNow(ref, event, options);
+    } catch (err) {
+      if (options.keep && typeof event !== 'function') this.backlog.set(ref, [...(this.backlog.get(ref) ?? []), event]);
+      throw err;
+    }
+  }
+
+  /** Applies again what this process could not write for the order; stops at the first failure. */
+  async replay(ref: string): Promise<void> {
+    const events = this.backlog.get(ref);
+    if (!events) return;
+    while (events.length > 0) {
+      await this.applyNow(ref, events[0]!, {});
+      events.shift();
+    }
+    this.backlog.delete(ref);
+  }
+
+  private async applyNow(ref: string, event: OrderEvent | ((order: Order) => OrderEvent), options: { create?: boolean }): Promise<Applied> {
     const { store, outbox } = this.options;
     for (let attempt = 0; attempt < 50; attempt++) {
       const loaded = await this.load(ref);
       let current = loaded.order;
       if (!current) {
         if (!options.create) return { order: null, reply: { kind: 'none' } };
+        if (!(await this.guard())) throw recovering();
         current = newOrder(this.options.newId(), ref, this.options.env().now, this.options.readable);
       }
       const env = this.options.env();
@@ -68,11 +150,16 @@ export class OrderBook {
       const messages = messagesOf(current, step.order, env);
       const also = [...messages.flatMap((m) => outbox.writesFor(m)), ...indexWrites(loaded.raw === null ? null : current, step.order, env)];
       const value = JSON.stringify(step.order);
-      if (await store.commit({ key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also })) {
+      const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, unless: ORDER_KEYS.recovering };
+      if (await store.commit(write)) {
         this.copies.set(ref, step.order);
         outbox.remember(messages);
         this.announce(current, step.order);
         return { order: step.order, reply: step.reply };
+      }
+      if ((await store.get(ORDER_KEYS.recovering)) !== null) {
+        await this.guard();
+        throw recovering();
       }
     }
     throw new Error('Too much contention on one order');
@@ -88,6 +175,16 @@ export class OrderBook {
     const also: SideWrite[] = [{ op: 'removeFromSet', key: ORDER_KEYS.pending, member: order.ref }];
     if (unresolved) also.push({ op: 'addToSet', key: ORDER_KEYS.unresolved, member: order.ref });
     return this.options.store.commit({ key: ORDER_KEYS.order(order.ref), expected: value, value, also });
+  }
+
+  /**
+   * The orders this process holds a copy of whose money is not settled: swept with the store's set, so an
+   * order the store lost (its record and its place in the set) is still read, and put back by that read.
+   */
+  unsettledCopies(): string[] {
+    const env = this.options.env();
+    const unsettled = [...this.copies.values()].filter((order) => isUnsettled(order, env)).map((order) => order.ref);
+    return [...new Set([...unsettled, ...this.backlog.keys()])];
   }
 
   /** Forgets this process's copy (the order settled and was reported: nothing left to put back). */

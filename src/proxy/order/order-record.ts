@@ -39,6 +39,8 @@ export interface PaymentTry {
   /** Epoch ms the send started; null when found upstream (never sent by us). */
   sentAt: number | null;
   referenceId: string | null;
+  /** A referenceId a callback named (never believed: read, and taken only when it answers this reference). */
+  hintedReferenceId?: string;
   callbackId: string;
   amount: number;
   charge: number;

@@ -45,6 +45,10 @@ export interface Orders {
   /** The account lookup saw this number's network (for the prompt's lifetime). */
   rememberNetwork(msisdn: string, network: string): void;
   unresolved(limit: number): Promise<UnresolvedOrder[]>;
+  /** One reconciling pass over an order now (what the pollers run; a manual runtime's caller runs it). */
+  reconcile(ref: string): Promise<unknown>;
+  /** What a sweep reads: the store's unsettled orders and this process's unsettled copies. */
+  unsettled(): Promise<string[]>;
   resolve(ref: string, input: OrderResolution): Promise<UnresolvedOrder>;
   watch(subject: Subject, listener: () => void): () => void;
   outbox: Outbox;
@@ -56,8 +60,26 @@ export interface Orders {
   close(): Promise<void>;
 }
 
+/**
+ * What a process runs the order on: its sleep, randomness and ids, and whether the reconciler runs by itself
+ * (pollers, the sweep's timer) or only when called (`manual`: the model test owns time and order).
+ */
+export interface OrdersRuntime {
+  sleep(ms: number): Promise<void>;
+  random(): number;
+  newId(): string;
+  manual: boolean;
+}
+
+const REAL_RUNTIME: OrdersRuntime = {
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  random: Math.random,
+  newId: () => randomBytes(16).toString('base64url'),
+  manual: false,
+};
+
 /** Builds the money side of one instance and starts reconciling what the store holds. */
-export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxConsumer[] = []): Orders {
+export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxConsumer[] = [], runtime: OrdersRuntime = REAL_RUNTIME): Orders {
   const options = relayOptions(ctx);
   const { config, logger, store, client } = ctx;
   const relayConfig = (config.relay ?? {}) as Partial<Record<string, number>>;
@@ -82,7 +104,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     listsSessions: lists,
     reconcileWindowMs: options.reconcileWindowMs,
   });
-  const newId = () => randomBytes(16).toString('base64url');
+  const newId = runtime.newId;
   const book = new OrderBook({
     store,
     outbox,
@@ -91,6 +113,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     readable: { payments: payments.readsByReferenceNo, sessions: lists },
     newId,
     changed: (subject) => watchers.emit(subject),
+    recoveryMs: 3 * options.sweepIntervalMs,
   });
   const networks = new BoundedMap<string, string>(10_000);
   const lifetimes = config.payments.promptLifetimeSeconds;
@@ -103,9 +126,9 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     logger,
     env,
     now: ctx.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    sleep: runtime.sleep,
     newId,
-    random: Math.random,
+    random: runtime.random,
     initiationWaitMs: options.initiationWaitMs,
     checkPromptLimits: (msisdn, reference) => checkPromptLimits(ctx, refs, (ref) => book.read(ref), msisdn, reference),
     async promptLifetimeMs(msisdn) {
@@ -120,7 +143,12 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     },
     readSoon: (ref) => reconciler.readSoon(ref),
   };
-  reconciler = new Reconciler({ store, outbox, logger, options, pass: (ref) => reconcilePass(deps, ref, options.lateIntervalMs) }, (subject) => watchers.emit(subject));
+  const pass = (ref: string) => reconcilePass(deps, ref, options.lateIntervalMs);
+  const unsettled = async () => {
+    await book.guard();
+    return [...new Set([...(await store.members(ORDER_KEYS.pending)), ...book.unsettledCopies()])];
+  };
+  reconciler = new Reconciler({ store, outbox, logger, options, pass, unsettled, manual: runtime.manual }, (subject) => watchers.emit(subject));
   const queries = new OrderQueries(book, refs, env, (checkoutId) => store.get(ORDER_KEYS.checkout(checkoutId)));
   const live = new Set<{ close(): void }>();
 
@@ -163,11 +191,13 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
       const reference = /^[A-Za-z0-9_-]{1,64}$/.test(callbackId) ? await store.get(ORDER_KEYS.callback(callbackId)) : null;
       const parsed = reference ? refs.parseAttempt(reference) : null;
       if (!reference || !parsed) return;
-      await confirmReferenceId(deps, parsed.orderReference, reference, body);
+      await hintReferenceId(deps, parsed.orderReference, reference, body);
       await reconciler.hint(parsed.orderReference);
     },
     rememberNetwork: (msisdn, network) => void networks.set(msisdn, network),
     unresolved: (limit) => unresolvedOrders(deps, (key) => store.members(key), limit),
+    reconcile: pass,
+    unsettled,
     resolve: (ref, input) => resolveOrder(deps, ref, input),
     watch: (subject, listener) => watchers.watch(subject, listener),
     outbox,
@@ -175,7 +205,8 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     streams: new StreamLimiter(options.maxStreamsPerClient, options.maxStreamsPerAddress),
     live,
     options,
-    ready: reconciler.ready,
+    // The store's epoch is known from the start, so a loss after it is noticed (see OrderBook.guard).
+    ready: runtime.manual ? book.guard().then(() => undefined) : reconciler.ready,
     async close() {
       for (const stream of [...live]) stream.close();
       await reconciler.close();
@@ -186,17 +217,13 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
 
 /**
  * A callback's body is never believed, but where no read can see a try without its referenceId (a provider
- * that reads status by referenceId only), a referenceId it names is read: taken only when the provider
- * answers it with this try's reference.
+ * that reads status by referenceId only), a referenceId it names is kept on the try: the reconciler reads by
+ * it, and takes what it finds only when the provider answers it with this try's reference.
  */
-async function confirmReferenceId(deps: OrderDeps, ref: string, reference: string, body: unknown): Promise<void> {
+async function hintReferenceId(deps: OrderDeps, ref: string, reference: string, body: unknown): Promise<void> {
   if (deps.payments.readsByReferenceNo) return;
   const candidate = (body as { referenceId?: unknown; data?: { referenceId?: unknown } } | null) ?? null;
   const referenceId = typeof candidate?.referenceId === 'string' ? candidate.referenceId : candidate?.data?.referenceId;
   if (typeof referenceId !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(referenceId)) return;
-  const order = await deps.book.read(ref);
-  const t = order?.tries.findLast((x) => x.reference === reference);
-  if (!t || t.referenceId !== null) return;
-  const read = await deps.payments.readById(reference, referenceId);
-  if (read.kind === 'found') await deps.book.apply(ref, { type: 'payment-read', reference, startedAt: deps.now(), result: read });
+  await deps.book.apply(ref, { type: 'hinted', reference, referenceId }, { keep: true });
 }

@@ -154,11 +154,11 @@ async function send(deps: OrderDeps, claims: PaymentClaims, applied: Applied, or
   });
   let after: Applied;
   try {
-    after = await deps.book.apply(order.ref, { type: 'sent', ordinal, sendId, result: outcome.result });
+    after = await deps.book.apply(order.ref, { type: 'sent', ordinal, sendId, result: outcome.result }, { keep: true });
   } catch (err) {
     if (outcome.result.kind === 'not-sent') throw toProxyError(outcome.err, deps.logger);
-    // The provider may have it: the customer is told it is pending. The try stays "sending" in the store until
-    // its lease ends, then is read by reference (DESIGN: unknown blocks everything).
+    // The provider may have it: the customer is told it is pending. The answer is applied again by the order's
+    // next pass; until then the try is "sending" (then unknown) in the store (DESIGN: unknown blocks everything).
     deps.logger.error({ reference: t.reference, err: err instanceof Error ? err.message : String(err) }, 'payment sent but its outcome not recorded (store error); the reconciler will read it');
     return paymentSnapshot(order, t, deps.env());
   }

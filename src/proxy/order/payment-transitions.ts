@@ -125,6 +125,8 @@ export function sent(order: Order, e: SentEvent, env: TransitionEnv): Step<Order
       // "Bad Request" may mean "this reference already exists": read before deciding anything.
       return { order: withTry(order, t.ordinal, (x) => ({ ...x, phase: 'unknown', unknownReason: 'refused' })), reply: answer };
     case 'unknown':
+      // A try already unknown (its lease ended, or a refusal being read) learns nothing from "no answer".
+      if (t.phase === 'unknown') return { order, reply: answer };
       return { order: withTry(order, t.ordinal, (x) => ({ ...x, phase: 'unknown', unknownReason: 'lost' })), reply: answer };
     case 'not-sent':
       if (t.phase !== 'sending') return { order, reply: answer };
@@ -183,7 +185,8 @@ export function paymentRead(order: Order, e: ReadEvent, env: TransitionEnv): Ste
 function taken(t: PaymentTry, tx: UpstreamPayment, referenceId: string | undefined): PaymentTry {
   const phase = phaseOf(tx.status);
   if (t.phase === 'completed' && phase !== 'completed') return t;
-  if ((t.phase === 'failed' || t.phase === 'cancelled') && phase === 'pending') return t;
+  // A final state never changes, but for the provider's word that it completed after all.
+  if ((t.phase === 'failed' || t.phase === 'cancelled') && phase !== 'completed') return t;
   const next: PaymentTry = {
     ...t,
     phase,
@@ -196,6 +199,7 @@ function taken(t: PaymentTry, tx: UpstreamPayment, referenceId: string | undefin
     ...cleared,
   };
   delete next.voidReason;
+  delete next.hintedReferenceId;
   if (phase === 'failed') next.failureCode = t.failureCode && t.phase !== 'refused' ? t.failureCode : 'PAYMENT_FAILED';
   else delete next.failureCode;
   return next;
@@ -216,7 +220,11 @@ export function paymentProbed(order: Order, e: ProbeEvent, env: TransitionEnv): 
   if (r.kind === 'not-found') return { order: { ...order, history: { ...order.history, payments: 'read' } }, reply: none };
   const terms = order.terms ?? e.terms;
   const reference = env.references.attempt(order.ref, e.n);
-  if (!isOurs(terms, r.tx)) return { order: { ...order, conflict: { reference, at: env.now } }, reply: { kind: 'conflict', reference } };
+  if (!isOurs(terms, r.tx)) {
+    // Read, and not ours: mobile money is refused with REFERENCE_CONFLICT from now on (a checkout is not).
+    const history = { ...order.history, payments: 'read' as const };
+    return { order: { ...order, history, conflict: { reference, at: env.now } }, reply: { kind: 'conflict', reference } };
+  }
   const base: PaymentTry = {
     ordinal: order.tries.length + 1,
     n: e.n,

@@ -14,6 +14,7 @@ export type PassResult = 'continue' | 'done' | number;
  * of the reconcile window goes to the operator's list, with an error in the log.
  */
 export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs: number): Promise<PassResult> {
+  await deps.book.replay(ref);
   let order = (await deps.book.apply(ref, { type: 'tick' })).order ?? (await deps.book.read(ref));
   if (!order) return 'done';
   for (const due of readsDue(order, deps.env())) {

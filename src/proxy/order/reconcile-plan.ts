@@ -36,7 +36,7 @@ export function readsDue(order: Order, env: PlanEnv): DueRead[] {
   for (const t of order.tries) {
     if (tryByReference(order, t.reference) !== t) continue;
     const due = ((t.phase === 'unknown' || t.phase === 'pending') && canRead(t, env)) || readsLate(order, t, env);
-    if (due) reads.push({ kind: 'payment', reference: t.reference, referenceId: t.referenceId });
+    if (due) reads.push({ kind: 'payment', reference: t.reference, referenceId: t.referenceId ?? t.hintedReferenceId ?? null });
   }
   for (const s of order.sessions) {
     if (s.phase === 'open' && s.checkoutId !== null) reads.push({ kind: 'session', checkoutId: s.checkoutId });

@@ -39,6 +39,8 @@ function dispatch(order: Order, e: OrderEvent, env: TransitionEnv): Step<Order> 
       return sessionsListed(order, e, env);
     case 'tick':
       return { order: tick(order, env), reply: none };
+    case 'hinted':
+      return { order: hinted(order, e.reference, e.referenceId), reply: none };
     case 'resolve-absent':
       return { order: resolveAbsent(order, e.target), reply: none };
   }
@@ -46,6 +48,13 @@ function dispatch(order: Order, e: OrderEvent, env: TransitionEnv): Step<Order> 
 
 function tick(order: Order, env: TransitionEnv): Order {
   return tickSessions(tickTries(order, env), env);
+}
+
+/** A referenceId a callback named, kept for the reconciler's reads of a try whose own it does not know. */
+function hinted(order: Order, reference: string, referenceId: string): Order {
+  const t = order.tries.findLast((x) => x.reference === reference);
+  if (!t || t.referenceId !== null || t.hintedReferenceId === referenceId || (t.phase !== 'sending' && t.phase !== 'unknown')) return order;
+  return { ...order, tries: order.tries.map((x) => (x === t ? { ...x, hintedReferenceId: referenceId } : x)) };
 }
 
 /** The operator's word that nothing exists upstream for an unknown try or session (from the provider's records). */

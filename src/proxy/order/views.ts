@@ -8,9 +8,9 @@ export interface ViewEnv {
   readsByReferenceNo: boolean;
 }
 
-/** True when a status read can find this try (by its referenceNo, or by the referenceId the provider gave). */
+/** True when a status read can find this try (by its referenceNo, or by a referenceId the provider gave or a callback named). */
 export function canRead(t: PaymentTry, env: ViewEnv): boolean {
-  return env.readsByReferenceNo || t.referenceId !== null;
+  return env.readsByReferenceNo || t.referenceId !== null || t.hintedReferenceId !== undefined;
 }
 
 /**

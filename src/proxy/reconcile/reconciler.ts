@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { BoundedMap } from '../bounded-map.js';
-import { ORDER_CHANNELS, ORDER_KEYS } from '../order/keys.js';
+import { ORDER_CHANNELS } from '../order/keys.js';
 import type { PassResult } from '../order/reconcile-flow.js';
 import type { Outbox } from '../outbox/outbox.js';
 import { describeError } from '../describe-error.js';
@@ -15,6 +15,10 @@ export interface ReconcilerOptions {
   options: RelayOptions;
   /** One reconciling pass over an order. */
   pass(ref: string): Promise<PassResult>;
+  /** The orders a sweep reads: the store's set of unsettled orders, and this process's unsettled copies. */
+  unsettled(): Promise<string[]>;
+  /** Nothing runs by itself (no pollers, no sweep timer, no subscriptions): the caller runs each pass. */
+  manual?: boolean;
 }
 
 /**
@@ -47,17 +51,18 @@ export class Reconciler {
       minWakeGapMs: o.options.minWakeGapMs,
       onError: (key, err) => o.logger.warn({ subject: key, err: describeError(err) }, 'reconciling pass failed'),
     });
-    this.ready = this.sweep().finally(() => this.schedule());
+    this.ready = o.manual ? Promise.resolve() : this.sweep().finally(() => this.schedule());
   }
 
   /** Makes sure this process reconciles the order (no-op when it already does). */
   track(ref: string): boolean {
+    if (this.o.manual) return false;
     return this.pool.ensure(`order:${ref}`, () => this.o.pass(ref));
   }
 
   /** As `track`, and a poller sleeping on the order reads it now. */
   readSoon(ref: string): void {
-    if (!this.track(ref)) this.pool.wake(`order:${ref}`);
+    if (!this.o.manual && !this.track(ref)) this.pool.wake(`order:${ref}`);
   }
 
   /**
@@ -83,6 +88,7 @@ export class Reconciler {
   /** A callback hint: this instance reads the order from now on, and every instance that already does wakes. */
   async hint(ref: string): Promise<void> {
     this.readSoon(ref);
+    if (this.o.manual) return;
     await this.o.store.publish(ORDER_CHANNELS.wake, ref);
   }
 
@@ -96,7 +102,7 @@ export class Reconciler {
         this.unsubscribes.push(await store.subscribe(ORDER_CHANNELS.wake, (ref) => this.pool.wake(`order:${ref}`)));
         this.subscribed = true;
       }
-      for (const ref of await store.members(ORDER_KEYS.pending)) this.track(ref);
+      for (const ref of await this.o.unsettled()) this.track(ref);
       if (this.storeWasDown) logger.info('store answers again; unsettled orders and notifications swept');
       this.storeWasDown = false;
     } catch (err) {

@@ -1,0 +1,277 @@
+/**
+ * The model test's world: two proxy instances on one store (a MemoryStore every call of which is a scheduling
+ * point), the scripted provider, a clock the test owns, customers' commands, and the merchant's receiver of
+ * notifications. Nothing here uses a real timer: the instances run on a manual runtime (no pollers, no sweep
+ * timer), sleep moves the model's clock, and ids and jitter come from the run's seed.
+ */
+import { pino } from 'pino';
+import { resolveConfig } from '../../../src/proxy/config.js';
+import type { ProxyContext } from '../../../src/proxy/context.js';
+import { ProxyError } from '../../../src/proxy/errors.js';
+import { createLimiterFactory } from '../../../src/proxy/limits.js';
+import { createOrders, type Orders } from '../../../src/proxy/order/orders.js';
+import type { OutboxConsumer, OutboxMessage } from '../../../src/proxy/outbox/outbox.js';
+import { MemoryStore } from '../../../src/proxy/store/memory.js';
+import type { ProxyStore } from '../../../src/proxy/store/types.js';
+import type { CheckoutClaims, PaymentClaims } from '../../../src/proxy/tokens/claims.js';
+import { ScriptedProvider, type StatusReference } from './scripted-provider.js';
+
+/** What a run varies besides its commands: how the provider reads, and which loss it suffers. */
+export interface WorldConfig {
+  statusReference: StatusReference;
+  lists: boolean;
+  prefix: '' | 'SHOP-A-';
+  /** A run loses either the store (flushes) or processes (restarts), never both: that would be total loss. */
+  losses: 'flush' | 'restart';
+}
+
+export const ORDERS = ['O1', 'O2'] as const;
+export const AMOUNT = 12.5;
+export const NUMBERS = ['233240000001', '233200000003', '233240000002'] as const;
+const START = Date.UTC(2026, 10, 25);
+/** Each instance's sweep interval (the proxy's default). */
+const SWEEP_MS = 15_000;
+
+/** A small seeded PRNG (mulberry32): ids and jitter replay bit for bit from the run's seed. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+interface Instance {
+  orders: Orders;
+  alive: boolean;
+}
+
+export class World {
+  clock = START;
+  memory: MemoryStore;
+  readonly provider: ScriptedProvider;
+  readonly instances: Instance[] = [];
+  /** Every notification the merchant received, by id (deliveries are at least once). */
+  readonly received = new Map<string, OutboxMessage>();
+  /** Errors of requests that are not answers (a ProxyError is an answer). */
+  readonly crashes: unknown[] = [];
+  private readonly running = new Map<Promise<unknown>, Instance | null>();
+  private jtis = 0;
+  private readonly sweptAt: number[] = [];
+  readonly random: () => number;
+
+  constructor(
+    readonly config: WorldConfig,
+    seed: number,
+    readonly step: (label: string) => Promise<void>,
+  ) {
+    this.random = seeded(seed);
+    this.memory = new MemoryStore(() => this.clock);
+    this.provider = new ScriptedProvider({ statusReference: config.statusReference, lists: config.lists, now: () => this.clock, step, newId: () => this.newId() });
+    this.instances.push(this.instance(), this.instance());
+  }
+
+  /** Each instance reads the store's epoch at start, as a started proxy does. */
+  ready(): void {
+    for (const instance of this.instances) this.start(instance, () => instance.orders.ready);
+  }
+
+  newId(): string {
+    return Math.floor(this.random() * 2 ** 48).toString(36).padStart(10, '0');
+  }
+
+  /** An instance of the proxy's money side, as createMerchantProxy builds it, on a manual runtime. */
+  private instance(): Instance {
+    const self: Instance = { alive: true, orders: undefined as never };
+    const store = this.scheduledStore(() => self.alive);
+    const config = resolveConfig({
+      provider: {
+        env: 'production',
+        messagingBaseUrl: 'https://pay.example',
+        paymentBaseUrl: 'https://pay.example/gateway',
+        messaging: { apiKey: 'k', apiSecret: 's' },
+        payment: { username: 'u', password: 'p' },
+        checkout: { apiKey: 'c' },
+        statusReference: this.config.statusReference,
+        checkoutListing: this.config.lists,
+      },
+      tokenSecret: 'model-secret-of-at-least-thirty-two-bytes',
+      payeeName: 'Shop',
+      referencePrefix: this.config.prefix,
+      store,
+      timeouts: { connectMs: 500, totalMs: 1_000 },
+      relay: { minIntervalMs: 1_000, maxIntervalMs: 10_000, deadlineMs: 60_000, reconcileWindowMs: 300_000, unknownGraceMs: 20_000 },
+      limits: { paymentPromptsPerNumber: { points: 100_000, durationSec: 3_600 }, paymentsInFlightPerNumber: { points: 100_000, durationSec: 3_600 } },
+      logger: pino({ level: 'silent' }),
+    });
+    const ctx: ProxyContext = {
+      config,
+      client: this.provider.client(),
+      store,
+      tokens: undefined as never,
+      logger: pino({ level: 'silent' }),
+      limiter: createLimiterFactory(store),
+      hooks: {},
+      now: () => this.clock,
+    };
+    const merchant: OutboxConsumer = {
+      name: 'merchant',
+      accepts: () => true,
+      deliver: async (message) => void this.received.set(message.id, message),
+    };
+    self.orders = createOrders(ctx, [merchant], {
+      manual: true,
+      newId: () => this.newId(),
+      random: this.random,
+      sleep: async (ms) => {
+        this.clock += ms;
+        await this.step('sleep');
+      },
+    });
+    return self;
+  }
+
+  /** The shared store as one instance sees it: every call a scheduling point; a dead instance's calls never end. */
+  private scheduledStore(alive: () => boolean): ProxyStore {
+    const call =
+      <K extends keyof MemoryStore>(name: K) =>
+      async (...args: unknown[]) => {
+        await this.step(`store ${String(name)}`);
+        if (!alive()) return new Promise(() => undefined);
+        return (this.memory[name] as (...a: unknown[]) => unknown)(...args);
+      };
+    return {
+      kind: 'memory',
+      get: call('get'),
+      set: call('set'),
+      setIfAbsent: call('setIfAbsent'),
+      compareAndSet: call('compareAndSet'),
+      commit: call('commit'),
+      del: call('del'),
+      incr: call('incr'),
+      addToSet: call('addToSet'),
+      removeFromSet: call('removeFromSet'),
+      members: call('members'),
+      publish: async () => undefined,
+      subscribe: async () => async () => undefined,
+      ping: async () => true,
+      close: async () => undefined,
+    } as ProxyStore;
+  }
+
+  /**
+   * Runs an instance's work in the background; an error that is not an answer is kept (the run fails on it).
+   * Work of an instance that died never ends, and is waited for no more.
+   */
+  start(instance: Instance | null, work: () => Promise<unknown>): void {
+    const p = work().catch((err: unknown) => {
+      if (!(err instanceof ProxyError)) this.crashes.push(err);
+    });
+    this.running.set(p, instance);
+    void p.finally(() => this.running.delete(p));
+  }
+
+  /** True while work of a live instance is under way. */
+  get busy(): boolean {
+    for (const instance of this.running.values()) if (instance === null || instance.alive) return true;
+    return false;
+  }
+
+  /** A customer's payment request on instance `i`. */
+  pay(i: number, order: string, msisdn: string): void {
+    const instance = this.instances[i]!;
+    this.start(instance, () => instance.orders.pay(this.paymentClaims(order, 3), msisdn));
+  }
+
+  /** The provider's callbacks, delivered to instance `i` (its body names the referenceId). */
+  callbacks(i: number): void {
+    const instance = this.instances[i]!;
+    for (const cb of this.provider.callbacks.splice(0)) this.start(instance, () => instance.orders.callback(cb.callbackId, { referenceId: cb.referenceId }));
+  }
+
+  /** One reconciling pass over an order on instance `i` (what its poller would run). */
+  reconcile(i: number, order: string): void {
+    const instance = this.instances[i]!;
+    this.start(instance, () => instance.orders.reconcile(order));
+  }
+
+  paymentClaims(order: string, maxAttempts: number): PaymentClaims {
+    return { jti: `j${++this.jtis}`, exp: 0, aud: 'merchant-elements', scope: 'payment', amount: AMOUNT, referenceNo: order, narration: `Order ${order}`, payee: 'Shop', maxAttempts };
+  }
+
+  checkoutClaims(order: string): CheckoutClaims {
+    return { jti: `j${++this.jtis}`, exp: 0, aud: 'merchant-elements', scope: 'checkout', title: 'Order', reference: order, amount: AMOUNT, description: 'An order', returnUrl: 'https://shop.example/done' };
+  }
+
+  live(): Instance[] {
+    return this.instances.filter((i) => i.alive);
+  }
+
+  /** A customer's checkout: a session whose URL reaches the customer can be paid from then on. */
+  checkout(i: number, order: string): void {
+    const instance = this.instances[i]!;
+    this.start(instance, async () => {
+      const answer = await instance.orders.checkout(this.checkoutClaims(order));
+      const session = this.provider.sessions.get(answer.checkoutId);
+      if (session && answer.checkoutUrl) session.reachable = true;
+    });
+  }
+
+  /** One instance's sweep: every unsettled order read once, and the outbox drained. */
+  sweep(i: number): void {
+    const instance = this.instances[i]!;
+    if (!instance.alive) return;
+    this.sweptAt[i] = this.clock;
+    this.start(instance, async () => {
+      const refs = await instance.orders.unsettled();
+      await Promise.all(refs.map((ref) => instance.orders.reconcile(ref)));
+      instance.orders.outbox.kick();
+    });
+  }
+
+  /** Time passes; each instance sweeps every `SWEEP_MS` of it, as its timer would. */
+  advance(ms: number): void {
+    this.clock += ms;
+    for (let i = 0; i < this.instances.length; i++) {
+      if (this.clock - (this.sweptAt[i] ?? START) >= SWEEP_MS) this.sweep(i);
+    }
+  }
+
+  /**
+   * The shop's operator, with the provider's dashboard: every order the server API lists as unresolved is
+   * resolved with the provider's word (a referenceId or checkoutId it has under the order's reference, or
+   * "absent"), as the operations guide says.
+   */
+  operator(): void {
+    const instance = this.instances.find((x) => x.alive)!;
+    this.start(instance, async () => {
+      for (const order of await instance.orders.unresolved(100)) {
+        for (const t of order.tries.filter((x) => x.phase === 'unknown')) {
+          const upstream = this.provider.payments.get(t.reference);
+          const word = upstream && !upstream.foreign ? { reference: t.reference, referenceId: upstream.referenceId } : upstream ? null : { reference: t.reference, absent: true as const };
+          if (word) await instance.orders.resolve(order.orderReference, word).catch(() => undefined);
+        }
+        for (const session of order.sessions.filter((x) => x.phase === 'unknown')) {
+          const known = new Set(order.sessions.map((x) => x.checkoutId));
+          const upstream = [...this.provider.sessions.values()].find((x) => x.reference === `${this.config.prefix}${order.orderReference}` && !known.has(x.checkoutId));
+          const word = upstream ? { session: session.session, checkoutId: upstream.checkoutId } : { session: session.session, absent: true as const };
+          await instance.orders.resolve(order.orderReference, word).catch(() => undefined);
+        }
+      }
+    });
+  }
+
+  restart(i: number): void {
+    this.instances[i]!.alive = false;
+    const fresh = this.instance();
+    this.instances[i] = fresh;
+    this.start(fresh, () => fresh.orders.ready);
+  }
+
+  flush(): void {
+    this.memory = new MemoryStore(() => this.clock);
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * The order's state machine, walked (STYLE: the table is the documentation, and the tests walk it): every
+ * state of a try and of a session × every event, against `transition`. A change the table does not list, or a
+ * listed change that does not happen, fails here.
+ */
+import { describe, expect, it } from 'vitest';
+import type { OrderEvent, TransitionEnv } from '../../../src/proxy/order/events.js';
+import type { Order } from '../../../src/proxy/order/order-record.js';
+import {
+  SESSION_EVENTS,
+  SESSION_STATES,
+  SESSION_TABLE,
+  TRY_EVENTS,
+  TRY_STATES,
+  TRY_TABLE,
+  type SessionEvent,
+  type SessionState,
+  type TryEvent,
+  type TryState,
+} from '../../../src/proxy/order/state-table.js';
+import { transition } from '../../../src/proxy/order/transition.js';
+import { ENV, NOW, CHECKOUT_TERMS, TERMS, order, paymentTry, session, tx, upstreamSession } from './fixtures.js';
+
+function tryFixture(state: TryState | 'none'): Order {
+  const old = { sentAt: NOW - 10_000, notFound: { reads: 1, since: NOW - 5_000 } };
+  switch (state) {
+    case 'none':
+      return order();
+    case 'sending':
+      return order({ tries: [paymentTry({ phase: 'sending', referenceId: null })] });
+    case 'unknown':
+      return order({ tries: [paymentTry({ phase: 'unknown', unknownReason: 'lost', referenceId: null, ...old })] });
+    case 'unknown-0400':
+      return order({ tries: [paymentTry({ phase: 'unknown', unknownReason: 'refused', referenceId: null, ...old })] });
+    case 'refused':
+      return order({ tries: [paymentTry({ phase: 'refused', failureCode: 'INSUFFICIENT_FUNDS', referenceId: null })] });
+    case 'void':
+      return order({ tries: [paymentTry({ phase: 'void', voidReason: 'not-found', referenceId: null, sentAt: NOW - 10_000 })] });
+    default:
+      return order({ tries: [paymentTry({ phase: state })] });
+  }
+}
+
+const pay = (msisdn: string): OrderEvent => ({ type: 'pay', jti: 'j2', msisdn, maxAttempts: 3, terms: TERMS, sendId: 's2', callbackId: 'cb2', promptLifetimeMs: null });
+const read = (status: 'PENDING' | 'COMPLETED' | 'FAILED' | 'CANCELLED', parts = {}): OrderEvent => ({
+  type: 'payment-read',
+  reference: 'O-1',
+  startedAt: NOW,
+  result: { kind: 'found', tx: tx(status, parts) },
+});
+const sent = (result: Extract<OrderEvent, { type: 'sent' }>['result']): OrderEvent => ({ type: 'sent', ordinal: 1, sendId: 's1', result });
+const at = (ms: number): TransitionEnv => ({ ...ENV, now: ms });
+
+function tryEvent(name: TryEvent): { event: OrderEvent; env: TransitionEnv } {
+  const plain = (event: OrderEvent) => ({ event, env: ENV });
+  switch (name) {
+    case 'pay':
+      return plain(pay('233240000001'));
+    case 'pay, another number':
+      return plain(pay('233200000009'));
+    case 'tick, lease over':
+      return { event: { type: 'tick' }, env: at(NOW + 2_000) };
+    case 'tick, deadline passed':
+      return { event: { type: 'tick' }, env: at(NOW + 120_000) };
+    case 'sent: accepted':
+      return plain(sent({ kind: 'accepted', referenceId: 'R9', amount: 12.5, charge: 0.13, totalAmount: 12.63 }));
+    case 'sent: refused in words':
+      return plain(sent({ kind: 'refused', failureCode: 'INSUFFICIENT_FUNDS' }));
+    case 'sent: 0400 without words':
+      return plain(sent({ kind: 'refused-generic' }));
+    case 'sent: no answer':
+      return plain(sent({ kind: 'unknown' }));
+    case 'sent: not sent':
+      return plain(sent({ kind: 'not-sent' }));
+    case 'read: PENDING':
+    case 'read: COMPLETED':
+    case 'read: FAILED':
+    case 'read: CANCELLED':
+      return plain(read(name.slice(6) as 'PENDING'));
+    case 'read: other terms':
+      return plain(read('PENDING', { amount: 99 }));
+    case 'read: not found, seen, twice after grace':
+      return plain({ type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'not-found', canSee: true } });
+    case 'read: not found, unseen':
+      return plain({ type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'not-found', canSee: false } });
+    case 'operator: absent':
+      return plain({ type: 'resolve-absent', target: { reference: 'O-1' } });
+    case 'checkout':
+      return plain({ type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2' });
+  }
+}
+
+function tryStateOf(o: Order, creates: boolean): TryState | 'none' {
+  const t = creates ? o.tries.at(-1) : o.tries.find((x) => x.ordinal === 1);
+  if (!t) return 'none';
+  return t.phase === 'unknown' && t.unknownReason === 'refused' ? 'unknown-0400' : t.phase;
+}
+
+function sessionFixture(state: SessionState | 'none'): Order {
+  const idless = { checkoutId: null, checkoutUrl: null, expiresAt: null };
+  switch (state) {
+    case 'none':
+      return order();
+    case 'creating':
+      return order({ sessions: [session({ phase: 'creating', ...idless })] });
+    case 'unknown':
+      return order({ sessions: [session({ phase: 'unknown', ...idless, startedAt: NOW - 10_000, notFound: { reads: 1, since: NOW - 5_000 } })] });
+    case 'open':
+      return order({ sessions: [session()] });
+    case 'open-expired':
+      return order({ sessions: [session({ expiresAt: new Date(NOW - 1_000).toISOString() })] });
+    case 'refused':
+    case 'void':
+      return order({ sessions: [session({ phase: state, ...idless })] });
+    default:
+      return order({ sessions: [session({ phase: state, status: state })] });
+  }
+}
+
+function sessionEvent(name: SessionEvent): { event: OrderEvent; env: TransitionEnv } {
+  const plain = (event: OrderEvent) => ({ event, env: ENV });
+  const created = (result: Extract<OrderEvent, { type: 'created' }>['result']): OrderEvent => ({ type: 'created', ordinal: 1, createId: 'c1', result });
+  switch (name) {
+    case 'checkout':
+      return plain({ type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2' });
+    case 'tick, lease over':
+      return { event: { type: 'tick' }, env: at(NOW + 2_000) };
+    case 'created':
+      return plain(created({ kind: 'created', session: { ...upstreamSession('pending'), checkoutUrl: 'http://127.0.0.1/checkout/CO1' } }));
+    case 'created: URL refused':
+      return plain(created({ kind: 'unusable', checkoutId: 'CO1' }));
+    case 'created: refused':
+      return plain(created({ kind: 'refused' }));
+    case 'created: no answer':
+      return plain(created({ kind: 'unknown' }));
+    case 'created: not sent':
+      return plain(created({ kind: 'not-sent' }));
+    case 'listed: ours':
+      return plain({ type: 'sessions-listed', startedAt: NOW, complete: true, jti: 'r', createId: 'c9', sessions: [upstreamSession('pending', { checkoutId: 'CO9' })] });
+    case 'listed: none, twice after grace':
+      return plain({ type: 'sessions-listed', startedAt: NOW, complete: true, jti: 'r', createId: 'c9', sessions: [] });
+    case 'operator: absent':
+      return plain({ type: 'resolve-absent', target: { sessionOrdinal: 1 } });
+    case 'pay':
+      return plain(pay('233240000001'));
+    default:
+      // A read that does not restate the expiry keeps the one the session has.
+      return plain({ type: 'session-read', checkoutId: 'CO1', result: { kind: 'found', session: upstreamSession(name.slice(6) as 'pending', { expiresAt: null }) } });
+  }
+}
+
+function sessionStateOf(o: Order, creates: boolean, now: number): SessionState | 'none' {
+  const s = creates ? o.sessions.at(-1) : o.sessions.find((x) => x.ordinal === 1);
+  if (!s) return 'none';
+  if (s.phase === 'open' && s.expiresAt !== null && Date.parse(s.expiresAt) <= now) return 'open-expired';
+  return s.phase;
+}
+
+describe('the order state machine', () => {
+  it('lists each change of a try once, between known states and events', () => {
+    const cells = TRY_TABLE.map((r) => `${r.from} × ${r.on}`);
+    expect(new Set(cells).size).toBe(cells.length);
+    for (const row of TRY_TABLE) {
+      expect(TRY_STATES).toContain(row.from);
+      expect(TRY_STATES).toContain(row.to);
+      expect(TRY_EVENTS).toContain(row.on);
+    }
+  });
+
+  for (const state of TRY_STATES) {
+    it(`takes a try in ${state} through every event as the table says`, () => {
+      for (const name of TRY_EVENTS) {
+        const { event, env } = tryEvent(name);
+        const before = tryFixture(state);
+        const after = transition(before, event, env).order;
+        const row = TRY_TABLE.find((r) => r.from === state && r.on === name);
+        const creates = name === 'pay' || name === 'pay, another number';
+        expect(`${state} × ${name} → ${tryStateOf(after, creates)}`).toBe(`${state} × ${name} → ${row ? row.to : state}`);
+      }
+    });
+  }
+
+  it('lists each change of a session once, between known states and events', () => {
+    const cells = SESSION_TABLE.map((r) => `${r.from} × ${r.on}`);
+    expect(new Set(cells).size).toBe(cells.length);
+    for (const row of SESSION_TABLE) {
+      expect(SESSION_STATES).toContain(row.from);
+      expect(SESSION_STATES).toContain(row.to);
+      expect(SESSION_EVENTS).toContain(row.on);
+    }
+  });
+
+  for (const state of SESSION_STATES) {
+    it(`takes a session in ${state} through every event as the table says`, () => {
+      for (const name of SESSION_EVENTS) {
+        const { event, env } = sessionEvent(name);
+        const after = transition(sessionFixture(state), event, env).order;
+        const row = SESSION_TABLE.find((r) => r.from === state && r.on === name);
+        expect(`${state} × ${name} → ${sessionStateOf(after, name === 'checkout', env.now)}`).toBe(`${state} × ${name} → ${row ? row.to : state}`);
+      }
+    });
+  }
+});
