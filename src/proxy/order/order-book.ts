@@ -78,7 +78,7 @@ export class OrderBook {
     this.epoch = current;
     if (lost) {
       logger.error('the store lost its records (flushed or replaced); orders wait while every instance puts its copies back');
-      await store.set(ORDER_KEYS.recovering, '1', this.options.recoveryMs);
+      await store.setIfAbsent(ORDER_KEYS.recovering, '1', this.options.recoveryMs);
     }
     const held = (await store.get(ORDER_KEYS.recovering)) !== null;
     if (lost || (held && !this.restored)) await this.restoreAll();
@@ -92,16 +92,10 @@ export class OrderBook {
    * instance's copies the latest version of each order wins.
    */
   private async restoreAll(): Promise<void> {
-    const { store, logger } = this.options;
     for (const [ref, copy] of [...this.copies]) {
-      const key = ORDER_KEYS.order(ref);
-      const raw = await store.get(key);
+      const raw = await this.options.store.get(ORDER_KEYS.order(ref));
       const stored = raw === null ? null : (JSON.parse(raw) as Order);
-      if (stored && (stored.id !== copy.id || stored.v >= copy.v)) continue;
-      const value = JSON.stringify(copy);
-      if (await store.commit({ key, expected: raw, value, ttlMs: RECORD_TTL_MS, also: indexWrites(stored, copy, this.options.env()) })) {
-        logger.warn({ orderReference: ref }, 'order put back from this process after the store lost it');
-      }
+      if (!stored || (stored.id === copy.id && stored.v < copy.v)) await this.putBack(ref, raw, stored);
     }
   }
 
@@ -150,17 +144,15 @@ export class OrderBook {
       const messages = messagesOf(current, step.order, env);
       const also = [...messages.flatMap((m) => outbox.writesFor(m)), ...indexWrites(loaded.raw === null ? null : current, step.order, env)];
       const value = JSON.stringify(step.order);
-      const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, unless: ORDER_KEYS.recovering };
+      const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, when: this.conditions() };
       if (await store.commit(write)) {
         this.copies.set(ref, step.order);
         outbox.remember(messages);
         this.announce(current, step.order);
         return { order: step.order, reply: step.reply };
       }
-      if ((await store.get(ORDER_KEYS.recovering)) !== null) {
-        await this.guard();
-        throw recovering();
-      }
+      // Held back (the store recovers), or the store is not the one this process knows: look, then answer.
+      if (!(await this.guard())) throw recovering();
     }
     throw new Error('Too much contention on one order');
   }
@@ -174,7 +166,18 @@ export class OrderBook {
     const value = JSON.stringify(order);
     const also: SideWrite[] = [{ op: 'removeFromSet', key: ORDER_KEYS.pending, member: order.ref }];
     if (unresolved) also.push({ op: 'addToSet', key: ORDER_KEYS.unresolved, member: order.ref });
-    return this.options.store.commit({ key: ORDER_KEYS.order(order.ref), expected: value, value, also });
+    return this.options.store.commit({ key: ORDER_KEYS.order(order.ref), expected: value, value, also, when: this.conditions() });
+  }
+
+  /**
+   * What every change is written under: the store is the one this process knows (its epoch), and no recovery
+   * is under way. A process that has not yet noticed a loss writes nothing until it has put its copies back.
+   */
+  private conditions(): { key: string; equals: string | null }[] {
+    return [
+      { key: ORDER_KEYS.epoch, equals: this.epoch },
+      { key: ORDER_KEYS.recovering, equals: null },
+    ];
   }
 
   /**
@@ -193,26 +196,37 @@ export class OrderBook {
   }
 
   private async load(ref: string): Promise<{ raw: string | null; order: Order | null }> {
-    const { store, logger } = this.options;
+    const { store } = this.options;
     const key = ORDER_KEYS.order(ref);
     const raw = await store.get(key);
+    const copy = this.copies.get(ref);
     if (raw !== null) {
       const order = JSON.parse(raw) as Order;
+      // An older version of the record this process saw (another process put back what it had): ours wins.
+      if (copy && copy.id === order.id && copy.v > order.v) return (await this.putBack(ref, raw, order)) ?? this.load(ref);
       this.copies.set(ref, order);
       return { raw, order };
     }
-    const copy = this.copies.get(ref);
     if (!copy) return { raw: null, order: null };
-    // The store lost it (flushed, evicted, a new empty Redis): put back what this process knows, indexes too.
-    const value = JSON.stringify(copy);
-    const restored = await store.commit({ key, expected: null, value, ttlMs: RECORD_TTL_MS, also: indexWrites(null, copy, this.options.env()) });
-    if (restored) {
-      logger.warn({ orderReference: ref }, 'order missing from the store; restored from this process');
-      return { raw: value, order: copy };
+    // Missing: after a loss of the whole store, every instance puts back what it has first (latest wins).
+    if (!(await this.guard())) {
+      const again = await store.get(key);
+      return again === null ? { raw: null, order: null } : { raw: again, order: JSON.parse(again) as Order };
     }
-    // Another instance put it back (or made it anew) meanwhile: read what it wrote.
-    const again = await store.get(key);
-    return again === null ? { raw: null, order: null } : { raw: again, order: JSON.parse(again) as Order };
+    return (await this.putBack(ref, null, null)) ?? this.load(ref);
+  }
+
+  /**
+   * Writes this process's copy of an order where the store has none (`raw` null) or an older version of it;
+   * the order as stored after, or null when the store changed meanwhile (read again).
+   */
+  private async putBack(ref: string, raw: string | null, stored: Order | null): Promise<{ raw: string; order: Order } | null> {
+    const copy = this.copies.get(ref) as Order;
+    const value = JSON.stringify(copy);
+    const also = indexWrites(stored, copy, this.options.env());
+    if (!(await this.options.store.commit({ key: ORDER_KEYS.order(ref), expected: raw, value, ttlMs: RECORD_TTL_MS, also }))) return null;
+    this.options.logger.warn({ orderReference: ref, version: copy.v }, 'order put back from this process (the store lost it, or held an older version)');
+    return { raw: value, order: copy };
   }
 
   /** Tells this process's watchers at once, and the other instances through the store, what changed. */

@@ -77,7 +77,7 @@ export class MemoryStore implements ProxyStore {
   async commit(write: CommitWrite): Promise<boolean> {
     const entry = this.live(write.key);
     if ((entry?.value ?? null) !== write.expected) return false;
-    if (write.unless !== undefined && this.live(write.unless)) return false;
+    if ((write.when ?? []).some((c) => (this.live(c.key)?.value ?? null) !== c.equals)) return false;
     this.entries.set(write.key, { value: write.value, expiresAt: write.ttlMs !== undefined ? this.expiry(write.ttlMs) : (entry?.expiresAt ?? Infinity) });
     for (const side of write.also ?? []) {
       if (side.op === 'set') this.entries.set(side.key, { value: side.value, expiresAt: this.expiry(side.ttlMs) });

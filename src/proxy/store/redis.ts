@@ -24,10 +24,10 @@ end
 return n`;
 
 /**
- * `ProxyStore.commit`: KEYS[1] is the record, KEYS[2] a key that must be absent (or the record again when
- * there is none), ARGV[1] '1' when the record must hold ARGV[2] ('0': be absent), ARGV[3] the new value,
- * ARGV[4] its TTL ('' keeps the TTL). Then one side write per KEYS[i] (i >= 3), its arguments from ARGV[5]
- * on, three each: operation, value or member, TTL (or '').
+ * `ProxyStore.commit`: KEYS[1] is the record; ARGV[1] '1' when it must hold ARGV[2] ('0': be absent), ARGV[3]
+ * the new value, ARGV[4] its TTL ('' keeps the TTL), ARGV[5] the number of conditions. KEYS[2 .. 1 + n] are
+ * the conditions' keys, each with two ARGV from ARGV[6]: '1' and the value it must hold, or '0' (be absent).
+ * Then one side write per remaining key, three ARGV each: operation, value or member, TTL (or '').
  */
 const COMMIT = `
 local current = redis.call('GET', KEYS[1])
@@ -36,7 +36,15 @@ if ARGV[1] == '1' then
 elseif current then
   return 0
 end
-if KEYS[2] ~= KEYS[1] and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local n = tonumber(ARGV[5])
+for i = 1, n do
+  local value = redis.call('GET', KEYS[1 + i])
+  if ARGV[4 + 2 * i] == '1' then
+    if value ~= ARGV[5 + 2 * i] then return 0 end
+  elseif value then
+    return 0
+  end
+end
 if ARGV[4] ~= '' then
   redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
 elseif current then
@@ -44,8 +52,8 @@ elseif current then
 else
   redis.call('SET', KEYS[1], ARGV[3])
 end
-for i = 3, #KEYS do
-  local base = 5 + (i - 3) * 3
+for i = 2 + n, #KEYS do
+  local base = 6 + 2 * n + (i - 2 - n) * 3
   local op, arg, ttl = ARGV[base], ARGV[base + 1], ARGV[base + 2]
   if op == 'set' then
     if ttl ~= '' then redis.call('SET', KEYS[i], arg, 'PX', ttl) else redis.call('SET', KEYS[i], arg) end
@@ -138,8 +146,10 @@ export class RedisStore implements ProxyStore {
   async commit(write: CommitWrite): Promise<boolean> {
     const ttl = (ms: number | undefined) => (ms !== undefined && ms > 0 ? String(Math.ceil(ms)) : '');
     const sides = write.also ?? [];
-    const keys = [this.k(write.key), this.k(write.unless ?? write.key), ...sides.map((side) => this.k(side.key))];
-    const args = [write.expected === null ? '0' : '1', write.expected ?? '', write.value, ttl(write.ttlMs)];
+    const when = write.when ?? [];
+    const keys = [this.k(write.key), ...when.map((c) => this.k(c.key)), ...sides.map((side) => this.k(side.key))];
+    const args = [write.expected === null ? '0' : '1', write.expected ?? '', write.value, ttl(write.ttlMs), String(when.length)];
+    for (const c of when) args.push(c.equals === null ? '0' : '1', c.equals ?? '');
     for (const side of sides) {
       if (side.op === 'set' || side.op === 'setIfAbsent') args.push(side.op, side.value, ttl(side.ttlMs));
       else args.push(side.op, side.member, side.op === 'addToSet' ? ttl(side.ttlMs) : '');

@@ -56,6 +56,6 @@ export interface CommitWrite {
   value: string;
   ttlMs?: number;
   also?: readonly SideWrite[];
-  /** A key that must be absent for the write to happen (a flag that holds every change back). */
-  unless?: string;
+  /** Other keys that must hold a value (null: be absent) for the write to happen, checked in the same step. */
+  when?: readonly { key: string; equals: string | null }[];
 }
