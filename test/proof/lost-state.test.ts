@@ -108,7 +108,7 @@ describe('lost state', () => {
       const reload = await h.post('/payments', { msisdn: PENDING_NUMBER }, { token: await h.mintPayment({ referenceNo: ref }) });
       expect(reload.body).toMatchObject({ reference: `${ref}-1`, status: 'COMPLETED' });
       expect(await upstreamOf(ref)).toHaveLength(1);
-      expect(h.logs.entries().some((e) => e.msg === 'payment record missing from the store; restored from this process')).toBe(true);
+      expect(h.logs.entries().some((e) => e.msg === 'order put back from this process (the store lost it, or held an older version)')).toBe(true);
     } finally {
       admin.disconnect();
       await h.close();

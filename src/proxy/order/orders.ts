@@ -222,8 +222,18 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
  */
 async function hintReferenceId(deps: OrderDeps, ref: string, reference: string, body: unknown): Promise<void> {
   if (deps.payments.readsByReferenceNo) return;
-  const candidate = (body as { referenceId?: unknown; data?: { referenceId?: unknown } } | null) ?? null;
+  const candidate = jsonOf(body) as { referenceId?: unknown; data?: { referenceId?: unknown } } | null;
   const referenceId = typeof candidate?.referenceId === 'string' ? candidate.referenceId : candidate?.data?.referenceId;
   if (typeof referenceId !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(referenceId)) return;
   await deps.book.apply(ref, { type: 'hinted', reference, referenceId }, { keep: true });
+}
+
+/** A callback's body as JSON (it arrives as raw bytes, never trusted): null when it is not JSON. */
+function jsonOf(body: unknown): unknown {
+  if (!Buffer.isBuffer(body)) return body ?? null;
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return null;
+  }
 }

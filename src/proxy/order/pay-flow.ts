@@ -162,9 +162,25 @@ async function send(deps: OrderDeps, claims: PaymentClaims, applied: Applied, or
     deps.logger.error({ reference: t.reference, err: err instanceof Error ? err.message : String(err) }, 'payment sent but its outcome not recorded (store error); the reconciler will read it');
     return paymentSnapshot(order, t, deps.env());
   }
+  if (outcome.result.kind === 'refused-generic') after = await readNow(deps, order.ref, t.reference, t.referenceId, after);
   deps.readSoon(order.ref);
   const reply = after.reply;
   if (reply.kind === 'refuse') throw refusal(reply);
   if (reply.kind === 'payment' && after.order) return paymentSnapshot(after.order, after.order.tries.find((x) => x.ordinal === ordinal) as PaymentTry, deps.env());
   throw toProxyError(outcome.err ?? new Error('payment not sent'), deps.logger);
+}
+
+/**
+ * A refusal without words may mean "this reference already exists": read it before answering, so the customer
+ * is told the truth (the payment found, on the number the provider has) rather than what was asked.
+ */
+async function readNow(deps: OrderDeps, ref: string, reference: string, referenceId: string | null, otherwise: Applied): Promise<Applied> {
+  const startedAt = deps.now();
+  const read = await deps.payments.read(reference, referenceId);
+  if (read.kind === 'error') return otherwise;
+  const applied = await deps.book.apply(ref, { type: 'payment-read', reference, startedAt, result: read });
+  if (applied.reply.kind === 'conflict') conflictLogged(deps, ref, applied.reply.reference);
+  const t = applied.order?.tries.findLast((x) => x.reference === reference);
+  if (!applied.order || !t) return otherwise;
+  return { order: applied.order, reply: answerOf(t, { kind: 'payment', ordinal: t.ordinal }) };
 }
