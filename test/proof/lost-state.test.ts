@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentUpdate } from '../../src/proxy/context.js';
 import { MemoryStore } from '../../src/proxy/store/index.js';
-import type { ProxyStore } from '../../src/proxy/store/types.js';
+import type { CommitWrite, ProxyStore } from '../../src/proxy/store/types.js';
 import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
 import { sandboxProvider, startHarness, startRedis, TEST_SECRET, type Harness, type TestRedis } from '../proxy/helpers.js';
 import { eventually } from '../proxy/sse-client.js';
@@ -209,15 +209,15 @@ describe('lost state', () => {
     const ref = order('BLIP');
     const inner = new MemoryStore();
     let failed = 0;
-    // The store fails the first write of what the provider answered (the record turning `known`): a Redis
-    // blip at the worst moment, after the provider took the payment and before the proxy wrote it down.
+    // The store fails the first write of what the provider answered (the try turning `pending`): a Redis blip
+    // at the worst moment, after the provider took the payment and before the proxy wrote it down.
     const store: ProxyStore = Object.assign(Object.create(inner) as ProxyStore, {
-      compareAndSet: (key: string, expected: string, value: string, ttl?: number) => {
-        if (failed === 0 && key === `pay:rec:${ref}-1` && value.includes('"phase":"known"')) {
+      commit: (write: CommitWrite) => {
+        if (failed === 0 && write.key === `ord:${ref}` && write.value.includes('"phase":"pending"')) {
           failed++;
           return Promise.reject(new Error('Connection is closed.'));
         }
-        return inner.compareAndSet(key, expected, value, ttl);
+        return inner.commit(write);
       },
     });
     const updates: PaymentUpdate[] = [];

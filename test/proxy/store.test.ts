@@ -46,6 +46,44 @@ describe.each(backends)('ProxyStore contract on %s', (kind, make) => {
     expect(await store.ping()).toBe(true);
   });
 
+  it('commits a record with its side writes only when the record and every condition hold, all at once', async () => {
+    const record = key('commit');
+    const [flag, epoch, message, index, gone] = [key('flag'), key('epoch'), key('msg'), key('idx'), key('gone')];
+    await store.set(epoch, 'E1');
+    await store.addToSet(gone, 'x');
+    const also = [
+      { op: 'setIfAbsent' as const, key: message, value: 'm1', ttlMs: 60_000 },
+      { op: 'addToSet' as const, key: index, member: 'a', ttlMs: 60_000 },
+      { op: 'removeFromSet' as const, key: gone, member: 'x' },
+    ];
+    const when = [
+      { key: epoch, equals: 'E1' },
+      { key: flag, equals: null },
+    ];
+    // Absent record: created, with every side write.
+    expect(await store.commit({ key: record, expected: null, value: 'v1', ttlMs: 60_000, also, when })).toBe(true);
+    expect(await store.get(record)).toBe('v1');
+    expect(await store.get(message)).toBe('m1');
+    expect(await store.members(index)).toEqual(['a']);
+    expect(await store.members(gone)).toEqual([]);
+    // A stale expectation, a condition that does not hold: nothing at all is written.
+    expect(await store.commit({ key: record, expected: null, value: 'v2', also: [{ op: 'set', key: message, value: 'no' }] })).toBe(false);
+    expect(await store.commit({ key: record, expected: 'v0', value: 'v2', also: [{ op: 'set', key: message, value: 'no' }] })).toBe(false);
+    await store.set(flag, 'recovering');
+    expect(await store.commit({ key: record, expected: 'v1', value: 'v2', also: [{ op: 'set', key: message, value: 'no' }], when })).toBe(false);
+    await store.del(flag);
+    await store.set(epoch, 'E2');
+    expect(await store.commit({ key: record, expected: 'v1', value: 'v2', also: [{ op: 'set', key: message, value: 'no' }], when })).toBe(false);
+    expect(await store.get(record)).toBe('v1');
+    expect(await store.get(message)).toBe('m1');
+    // The right expectation and conditions: replaced; setIfAbsent keeps what is there, set replaces.
+    const now = [{ key: epoch, equals: 'E2' }, { key: flag, equals: null }];
+    expect(await store.commit({ key: record, expected: 'v1', value: 'v2', also: [{ op: 'setIfAbsent', key: message, value: 'm2' }, { op: 'set', key: index + ':s', value: 's' }], when: now })).toBe(true);
+    expect(await store.get(record)).toBe('v2');
+    expect(await store.get(message)).toBe('m1');
+    expect(await store.get(index + ':s')).toBe('s');
+  });
+
   it('gets what was set and null for a missing key', async () => {
     const k = key('get');
     expect(await store.get(k)).toBeNull();
