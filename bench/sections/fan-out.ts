@@ -1,4 +1,4 @@
-import { backoffDelay } from '../../src/proxy/relay/backoff.js';
+import { backoffDelay } from '../../src/proxy/reconcile/backoff.js';
 import { freePort } from '../../test/proxy/helpers.js';
 import { openStream, type OpenStream } from '../../test/proxy/sse-client.js';
 import { BENCH_SECRET, browserHeaders, call, expectStatus, mapLimit, mint, MOUNT, sleep } from '../lib/http.js';

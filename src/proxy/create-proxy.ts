@@ -22,8 +22,8 @@ import { expressHost, notExpress } from './not-express.js';
 import { createStore } from './store/index.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
-import { webhookAdmin, type WebhookAdmin } from './webhooks/webhook-admin.js';
-import { webhookConsumer } from './webhooks/webhook-consumer.js';
+import { webhookAdmin, type WebhookAdmin } from './notify/webhook-admin.js';
+import { webhookConsumer } from './notify/webhook-consumer.js';
 
 /** What `createMerchantProxy` returns: the router to mount, and the merchant's server-side calls. */
 export interface MerchantProxy {

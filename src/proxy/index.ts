@@ -15,4 +15,4 @@ export { maskPhone, normalisePhone } from './phone.js';
 export { MemoryStore, RedisStore, createStore, type ProxyStore } from './store/index.js';
 export type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 export type { VerifiedOtpProof } from './tokens/service.js';
-export type { WebhookBody, WebhookData, WebhookType } from './webhooks/webhook-consumer.js';
+export type { WebhookBody, WebhookData, WebhookType } from './notify/webhook-consumer.js';

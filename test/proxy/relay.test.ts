@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentSnapshot } from '../../src/protocol/index.js';
-import { backoffDelay } from '../../src/proxy/relay/backoff.js';
-import { PollerPool } from '../../src/proxy/relay/poller-pool.js';
-import { formatSseComment, formatSseEvent, parseLastEventId } from '../../src/proxy/relay/sse.js';
-import { StreamLimiter } from '../../src/proxy/relay/stream-limiter.js';
+import { backoffDelay } from '../../src/proxy/reconcile/backoff.js';
+import { PollerPool } from '../../src/proxy/reconcile/poller-pool.js';
+import { formatSseComment, formatSseEvent, parseLastEventId } from '../../src/proxy/notify/sse.js';
+import { StreamLimiter } from '../../src/proxy/notify/stream-limiter.js';
 import { startHarness, type Harness } from './helpers.js';
 import { eventually, openStream } from './sse-client.js';
 

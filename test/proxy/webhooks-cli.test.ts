@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorHandler, notFoundHandler } from '../../src/proxy/errors.js';
 import { jsonBodies } from '../../src/proxy/middleware/body.js';
 import { originPolicy } from '../../src/proxy/middleware/origins.js';
-import { webhookRoutes } from '../../src/proxy/server-api/webhook-routes.js';
+import { webhookRoutes } from '../../src/proxy/routes/webhook-routes.js';
 import { runMain } from '../cli/cli-harness.js';
 import { freePort, MOUNT, startHarness, type Harness } from './helpers.js';
 import { eventually } from './sse-client.js';

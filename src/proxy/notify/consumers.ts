@@ -1,5 +1,5 @@
 import type { CheckoutUpdate, ProxyContext } from '../context.js';
-import type { OutboxConsumer } from '../outbox/outbox.js';
+import type { OutboxConsumer } from './outbox.js';
 import { maskForLog } from '../phone.js';
 import { ORDER_KEYS, RECORD_TTL_MS } from '../order/keys.js';
 import type { PaymentPayload } from '../order/messages.js';

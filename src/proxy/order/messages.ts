@@ -1,6 +1,6 @@
 import type { CheckoutViewStatus, PaymentViewStatus } from '../../protocol/index.js';
 import type { CheckoutUpdate, PaymentUpdate } from '../context.js';
-import type { OutboxMessage } from '../outbox/outbox-types.js';
+import type { OutboxMessage } from '../notify/outbox-types.js';
 import type { CheckoutTry, Order, PaymentTry } from './order-record.js';
 import { checkoutSnapshot, paymentSnapshot, reportedStatus, type ViewEnv } from './views.js';
 

@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import { BoundedMap } from '../bounded-map.js';
-import type { Outbox } from '../outbox/outbox.js';
+import type { Outbox } from '../notify/outbox.js';
 import { ProxyError } from '../errors.js';
 import type { ProxyStore, SideWrite } from '../store/types.js';
 import type { OrderEvent, Reply, TransitionEnv } from './events.js';
 import { ORDER_CHANNELS, ORDER_KEYS, RECORD_TTL_MS, type Subject } from './keys.js';
 import { messagesOf } from './messages.js';
 import { isLiveTry, newOrder, type Order } from './order-record.js';
-import { isUnsettled, type PlanEnv } from './reconcile-plan.js';
+import { isUnsettled, type PlanEnv } from '../reconcile/reconcile-plan.js';
 import { transition } from './transition.js';
 
 /** What applying an event came to: the order as stored after it (null when there is none), and the reply. */

@@ -4,7 +4,7 @@ import type { CheckoutUpstream } from '../upstream/checkout-upstream.js';
 import type { PaymentUpstream } from '../upstream/payment-upstream.js';
 import type { Reply, TransitionEnv } from './events.js';
 import type { OrderBook } from './order-book.js';
-import type { PlanEnv } from './reconcile-plan.js';
+import type { PlanEnv } from '../reconcile/reconcile-plan.js';
 import type { References } from './references.js';
 
 /**

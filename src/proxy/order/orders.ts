@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { CheckoutCreateResponse, CheckoutSnapshot, OrderResolution, OrderView, PaymentSnapshot, UnresolvedOrder } from '../../protocol/index.js';
 import { BoundedMap } from '../bounded-map.js';
 import type { ProxyContext } from '../context.js';
-import { DEFAULT_OUTBOX_OPTIONS, Outbox, type OutboxConsumer } from '../outbox/outbox.js';
+import { DEFAULT_OUTBOX_OPTIONS, Outbox, type OutboxConsumer } from '../notify/outbox.js';
 import { Reconciler } from '../reconcile/reconciler.js';
 import { hooksConsumer, receiptsConsumer } from '../notify/consumers.js';
-import { relayOptions, type RelayOptions } from '../relay/relay-options.js';
-import { StreamLimiter } from '../relay/stream-limiter.js';
-import { Watchers } from '../relay/watchers.js';
+import { relayOptions, type RelayOptions } from '../reconcile/relay-options.js';
+import { StreamLimiter } from '../notify/stream-limiter.js';
+import { Watchers } from '../notify/watchers.js';
 import type { CheckoutClaims, PaymentClaims } from '../tokens/claims.js';
 import { CheckoutUpstream } from '../upstream/checkout-upstream.js';
 import { checkoutUrlCheck } from '../upstream/checkout-url.js';
@@ -21,7 +21,7 @@ import type { Order, PaymentTry } from './order-record.js';
 import { resolveOrder, unresolvedOrders } from './operator.js';
 import { payFlow } from './pay-flow.js';
 import { checkPromptLimits } from './prompt-limits.js';
-import { reconcilePass } from './reconcile-flow.js';
+import { reconcilePass } from '../reconcile/reconcile-flow.js';
 import { references } from './references.js';
 
 /**

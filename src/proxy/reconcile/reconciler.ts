@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import { BoundedMap } from '../bounded-map.js';
 import { ORDER_CHANNELS } from '../order/keys.js';
-import type { PassResult } from '../order/reconcile-flow.js';
-import type { Outbox } from '../outbox/outbox.js';
+import type { PassResult } from './reconcile-flow.js';
+import type { Outbox } from '../notify/outbox.js';
 import { describeError } from '../describe-error.js';
-import { PollerPool } from '../relay/poller-pool.js';
-import type { RelayOptions } from '../relay/relay-options.js';
+import { PollerPool } from './poller-pool.js';
+import type { RelayOptions } from './relay-options.js';
 import type { ProxyStore } from '../store/types.js';
 
 export interface ReconcilerOptions {

@@ -6,7 +6,7 @@ import { parseInput, ProxyError } from '../errors.js';
 import { withToken } from '../middleware/require-token.js';
 import type { CheckoutTry, Order } from '../order/order-record.js';
 import type { Orders } from '../order/orders.js';
-import { serveEvents } from '../relay/serve-events.js';
+import { serveEvents } from '../notify/serve-events.js';
 import { sendJson } from '../respond.js';
 import type { CheckoutClaims } from '../tokens/claims.js';
 

@@ -8,7 +8,7 @@ import type { Order, PaymentTry } from '../order/order-record.js';
 import type { Orders } from '../order/orders.js';
 import { termsOf } from '../order/pay-flow.js';
 import { normaliseLocalPhone } from '../phone.js';
-import { serveEvents } from '../relay/serve-events.js';
+import { serveEvents } from '../notify/serve-events.js';
 import { sendJson } from '../respond.js';
 import type { PaymentClaims } from '../tokens/claims.js';
 

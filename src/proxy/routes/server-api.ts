@@ -14,8 +14,8 @@ import { answering, parseInput, ProxyError } from '../errors.js';
 import { requireServerKey } from '../middleware/require-server-key.js';
 import type { Orders } from '../order/orders.js';
 import { sendJson } from '../respond.js';
-import { webhookRoutes } from '../server-api/webhook-routes.js';
-import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
+import { webhookRoutes } from '../routes/webhook-routes.js';
+import type { WebhookAdmin } from '../notify/webhook-admin.js';
 
 const unresolvedQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1_000).default(100) });
 

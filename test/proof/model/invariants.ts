@@ -4,7 +4,7 @@
  */
 import { ORDER_KEYS } from '../../../src/proxy/order/keys.js';
 import type { Order } from '../../../src/proxy/order/order-record.js';
-import type { OutboxMessage } from '../../../src/proxy/outbox/outbox.js';
+import type { OutboxMessage } from '../../../src/proxy/notify/outbox.js';
 import { ORDERS, type World } from './world.js';
 
 interface Reported {

@@ -10,7 +10,7 @@ import type { ProxyContext } from '../../../src/proxy/context.js';
 import { ProxyError } from '../../../src/proxy/errors.js';
 import { createLimiterFactory } from '../../../src/proxy/limits.js';
 import { createOrders, type Orders } from '../../../src/proxy/order/orders.js';
-import type { OutboxConsumer, OutboxMessage } from '../../../src/proxy/outbox/outbox.js';
+import type { OutboxConsumer, OutboxMessage } from '../../../src/proxy/notify/outbox.js';
 import { MemoryStore } from '../../../src/proxy/store/memory.js';
 import type { ProxyStore } from '../../../src/proxy/store/types.js';
 import type { CheckoutClaims, PaymentClaims } from '../../../src/proxy/tokens/claims.js';

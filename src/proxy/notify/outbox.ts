@@ -84,24 +84,17 @@ export class Outbox {
     return { message, deliveries: Object.fromEntries(names.map((name) => [name, { attempts: 0, nextAt: 0 }])) };
   }
 
-  /**
-   * Records a message once (recording the same id again is a no-op, or re-queues it if a crash left it
-   * out of the pending set), then starts a drain. Throws when the store does: the caller keeps the change
-   * pending and records it again later.
-   */
-  async record(message: OutboxMessage): Promise<void> {
-    const item = this.itemOf(message);
+  /** Records a lost message again (see `restoreLost`): the same writes, and one drain. */
+  private async recordAgain(message: OutboxMessage): Promise<void> {
+    const [day, item, pending] = this.writesFor(message) as [SideWrite & { op: 'addToSet' }, SideWrite & { op: 'setIfAbsent' }, SideWrite & { op: 'addToSet' }];
     if (!item) return;
-    const key = KEYS.message(message.id);
     // Indexed first: a store error in between leaves an id without a message (skipped), never the reverse.
-    await this.store.addToSet(KEYS.day(dayOf(message.createdAt)), message.id, RECORD_TTL_MS + DAY_MS);
-    const created = await this.store.setIfAbsent(key, JSON.stringify(item), RECORD_TTL_MS);
-    if (!created) {
-      const existing = await readJson<OutboxItem>(this.store, key);
+    await this.store.addToSet(day.key, day.member, day.ttlMs);
+    if (!(await this.store.setIfAbsent(item.key, item.value, item.ttlMs))) {
+      const existing = await readJson<OutboxItem>(this.store, item.key);
       if (!existing || settled(existing)) return;
     }
-    await this.store.addToSet(KEYS.pending, message.id);
-    this.copies.set(message.id, message);
+    await this.store.addToSet(pending.key, pending.member);
     this.kick();
   }
 
@@ -122,7 +115,7 @@ export class Outbox {
         continue;
       }
       if (!item) this.logger.warn({ messageId: id }, 'outbox message missing from the store before it was delivered; recorded again from this process');
-      await this.record(message);
+      await this.recordAgain(message);
       restored = true;
     }
     return restored;

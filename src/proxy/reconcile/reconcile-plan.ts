@@ -1,5 +1,5 @@
-import { isLiveSession, isLiveTry, tryByReference, type Order, type PaymentTry } from './order-record.js';
-import { canRead, type ViewEnv } from './views.js';
+import { isLiveSession, isLiveTry, tryByReference, type Order, type PaymentTry } from '../order/order-record.js';
+import { canRead, type ViewEnv } from '../order/views.js';
 
 /** One read the reconciler owes an order. */
 export type DueRead =

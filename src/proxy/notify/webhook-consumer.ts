@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import type { CheckoutSnapshot, CheckoutViewStatus, PaymentSnapshot, PaymentViewStatus } from '../../protocol/index.js';
 import type { WebhookSettings } from '../config-webhooks.js';
 import type { CheckoutUpdate } from '../context.js';
-import type { OutboxConsumer, OutboxMessage } from '../outbox/outbox.js';
+import type { OutboxConsumer, OutboxMessage } from './outbox.js';
 import type { PaymentPayload } from '../order/messages.js';
 
 /** The consumer's name in the outbox (`deliveries.webhook`). */

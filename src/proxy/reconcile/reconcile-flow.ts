@@ -1,6 +1,6 @@
-import type { OrderDeps } from './order-deps.js';
-import type { Order } from './order-record.js';
-import { conflictLogged } from './pay-flow.js';
+import type { OrderDeps } from '../order/order-deps.js';
+import type { Order } from '../order/order-record.js';
+import { conflictLogged } from '../order/pay-flow.js';
 import { cadence, readsDue } from './reconcile-plan.js';
 
 /** What one reconciling pass decided: read again on the backoff, after this many ms, or not at all. */

@@ -1,4 +1,4 @@
-import { dayOf, INDEXED_DAYS, OUTBOX_KEYS, type Outbox, type OutboxItem } from '../outbox/outbox.js';
+import { dayOf, INDEXED_DAYS, OUTBOX_KEYS, type Outbox, type OutboxItem } from './outbox.js';
 import type { ProxyStore } from '../store/types.js';
 import { WEBHOOK_CONSUMER, webhookBody, type WebhookType } from './webhook-consumer.js';
 

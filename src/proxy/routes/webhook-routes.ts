@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SERVER_PATHS } from '../../protocol/index.js';
 import { parseInput, ProxyError } from '../errors.js';
 import { sendJson } from '../respond.js';
-import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
+import type { WebhookAdmin } from '../notify/webhook-admin.js';
 
 const listQuery = z.strictObject({
   state: z.enum(['pending', 'delivered', 'dead']).optional(),
