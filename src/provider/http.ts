@@ -58,6 +58,8 @@ export interface RequestSpec<T> {
   /** Schema of a successful answer. */
   response: z.ZodType<T>;
   signal?: AbortSignal | undefined;
+  /** `false`: a GET is sent once, without retries. */
+  retry?: boolean | undefined;
 }
 
 /** Resolved transport settings (see the client's config for their meaning and defaults). */
@@ -158,7 +160,7 @@ export function createHttp(settings: HttpSettings): Http {
       const refused = () => logger?.warn({ operation: spec.operation, upstream, reason: 'circuit-open' }, 'provider call refused: circuit open');
       const once = (n: number) => resilience.guard(upstream, spec.operation, () => attempt(spec, outgoing, n), refused);
       try {
-        return await (spec.method === 'GET' ? resilience.retried(once, deadline) : once(1));
+        return await (spec.method === 'GET' && spec.retry !== false ? resilience.retried(once, deadline) : once(1));
       } finally {
         deadline.clear();
       }

@@ -36,6 +36,11 @@ export type CircuitStateName = 'closed' | 'open' | 'half-open';
 export interface CallOptions {
   /** Aborts the call (the client's own timeouts still apply). */
   signal?: AbortSignal;
+  /**
+   * `false` sends a GET once, without the client's retries: for a caller that wants the first answer, not
+   * the best of three (a readiness check). POSTs are never retried anyway.
+   */
+  retry?: boolean;
 }
 
 /**
