@@ -15,6 +15,7 @@ import { accountsRoutes } from './routes/accounts.js';
 import { callbacksRoutes } from './routes/callbacks.js';
 import { checkoutsRoutes } from './routes/checkouts.js';
 import { healthRoutes } from './routes/health.js';
+import { readyRoutes } from './routes/ready.js';
 import { otpRoutes } from './routes/otp.js';
 import { paymentsRoutes } from './routes/payments.js';
 import { serverApiRoutes } from './routes/server-api.js';
@@ -155,6 +156,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     else guard();
   });
   healthRoutes(router, ctx);
+  readyRoutes(router, ctx);
   // The server API (server key), its webhook routes included.
   serverApiRoutes(router, ctx, relay, webhooks);
   otpRoutes(router, ctx);
