@@ -8,7 +8,7 @@ import type { ProxyContext } from './context.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { createLimiterFactory } from './limits.js';
 import { createProxyLogger, requestLogger } from './logger.js';
-import { anyBody, jsonBodies } from './middleware/body.js';
+import { anyBody, holdBodyToDeadline, jsonBodies } from './middleware/body.js';
 import { originPolicy } from './middleware/origins.js';
 import { createRelay } from './relay/relay.js';
 import { accountsRoutes } from './routes/accounts.js';
@@ -146,6 +146,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       host(req, res, next);
       return;
     }
+    holdBodyToDeadline(req, res, config.bodyTimeoutMs);
     const guard = (err?: unknown) => {
       if (err) next(err);
       else if (req.path.startsWith('/callbacks/')) callbackBodies(req, res, next);

@@ -1,0 +1,83 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** What a parser reading a body does when its request's deadline passes (answers 408). */
+type OnExpiry = () => void;
+
+/** The deadline of each request that announced a body and has not finished sending it. */
+interface BodyDeadline {
+  timer: NodeJS.Timeout;
+  expired: boolean;
+  /** Set while a parser reads the body: it answers the request itself. */
+  onExpiry: OnExpiry | undefined;
+}
+
+const deadlines = new WeakMap<IncomingMessage, BodyDeadline>();
+
+/** Whether the request says a body follows (a length above 0, or chunks). */
+function announcesBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return length !== '0';
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Holds a request's body to `timeoutMs` from now (the moment the router first sees it, its headers just
+ * read), whoever reads the body, or nobody. A body that has not arrived by then is cut:
+ *
+ * - while a parser reads it, the parser answers 408 in the error shape and closes the connection
+ *   ({@link readingBody});
+ * - a request answered without its body being read (a refused origin, a 415, a GET that sends a body) is
+ *   not waited for: Node would read and drop the rest to reuse the connection, as slowly as the client
+ *   sends it (300 s by default), so the connection is closed at the deadline;
+ * - a route still working on it answers with `Connection: close`, and the connection is closed then.
+ *
+ * The time is kept by one timer per request with a body, so the cut comes when the timer says, however
+ * busy the process is with other work. Calling it again for the same request does nothing.
+ */
+export function holdBodyToDeadline(req: IncomingMessage, res: ServerResponse, timeoutMs: number): void {
+  if (req.complete || deadlines.has(req) || !announcesBody(req)) return;
+  const deadline: BodyDeadline = {
+    timer: setTimeout(() => expire(req, res, deadline), timeoutMs),
+    expired: false,
+    onExpiry: undefined,
+  };
+  deadline.timer.unref();
+  deadlines.set(req, deadline);
+  const settle = () => clearTimeout(deadline.timer);
+  req.once('end', settle);
+  req.once('close', settle);
+}
+
+function expire(req: IncomingMessage, res: ServerResponse, deadline: BodyDeadline): void {
+  if (req.complete) return;
+  deadline.expired = true;
+  if (deadline.onExpiry) {
+    deadline.onExpiry();
+    return;
+  }
+  if (res.headersSent) {
+    // Answered (or streaming an answer) and the body still trickles in: nothing left to wait for.
+    req.socket.destroy();
+    return;
+  }
+  res.setHeader('Connection', 'close');
+  res.once('finish', () => req.socket.destroy());
+}
+
+/**
+ * Registers a parser reading `req`'s body: `onExpiry` runs if the deadline passes first. Returns whether the
+ * request has a deadline at all (false: no body announced, or the router did not start one), and a way to
+ * say the reading ended (the parser's callback), after which an expiry no longer calls it.
+ */
+export function readingBody(req: IncomingMessage, onExpiry: OnExpiry): { held: boolean; expired(): boolean; done(): void } {
+  const deadline = deadlines.get(req);
+  if (!deadline) return { held: false, expired: () => false, done: () => undefined };
+  deadline.onExpiry = onExpiry;
+  return {
+    held: true,
+    expired: () => deadline.expired,
+    done: () => {
+      deadline.onExpiry = undefined;
+    },
+  };
+}
