@@ -71,7 +71,7 @@ function readEnv(env: NodeJS.ProcessEnv): EnvReading {
 
   const sandboxUrl = given('SANDBOX_URL') ?? DEFAULT_SANDBOX_URL;
   const sandboxBase = /^https?:\/\/[^/]/i.test(sandboxUrl) && URL.canParse(sandboxUrl) ? sandboxUrl.replace(/\/+$/, '') : undefined;
-  if (sandbox && sandboxBase === undefined) problems.push(`SANDBOX_URL: must be an http(s) URL such as ${DEFAULT_SANDBOX_URL}`);
+  if (sandbox && sandboxBase === undefined) problems.push(`SANDBOX_URL: must be an absolute http(s) URL, such as ${DEFAULT_SANDBOX_URL}`);
 
   /** A variable's value, or the sandbox's default (recording `defaultFrom` as its source), or a problem. */
   const read = (name: string, path: string, sandboxDefault?: string, defaultFrom?: string): string | undefined => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { connect, type Socket } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, request as httpRequest } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { SERVER_PATHS } from '../../src/protocol/index.js';
 import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
 import { freePort, startRedis } from '../proxy/helpers.js';
@@ -76,6 +77,40 @@ function received(r: Raw, pattern: RegExp): Promise<void> {
 }
 
 const portOf = (url: string) => Number(new URL(url).port);
+
+/**
+ * A front of the sandbox that forwards every request, except that those whose path starts with `held`
+ * wait until `release()`: a request in flight upstream for exactly as long as the test wants.
+ */
+async function gate(target: string, held: string) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let waiting = 0;
+  const server = createServer((req, res) => {
+    const forward = () => {
+      const upstream = httpRequest(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    };
+    if (req.url?.startsWith(held)) {
+      waiting += 1;
+      void released.then(forward);
+    } else forward();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    waiting: () => waiting,
+    release,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
 
 describe('merchant-elements serve', () => {
   let sandbox: StartedSandbox;
@@ -190,7 +225,7 @@ describe('merchant-elements serve', () => {
       'LOG_LEVEL: must be one of',
       'TRUST_PROXY:',
       'SERVER_API_HOST: applies only with SERVER_API_PORT',
-      'SANDBOX_URL: must be an http(s) URL',
+      'SANDBOX_URL: must be an absolute http(s) URL',
       'WEBHOOK_URL: is required when WEBHOOK_SECRET is set',
       'PROXY_TOKEN_SECRET: must be at least 32 bytes long',
     ]) {
@@ -293,7 +328,10 @@ describe('merchant-elements serve', () => {
   }, 60_000);
 
   it('on SIGTERM closes idle connections at once, lets requests in flight finish and ends event streams, then exits 0 (finding 10)', async () => {
-    const s = serve(['--port', '0'], env());
+    // OTP sends wait at this front of the sandbox until the test lets them through.
+    const front = await gate(sandbox.url, '/v1/external/generate/otp');
+    onTestFinished(() => front.close());
+    const s = serve(['--port', '0'], { ...env(), SANDBOX_URL: front.url });
     children.push(s);
     const url = await listening(s);
     const base = `${url}/merchant-elements`;
@@ -315,16 +353,13 @@ describe('merchant-elements serve', () => {
     const reader = stream.body!.getReader();
     await reader.read();
 
-    // An OTP send the sandbox holds for 2 s, in flight upstream when the signal comes.
-    await fetch(`${sandbox.url}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'latency', path: '/v1/external/generate/otp' }) });
-    const held = () => sandbox.app.sandbox.requestCounts.get('fault.latency') ?? 0;
-    const before = held();
+    // An OTP send held upstream, in flight when the signal comes.
     const otpToken = await mint('otp', { purpose: 'sign-in' });
     const otp = fetch(`${base}/otp/send`, { method: 'POST', headers: { authorization: `Bearer ${otpToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ recipient: '0241234567' }) }).then(
       (res) => res.status,
       (err: unknown) => err,
     );
-    await eventually(() => (held() > before ? true : undefined));
+    await eventually(() => (front.waiting() > 0 ? true : undefined), 20_000);
 
     // A request whose body is still on its way: the service has its headers (it answered 100 Continue).
     const body = JSON.stringify({ purpose: 'sign-in' });
@@ -343,8 +378,11 @@ describe('merchant-elements serve', () => {
     expect(slow.text()).toMatch(/connection: close/i);
     await slow.closed;
 
-    // The stream ends as a stream does; the held OTP send is answered (the store is closed only after).
+    // The stream ends as a stream does; the OTP send, let through now, is answered (the store is closed
+    // only after the requests in flight).
     for (;;) if ((await reader.read()).done) break;
+    expect(s.child.exitCode).toBeNull();
+    front.release();
     expect(await otp).toBe(200);
     expect(await s.exit).toBe(0);
     const lines = s.lines();

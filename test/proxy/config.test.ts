@@ -218,7 +218,7 @@ describe('configFromEnv', () => {
 
   it('reports a bad SANDBOX_URL as SANDBOX_URL, not as the base URLs made from it, beside the other problems', () => {
     expect(problemsOf(() => configFromEnv({ SANDBOX_URL: 'localhost:4010', PROXY_TOKEN_SECRET: 'Short-Secret-1234', WEBHOOK_SECRET: 'whsec_x' }))).toEqual([
-      'SANDBOX_URL: must be an http(s) URL such as http://127.0.0.1:4010',
+      'SANDBOX_URL: must be an absolute http(s) URL, such as http://127.0.0.1:4010',
       'WEBHOOK_URL: is required when WEBHOOK_SECRET is set (signed webhooks need both)',
       'PROXY_TOKEN_SECRET: must be at least 32 bytes long',
     ]);
