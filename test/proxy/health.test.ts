@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { healthResponse } from '../../src/protocol/index.js';
 import { startHarness, startRedis, type Harness, type HarnessOptions } from './helpers.js';
-import { eventually } from './sse-client.js';
+import { withCheckoutCircuitOpen } from './checkout-outage.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -43,26 +43,8 @@ describe('GET /health', () => {
   });
 
   it('keeps one circuit per interface: checkout status reads failing open the checkout circuit only; payments and OTP go on', async () => {
-    await start({
-      config: {
-        circuitBreaker: { threshold: 0.5, minimumCalls: 3, windowMs: 60_000, halfOpenAfterMs: 60_000 },
-        relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 },
-      },
-    });
-    // The sandbox fails every checkout status read; the relay's reads of a pending session open that circuit.
-    const scripted = await fetch(`${h.sandbox.url}/__sandbox/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: '503', method: 'GET', path: '/v1/checkout/', count: 10_000 }),
-    });
-    expect(scripted.status).toBe(201);
-    const checkout = await h.post('/checkouts', {}, { token: await h.mintCheckout() });
-    expect(checkout.status, checkout.text).toBe(201);
-    const circuits = await eventually(async () => {
-      const res = await h.get('/health');
-      return res.body.upstream.circuits.checkout === 'open' ? res.body.upstream.circuits : undefined;
-    });
-    expect(circuits).toEqual({ messaging: 'closed', payment: 'closed', checkout: 'open' });
+    h = await withCheckoutCircuitOpen();
+    expect((await h.get('/health')).body.upstream.circuits).toEqual({ messaging: 'closed', payment: 'closed', checkout: 'open' });
 
     const paid = await h.post('/payments', { msisdn: '0240000001' }, { token: await h.mintPayment() });
     expect(paid.status, paid.text).toBe(202);

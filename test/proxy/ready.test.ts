@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readinessResponse } from '../../src/protocol/index.js';
 import { READY_PATH } from '../../src/proxy/routes/ready.js';
 import { freePort, sandboxProvider, startHarness, startRedis, type Harness, type HarnessOptions } from './helpers.js';
-import { eventually } from './sse-client.js';
+import { withCheckoutCircuitOpen } from './checkout-outage.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -100,19 +100,7 @@ describe('GET /ready', () => {
   });
 
   it('is not ready while an interface’s circuit is open, and does not call it', async () => {
-    await start({
-      config: {
-        circuitBreaker: { threshold: 0.5, minimumCalls: 3, windowMs: 60_000, halfOpenAfterMs: 60_000 },
-        relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 },
-      },
-    });
-    await fetch(`${h.sandbox.url}/__sandbox/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: '503', method: 'GET', path: '/v1/checkout/', count: 10_000 }),
-    });
-    expect((await h.post('/checkouts', {}, { token: await h.mintCheckout() })).status).toBe(201);
-    await eventually(async () => ((await h.get('/health')).body.upstream.circuits.checkout === 'open' ? true : undefined));
+    h = await withCheckoutCircuitOpen();
     const before = reads().checkout;
     const res = await h.get(READY_PATH);
     expect(res.status).toBe(503);
