@@ -3,15 +3,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** What a parser reading a body does when its request's deadline passes (answers 408). */
 type OnExpiry = () => void;
 
-/** The deadline of each request that announced a body and has not finished sending it. */
-interface BodyDeadline {
+/** The deadline of a request that announced a body and has not finished sending it. */
+export interface BodyDeadline {
   timer: NodeJS.Timeout;
   expired: boolean;
   /** Set while a parser reads the body: it answers the request itself. */
   onExpiry: OnExpiry | undefined;
 }
 
-const deadlines = new WeakMap<IncomingMessage, BodyDeadline>();
+/** Where a request keeps its deadline (a property, not a WeakMap: one per POST, and ephemerons cost GC time). */
+const DEADLINE = Symbol('merchant-elements.body-deadline');
+type Held = IncomingMessage & { [DEADLINE]?: BodyDeadline };
 
 /** Whether the request says a body follows (a length above 0, or chunks). */
 function announcesBody(req: IncomingMessage): boolean {
@@ -35,14 +37,14 @@ function announcesBody(req: IncomingMessage): boolean {
  * busy the process is with other work. Calling it again for the same request does nothing.
  */
 export function holdBodyToDeadline(req: IncomingMessage, res: ServerResponse, timeoutMs: number): void {
-  if (req.complete || deadlines.has(req) || !announcesBody(req)) return;
+  if (req.complete || (req as Held)[DEADLINE] !== undefined || !announcesBody(req)) return;
   const deadline: BodyDeadline = {
     timer: setTimeout(() => expire(req, res, deadline), timeoutMs),
     expired: false,
     onExpiry: undefined,
   };
   deadline.timer.unref();
-  deadlines.set(req, deadline);
+  (req as Held)[DEADLINE] = deadline;
   const settle = () => clearTimeout(deadline.timer);
   req.once('end', settle);
   req.once('close', settle);
@@ -65,19 +67,10 @@ function expire(req: IncomingMessage, res: ServerResponse, deadline: BodyDeadlin
 }
 
 /**
- * Registers a parser reading `req`'s body: `onExpiry` runs if the deadline passes first. Returns whether the
- * request has a deadline at all (false: no body announced, or the router did not start one), and a way to
- * say the reading ended (the parser's callback), after which an expiry no longer calls it.
+ * The deadline the router started for `req` (undefined: no body announced, or no router started one). A
+ * parser reading the body sets `onExpiry` to answer the request itself if the deadline passes first, and
+ * clears it when its reading ends.
  */
-export function readingBody(req: IncomingMessage, onExpiry: OnExpiry): { held: boolean; expired(): boolean; done(): void } {
-  const deadline = deadlines.get(req);
-  if (!deadline) return { held: false, expired: () => false, done: () => undefined };
-  deadline.onExpiry = onExpiry;
-  return {
-    held: true,
-    expired: () => deadline.expired,
-    done: () => {
-      deadline.onExpiry = undefined;
-    },
-  };
+export function deadlineOf(req: IncomingMessage): BodyDeadline | undefined {
+  return (req as Held)[DEADLINE];
 }

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ProxyError } from '../errors.js';
-import { readingBody } from './body-deadline.js';
+import { deadlineOf } from './body-deadline.js';
 
 export { holdBodyToDeadline } from './body-deadline.js';
 
@@ -31,18 +31,19 @@ function withDeadline(parser: Middleware, timeoutMs: number): Middleware {
       res.once('finish', () => req.socket.destroy());
       next(new ProxyError('INVALID_INPUT', 'The request body took too long to arrive.', {}, 408));
     };
-    const reading = readingBody(req, timeUp);
-    let timer: NodeJS.Timeout | undefined;
-    if (reading.expired()) {
+    const deadline = deadlineOf(req);
+    if (deadline?.expired) {
       timeUp();
       return;
     }
-    if (!reading.held) {
+    let timer: NodeJS.Timeout | undefined;
+    if (deadline) deadline.onExpiry = timeUp;
+    else {
       timer = setTimeout(timeUp, timeoutMs);
       timer.unref();
     }
     parser(req, res, (err?: unknown) => {
-      reading.done();
+      if (deadline) deadline.onExpiry = undefined;
       if (done) return;
       done = true;
       clearTimeout(timer);
