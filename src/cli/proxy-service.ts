@@ -114,18 +114,19 @@ export async function startProxyService(options: ServiceOptions): Promise<Runnin
   warnAboutDefaults(options.env, proxy, log);
 
   const split = options.serverApi;
-  const servers: ServiceServer[] = [createServiceServer(publicApp(proxy, options, split !== undefined))];
-  if (split) servers.push(createServiceServer(serverApiApp(proxy, options)));
-  let urls: string[];
+  const listeners: Array<{ server: ServiceServer; port: number; host: string }> = [
+    { server: createServiceServer(publicApp(proxy, options, split !== undefined)), port: options.port, host: options.host },
+  ];
+  if (split) listeners.push({ server: createServiceServer(serverApiApp(proxy, options)), ...split });
+  const urls: string[] = [];
   try {
-    urls = [];
-    urls.push(urlOf(options.host, (await servers[0]!.listen(options.port, options.host)).port));
-    if (split) urls.push(urlOf(split.host, (await servers[1]!.listen(split.port, split.host)).port));
+    for (const { server, port, host } of listeners) urls.push(urlOf(host, (await server.listen(port, host)).port));
   } catch (err) {
-    for (const s of servers) s.server.close();
+    for (const { server } of listeners) server.server.close();
     await proxy.close();
     throw err;
   }
+  const servers = listeners.map((l) => l.server);
   const [url, serverApiUrl] = urls as [string, string | undefined];
   log.info(
     {

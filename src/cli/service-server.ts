@@ -44,11 +44,10 @@ export interface ServiceServer {
   /**
    * Graceful stop: no new connections; idle ones closed at once; event streams ended; each other
    * connection closed as soon as its last request is answered; whatever is left cut at `deadline` (a
-   * time in ms, `Date.now()`-based). Resolves once every connection is gone.
+   * time in ms, `Date.now()`-based). Answers from then on carry `Connection: close`. Resolves once every
+   * connection is gone.
    */
   drain(deadline: number): Promise<DrainReport>;
-  /** True once `drain` was called: answers then carry `Connection: close`. */
-  readonly draining: boolean;
 }
 
 /**
@@ -89,9 +88,6 @@ export function createServiceServer(app: RequestListener): ServiceServer {
 
   return {
     server,
-    get draining() {
-      return draining;
-    },
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);

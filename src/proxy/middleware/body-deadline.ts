@@ -5,7 +5,9 @@ type OnExpiry = () => void;
 
 /** The deadline of a request that announced a body and has not finished sending it. */
 export interface BodyDeadline {
+  /** Fires at the deadline; cleared when the body has arrived or the request is gone. */
   timer: NodeJS.Timeout;
+  /** True once the deadline passed with the body incomplete. */
   expired: boolean;
   /** Set while a parser reads the body: it answers the request itself. */
   onExpiry: OnExpiry | undefined;
@@ -27,7 +29,7 @@ function announcesBody(req: IncomingMessage): boolean {
  * read), whoever reads the body, or nobody. A body that has not arrived by then is cut:
  *
  * - while a parser reads it, the parser answers 408 in the error shape and closes the connection
- *   ({@link readingBody});
+ *   ({@link deadlineOf});
  * - a request answered without its body being read (a refused origin, a 415, a GET that sends a body) is
  *   not waited for: Node would read and drop the rest to reuse the connection, as slowly as the client
  *   sends it (300 s by default), so the connection is closed at the deadline;
