@@ -168,7 +168,10 @@ function checked({ config, problems, sources }: EnvReading): string[] {
   }
 }
 
-/** `provider.messagingBaseUrl: must be…` → `MESSAGING_BASE_URL: must be…` (the longest known path that starts it). */
+/**
+ * `provider.messagingBaseUrl: must be…` → `MESSAGING_BASE_URL: must be…` (the longest known path that
+ * starts it).
+ */
 function byVariable(problem: string, sources: Map<string, string>): string {
   const colon = problem.indexOf(':');
   const path = colon === -1 ? problem : problem.slice(0, colon);
@@ -176,5 +179,7 @@ function byVariable(problem: string, sources: Map<string, string>): string {
   for (const known of sources.keys()) {
     if ((path === known || path.startsWith(`${known}.`)) && (best === undefined || known.length > best.length)) best = known;
   }
-  return best === undefined ? problem : `${sources.get(best)}${problem.slice(colon)}`;
+  const named = best === undefined ? problem : `${sources.get(best)}${problem.slice(colon)}`;
+  // A rule across options names the other one too (`when provider.env is production`): by its variable.
+  return named.replace(/\bprovider\.env\b/g, 'PROVIDER_ENV');
 }

@@ -242,7 +242,7 @@ describe('configFromEnv', () => {
     };
     expect(problemsOf(() => configFromEnv({ ...env, PROXY_TOKEN_SECRET: 'Short-Secret-1234' }))).toEqual([
       'PROXY_TOKEN_SECRET: must be at least 32 bytes long',
-      'WEBHOOK_URL: must be https when provider.env is staging (http only in the sandbox or to a loopback host)',
+      'WEBHOOK_URL: must be https when PROVIDER_ENV is staging (http only in the sandbox or to a loopback host)',
     ]);
   });
 
