@@ -1,11 +1,11 @@
 /**
  * The proxy as a service, over real sockets to a real `merchant-elements serve`: what it does on SIGTERM,
- * how it holds requests that trickle in to their deadlines, the server API on a port of its own, and its
- * probes with the provider out of reach.
+ * how it holds requests that trickle in to their deadlines, and the server API on a port of its own.
+ * Readiness with the provider out of reach is proven on the router (test/proxy/ready.test.ts); here only
+ * that /ready answers at the root (serve-command.test.ts).
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { SERVER_PATHS } from '../../src/protocol/index.js';
-import { freePort } from '../proxy/helpers.js';
 import { eventually } from '../proxy/sse-client.js';
 import { gate, listening, portOf, raw, received, SERVER_KEY, serveSuite } from './serve-harness.js';
 
@@ -151,22 +151,6 @@ describe('merchant-elements serve as a service', () => {
     expect((await sent(apiBase)).status).toBe(404);
     for (const at of [url, new URL(apiBase).origin]) expect((await fetch(`${at}/health`)).status).toBe(200);
 
-    s.child.kill('SIGTERM');
-    expect(await s.exit).toBe(0);
-  }, 120_000);
-
-  it('answers /ready 503 naming each interface while the provider cannot be reached, /health staying 200', async () => {
-    const s = suite.serve(['--port', '0'], { ...suite.env(), SANDBOX_URL: `http://127.0.0.1:${await freePort()}` });
-    const url = await listening(s);
-    expect((await fetch(`${url}/health`)).status).toBe(200);
-    const ready = await fetch(`${url}/ready`);
-    expect(ready.status).toBe(503);
-    const answer = (await ready.json()) as { ready: boolean; reasons: string[] };
-    expect(answer.ready).toBe(false);
-    expect(answer.reasons).toHaveLength(3);
-    for (const name of ['messaging interface', 'payment gateway', 'checkout interface']) {
-      expect(answer.reasons.some((r) => r.startsWith(`the ${name}: the provider could not be reached`))).toBe(true);
-    }
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
   }, 120_000);
