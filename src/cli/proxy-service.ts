@@ -1,27 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
+import type { Server } from 'node:http';
+import express, { type Express, type RequestHandler } from 'express';
 import { pino, type Logger } from 'pino';
-import { DEFAULT_PROXY_PATH } from '../protocol/index.js';
-import { ConfigError, configFromEnv, createMerchantProxy, resolveConfig, type MerchantProxy, type ProxyConfig } from '../proxy/index.js';
+import { DEFAULT_PROXY_PATH, PROXY_PATHS, SERVER_PATHS } from '../protocol/index.js';
+import { ConfigError, configFromEnv, createMerchantProxy, type MerchantProxy, type ProxyConfig } from '../proxy/index.js';
+import { holdBodyToDeadline } from '../proxy/middleware/body.js';
+import { READY_PATH } from '../proxy/routes/ready.js';
 import { CliConfigError } from './errors.js';
+import { createServiceServer, SERVICE_TIMEOUTS, type DrainReport, type ServiceServer } from './service-server.js';
 
-/** Server timeouts of `merchant-elements serve` (DESIGN: the proxy as a service). */
-export const SERVICE_TIMEOUTS = {
-  /** A request's headers must arrive within 10 s (slowloris). */
-  headersTimeoutMs: 10_000,
-  /** A whole request (headers and body) within 30 s; answers and event streams take as long as they need. */
-  requestTimeoutMs: 30_000,
-  /**
-   * An idle keep-alive connection is kept 65 s: longer than the 60 s idle timeout of the usual load
-   * balancers (AWS ALB, nginx), so the balancer, not the proxy, closes it and never sends on a closed socket.
-   */
-  keepAliveTimeoutMs: 65_000,
-  /** On SIGTERM, requests in flight get this long to finish before their connections are cut. */
-  shutdownGraceMs: 10_000,
-  /** How long start-up waits for the store (Redis) to answer before giving up. */
-  readyTimeoutMs: 15_000,
-} as const;
+export { SERVICE_TIMEOUTS } from './service-server.js';
 
 /** Where and how the service listens, from the flags and the environment. */
 export interface ServiceOptions {
@@ -33,6 +20,11 @@ export interface ServiceOptions {
   trustProxy: boolean | number | string;
   /** pino level (LOG_LEVEL, `info` by default). */
   logLevel: string;
+  /**
+   * Where the server API listens apart from the browser routes (SERVER_API_PORT, SERVER_API_HOST): then
+   * `port` serves no `/server/` path at all. Absent: the server API is under the mount path of `port`.
+   */
+  serverApi?: { port: number; host: string } | undefined;
   /** The environment (DESIGN's configuration table). */
   env: NodeJS.ProcessEnv;
   /** A logger to use instead of JSON lines on stdout (tests). */
@@ -43,34 +35,31 @@ export interface ServiceOptions {
 export interface RunningService {
   /** `http://host:port` the service listens on. */
   url: string;
+  /** `http://host:port` of the server API's own listener, when it has one. */
+  serverApiUrl: string | undefined;
   proxy: MerchantProxy;
   server: Server;
   logger: Logger;
   /**
-   * Graceful shutdown: stops accepting connections, ends the event streams, lets requests in flight finish
-   * (at most `shutdownGraceMs`), waits for the deliveries in flight (`proxy.close()`).
+   * Graceful shutdown: stops accepting connections, closes idle ones at once, ends the event streams, lets
+   * requests in flight finish (at most `shutdownGraceMs`), then stops the proxy (`proxy.close()`: pollers,
+   * deliveries in flight, the store).
    */
   close(): Promise<void>;
 }
 
-/** The variable behind each configuration field, so a problem names what the operator sets. */
-const VARIABLE_OF: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^tokenSecret\b/, 'PROXY_TOKEN_SECRET'],
-  [/^serverKey\b/, 'PROXY_SERVER_KEY'],
-  [/^allowedOrigins\b(\.\d+)?/, 'PROXY_ALLOWED_ORIGINS'],
-  [/^redisUrl\b/, 'REDIS_URL'],
-  [/^redisPrefix\b/, 'REDIS_PREFIX'],
-  [/^defaultCountry\b/, 'DEFAULT_COUNTRY'],
-  [/^payeeName\b/, 'PAYEE_NAME'],
-  [/^otp\.sender\b/, 'OTP_SENDER'],
-  [/^otp\.template\b/, 'OTP_TEMPLATE'],
-  [/^provider\.messagingBaseUrl\b/, 'MESSAGING_BASE_URL'],
-  [/^provider\.paymentBaseUrl\b/, 'PAYMENT_BASE_URL'],
-];
-
-function byVariable(problem: string): string {
-  for (const [field, variable] of VARIABLE_OF) if (field.test(problem)) return problem.replace(field, variable);
-  return problem;
+/**
+ * The problems of the proxy's configuration in the environment, each under its variable (none: empty).
+ * `merchant-elements serve` reports them with its own variables' in one go.
+ */
+export function serviceConfigProblems(env: NodeJS.ProcessEnv): string[] {
+  try {
+    configFromEnv(env);
+    return [];
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
 }
 
 /**
@@ -79,12 +68,9 @@ function byVariable(problem: string): string {
  */
 export function serviceConfig(env: NodeJS.ProcessEnv, logger: Logger): ProxyConfig {
   try {
-    const config: ProxyConfig = { ...configFromEnv(env), logger };
-    // createMerchantProxy validates again; here every problem is reported before anything starts.
-    resolveConfig(config);
-    return config;
+    return { ...configFromEnv(env), logger };
   } catch (err) {
-    if (err instanceof ConfigError) throw new CliConfigError(err.problems.map(byVariable));
+    if (err instanceof ConfigError) throw new CliConfigError(err.problems);
     throw err;
   }
 }
@@ -93,6 +79,7 @@ export function serviceConfig(env: NodeJS.ProcessEnv, logger: Logger): ProxyConf
  * Parses TRUST_PROXY as Express takes `trust proxy`: empty or `false` → false; `true` → true (trust every
  * hop: only behind a proxy that overwrites X-Forwarded-For); a whole number → that many hops; anything else
  * → addresses, subnets or `loopback`/`linklocal`/`uniquelocal`, comma-separated (checked by Express).
+ * @throws Error whose message says what is wrong (without the variable's name).
  */
 export function parseTrustProxy(raw: string | undefined): boolean | number | string {
   const value = raw?.trim() ?? '';
@@ -103,20 +90,20 @@ export function parseTrustProxy(raw: string | undefined): boolean | number | str
   try {
     probe.set('trust proxy', value);
   } catch (err) {
-    throw new CliConfigError([`TRUST_PROXY: ${(err as Error).message}; give true, a hop count, or addresses and subnets (10.0.0.0/8, loopback)`]);
+    throw new Error(`${(err as Error).message}; give true, a hop count, or addresses and subnets (10.0.0.0/8, loopback)`);
   }
   return value;
 }
 
 /**
- * Starts the proxy as a service: JSON logs (pino), the router at `options.path`, `/health` at the root
- * for probes, server timeouts set, `trust proxy` as configured. Listens only once the proxy is ready (the
- * store answers); a store that does not answer within `readyTimeoutMs` fails start-up.
+ * Starts the proxy as a service: JSON logs (pino), the router at `options.path`, `/health` and `/ready` at
+ * the root for probes, server timeouts set, `trust proxy` as configured, and the server API on a listener
+ * of its own when `options.serverApi` says so. Listens only once the proxy is ready (the store answers); a
+ * store that does not answer within `readyTimeoutMs` fails start-up.
  */
 export async function startProxyService(options: ServiceOptions): Promise<RunningService> {
   const logger = options.logger ?? pino({ name: 'merchant-elements', level: options.logLevel });
-  const config = serviceConfig(options.env, logger);
-  const proxy = createMerchantProxy(config);
+  const proxy = createMerchantProxy(serviceConfig(options.env, logger));
   const log = proxy.logger;
   try {
     await withTimeout(proxy.ready(), SERVICE_TIMEOUTS.readyTimeoutMs, 'the store did not answer in time (check REDIS_URL)');
@@ -124,67 +111,109 @@ export async function startProxyService(options: ServiceOptions): Promise<Runnin
     await proxy.close();
     throw err;
   }
-  if (!options.env.PROXY_TOKEN_SECRET?.trim()) {
+  warnAboutDefaults(options.env, proxy, log);
+
+  const split = options.serverApi;
+  const listeners: Array<{ server: ServiceServer; port: number; host: string }> = [
+    { server: createServiceServer(publicApp(proxy, options, split !== undefined)), port: options.port, host: options.host },
+  ];
+  if (split) listeners.push({ server: createServiceServer(serverApiApp(proxy, options)), ...split });
+  const urls: string[] = [];
+  try {
+    for (const { server, port, host } of listeners) urls.push(urlOf(host, (await server.listen(port, host)).port));
+  } catch (err) {
+    for (const { server } of listeners) server.server.close();
+    await proxy.close();
+    throw err;
+  }
+  const servers = listeners.map((l) => l.server);
+  const [url, serverApiUrl] = urls as [string, string | undefined];
+  log.info(
+    {
+      url,
+      proxy: `${url}${options.path}`,
+      health: `${url}${PROXY_PATHS.health}`,
+      ready: `${url}${READY_PATH}`,
+      serverApi: `${serverApiUrl ?? url}${options.path}${SERVER_PATHS.prefix}`,
+      trustProxy: options.trustProxy,
+      store: proxy.config.redisUrl ? 'redis' : 'memory',
+    },
+    'listening',
+  );
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      log.info(
+        { graceMs: SERVICE_TIMEOUTS.shutdownGraceMs },
+        'shutting down: no new connections, idle ones closed, event streams ended, requests in flight finishing',
+      );
+      const deadline = Date.now() + SERVICE_TIMEOUTS.shutdownGraceMs;
+      const reports = await Promise.all(servers.map((s) => s.drain(deadline)));
+      log.info(sum(reports), 'connections closed');
+      // Only now: requests in flight were still reading and writing the store.
+      await proxy.close();
+      log.info('stopped');
+    })());
+  return { url, serverApiUrl, proxy, server: servers[0]!.server, logger: log, close };
+}
+
+/** The browser routes (and the server API unless it listens apart), with `/health` and `/ready` at the root. */
+function publicApp(proxy: MerchantProxy, options: ServiceOptions, serverApiApart: boolean): Express {
+  const app = baseApp(proxy, options);
+  // When the server API listens elsewhere, its paths here are like any unknown one.
+  app.use(options.path, serverApiApart ? (req, res, next) => (isServerPath(req.path) ? next() : proxy.router(req, res, next)) : proxy.router);
+  app.use(notFound(proxy, options.path));
+  return app;
+}
+
+/** The server API's own listener: `<path>/server/…` (the same URLs as on a single port), and the probes. */
+function serverApiApp(proxy: MerchantProxy, options: ServiceOptions): Express {
+  const app = baseApp(proxy, options);
+  app.use(options.path, (req, res, next) => (isServerPath(req.path) ? proxy.router(req, res, next) : next()));
+  app.use(notFound(proxy, `${options.path}${SERVER_PATHS.prefix}`));
+  return app;
+}
+
+/** An app with the service's settings, and `/health` and `/ready` at the root, where probes look. */
+function baseApp(proxy: MerchantProxy, options: ServiceOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy);
+  const probe: RequestHandler = (req, res, next) => proxy.router(req, res, next);
+  app.get(PROXY_PATHS.health, probe);
+  app.get(READY_PATH, probe);
+  return app;
+}
+
+function isServerPath(path: string): boolean {
+  return path === '/server' || path.startsWith(SERVER_PATHS.prefix);
+}
+
+/** The JSON 404 of paths outside the proxy; a body sent with one is not waited for past the body deadline. */
+function notFound(proxy: MerchantProxy, where: string): RequestHandler {
+  return (req, res) => {
+    holdBodyToDeadline(req, res, proxy.config.bodyTimeoutMs);
+    res.status(404).json({ error: 'NOT_FOUND', message: `There is nothing at this address; the proxy is at ${where}.`, details: {} });
+  };
+}
+
+function warnAboutDefaults(env: NodeJS.ProcessEnv, proxy: MerchantProxy, log: Logger): void {
+  if (!env.PROXY_TOKEN_SECRET?.trim()) {
     log.warn('PROXY_TOKEN_SECRET is not set: a random secret signs tokens, so they die with this process and no other instance or language can mint them');
   }
   if (!proxy.config.serverKey) log.warn('PROXY_SERVER_KEY is not set: the server API answers 503 SERVER_API_DISABLED');
   if (proxy.config.allowedOrigins.length === 0) {
     log.warn('PROXY_ALLOWED_ORIGINS is empty: only pages served through the same origin (a reverse proxy or rewrite) can use this proxy');
   }
+}
 
-  let draining = false;
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', options.trustProxy);
-  app.use((_req, res, next) => {
-    // While shutting down, every answer asks the client to open its next request elsewhere.
-    if (draining) res.setHeader('Connection', 'close');
-    next();
-  });
-  // Probes at the root as well as under the mount path; the proxy answers both (store and circuit state).
-  app.get('/health', (req, res, next) => proxy.router(req, res, next));
-  app.use(options.path, proxy.router);
-  app.use((_req, res) => {
-    res.status(404).json({ error: 'NOT_FOUND', message: `There is nothing at this address; the proxy is at ${options.path}.`, details: {} });
-  });
+function urlOf(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
 
-  const server = createServer({
-    headersTimeout: SERVICE_TIMEOUTS.headersTimeoutMs,
-    requestTimeout: SERVICE_TIMEOUTS.requestTimeoutMs,
-    keepAliveTimeout: SERVICE_TIMEOUTS.keepAliveTimeoutMs,
-  }, app);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (err) {
-    await proxy.close();
-    throw err;
-  }
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
-  log.info({ url, proxy: `${url}${options.path}`, health: `${url}/health`, trustProxy: options.trustProxy, store: proxy.config.redisUrl ? 'redis' : 'memory' }, 'listening');
-
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      draining = true;
-      log.info('shutting down: no new connections, ending event streams, finishing requests and deliveries in flight');
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // Ends the event streams (their requests then finish), stops the pollers, drains the outbox.
-      await proxy.close();
-      const grace = setTimeout(() => server.closeAllConnections(), SERVICE_TIMEOUTS.shutdownGraceMs);
-      grace.unref();
-      await closed;
-      clearTimeout(grace);
-      log.info('stopped');
-    })());
-  return { url, proxy, server, logger: log, close };
+function sum(reports: DrainReport[]): DrainReport {
+  return reports.reduce((a, b) => ({ idle: a.idle + b.idle, inFlight: a.inFlight + b.inFlight, streams: a.streams + b.streams }));
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

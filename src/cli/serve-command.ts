@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_PROXY_PATH } from '../protocol/index.js';
 import type { CliCommand } from './command.js';
-import { EXIT, UsageError } from './errors.js';
-import { portFlag } from './flags.js';
-import { parseTrustProxy, startProxyService } from './proxy-service.js';
+import { CliConfigError, EXIT, UsageError } from './errors.js';
+import { parseTrustProxy, serviceConfigProblems, startProxyService, type ServiceOptions } from './proxy-service.js';
 import { serveUntilStopped } from './serve.js';
 
 /** Default port of `merchant-elements serve`. */
@@ -11,35 +10,49 @@ export const DEFAULT_SERVE_PORT = 8080;
 
 /** A mount path: `/` then segments of URL-safe characters, no trailing slash (`/merchant-elements`, `/api/me`). */
 export function pathFlag(raw: string): string {
-  const path = raw.trim();
-  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path)) {
-    throw new UsageError(`--path (PROXY_PATH) must start with / and have no trailing slash, e.g. ${DEFAULT_PROXY_PATH}; got "${raw}"`);
-  }
-  return path;
+  const problem = pathProblem(raw);
+  if (problem) throw new UsageError(`--path (PROXY_PATH) ${problem}`);
+  return raw.trim();
 }
 
-const SERVE_SYNOPSIS = '[--port N] [--host H] [--path P]';
+function pathProblem(raw: string): string | undefined {
+  return /^(\/[A-Za-z0-9._~-]+)+$/.test(raw.trim())
+    ? undefined
+    : `must start with / and have no trailing slash, e.g. ${DEFAULT_PROXY_PATH}; got "${raw}"`;
+}
+
+function portProblem(raw: string): string | undefined {
+  const port = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  return Number.isInteger(port) && port >= 0 && port <= 65_535 ? undefined : `must be a whole number from 0 to 65535, got "${raw}"`;
+}
+
+const SERVE_SYNOPSIS = '[--port N] [--host H] [--path P] [--server-api-port N] [--server-api-host H]';
 
 const SERVE_HELP = `Usage: merchant-elements serve ${SERVE_SYNOPSIS}
 
 Run the merchant proxy as a service of its own, for shops whose server is not Express (PHP, Python,
 Rails, Next.js): the elements' routes at the mount path, the server API under <path>/server/ for the
-shop's backend, /health for probes, JSON logs on stdout. Configured by the proxy's environment
-variables (PROVIDER_ENV, credentials, PROXY_TOKEN_SECRET, PROXY_SERVER_KEY, PROXY_ALLOWED_ORIGINS,
-REDIS_URL, ...; see the README). Stops gracefully on SIGTERM or SIGINT.
+shop's backend, /health (liveness) and /ready (readiness) for probes, JSON logs on stdout. Configured by
+the proxy's environment variables (PROVIDER_ENV, credentials, PROXY_TOKEN_SECRET, PROXY_SERVER_KEY,
+PROXY_ALLOWED_ORIGINS, REDIS_URL, ...; see the README). Stops gracefully on SIGTERM or SIGINT.
 
-Options:
-  --port N          port to listen on (default PORT or ${DEFAULT_SERVE_PORT}; 0 picks a free one)
-  --host H          address to bind (default HOST or 127.0.0.1; 0.0.0.0 in a container)
-  --path P          mount path of the proxy (default PROXY_PATH or ${DEFAULT_PROXY_PATH})
-  --help            show this text
+Options (each also read from the variable named):
+  --port N              port to listen on (PORT, default ${DEFAULT_SERVE_PORT}; 0 picks a free one)
+  --host H              address to bind (HOST, default 127.0.0.1; 0.0.0.0 in a container)
+  --path P              mount path of the proxy (PROXY_PATH, default ${DEFAULT_PROXY_PATH})
+  --server-api-port N   serve the server API on this port instead, and no /server/ path on --port
+                        (SERVER_API_PORT; default: none, the server API is under the mount path)
+  --server-api-host H   address the server API's port binds (SERVER_API_HOST, default 127.0.0.1:
+                        keep it off the public network)
+  --help                show this text
 
 Environment only:
   TRUST_PROXY       Express "trust proxy": true, a hop count, or addresses and subnets of the
                     reverse proxies in front (default: none trusted)
   LOG_LEVEL         fatal, error, warn, info (default), debug or silent
 
-Exit codes: 0 stopped; 1 failed to start (port in use, store unreachable); 2 bad option; 3 bad configuration.
+Exit codes: 0 stopped; 1 failed to start (port in use, store unreachable); 2 bad option;
+3 bad configuration (every problem of the environment listed, each under its variable).
 `;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -54,9 +67,11 @@ export const serveCommand: CliCommand = {
     const { values } = parseArgs({
       args,
       options: {
-        port: { type: 'string', default: io.env.PORT?.trim() || String(DEFAULT_SERVE_PORT) },
-        host: { type: 'string', default: io.env.HOST?.trim() || '127.0.0.1' },
-        path: { type: 'string', default: io.env.PROXY_PATH?.trim() || DEFAULT_PROXY_PATH },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        path: { type: 'string' },
+        'server-api-port': { type: 'string' },
+        'server-api-host': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -65,15 +80,56 @@ export const serveCommand: CliCommand = {
       io.stdout(SERVE_HELP);
       return EXIT.ok;
     }
-    const port = portFlag(values.port);
-    const path = pathFlag(values.path);
-    const logLevel = io.env.LOG_LEVEL?.trim() || 'info';
-    if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
-    const trustProxy = parseTrustProxy(io.env.TRUST_PROXY);
-    return serveUntilStopped(io, 'serve', port, async () => {
-      const service = await startProxyService({ port, host: values.host, path, trustProxy, logLevel, env: io.env });
+    const options = serviceOptions(values, io.env);
+    return serveUntilStopped(io, 'serve', options.port, async () => {
+      const service = await startProxyService(options);
       // The "listening" line is a JSON log line like every other: nothing else is printed on stdout.
       return { banner: '', close: () => service.close() };
     });
   },
 };
+
+type ServeFlags = { port?: string; host?: string; path?: string; 'server-api-port'?: string; 'server-api-host'?: string };
+
+/**
+ * The service's options from its flags and the environment, checked in full before anything starts. A bad
+ * flag is a usage error (exit 2); every problem of the environment, the proxy's variables included, is
+ * reported at once, each under the variable that was set (exit 3).
+ */
+export function serviceOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): ServiceOptions {
+  const problems: string[] = [];
+  /** A flag's value, checked as a usage error; else its variable's, checked as configuration; else the default. */
+  const option = <T>(flag: string, variable: string, fallback: string, problemOf: (raw: string) => string | undefined, parse: (raw: string) => T): T => {
+    const given = flags[flag as keyof ServeFlags];
+    if (given !== undefined) {
+      const problem = problemOf(given);
+      if (problem) throw new UsageError(`--${flag} (${variable}) ${problem}`);
+      return parse(given);
+    }
+    const raw = env[variable]?.trim() || fallback;
+    const problem = problemOf(raw);
+    if (problem) problems.push(`${variable}: ${problem}`);
+    return parse(problem ? fallback : raw);
+  };
+  const anyHost = () => undefined;
+  const port = option('port', 'PORT', String(DEFAULT_SERVE_PORT), portProblem, Number);
+  const host = option('host', 'HOST', '127.0.0.1', anyHost, String);
+  const path = option('path', 'PROXY_PATH', DEFAULT_PROXY_PATH, pathProblem, (raw) => raw.trim());
+  const apiPort = option('server-api-port', 'SERVER_API_PORT', '', (raw) => (raw === '' ? undefined : portProblem(raw)), (raw) => (raw === '' ? undefined : Number(raw)));
+  const apiHost = option('server-api-host', 'SERVER_API_HOST', '127.0.0.1', anyHost, String);
+  if (apiPort === undefined && (flags['server-api-host'] !== undefined || env.SERVER_API_HOST?.trim())) {
+    problems.push('SERVER_API_HOST: applies only with SERVER_API_PORT (the server API listens apart only on a port of its own)');
+  }
+
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  let trustProxy: ServiceOptions['trustProxy'] = false;
+  try {
+    trustProxy = parseTrustProxy(env.TRUST_PROXY);
+  } catch (err) {
+    problems.push(`TRUST_PROXY: ${(err as Error).message}`);
+  }
+  problems.push(...serviceConfigProblems(env));
+  if (problems.length > 0) throw new CliConfigError(problems);
+  return { port, host, path, trustProxy, logLevel, env, ...(apiPort === undefined ? {} : { serverApi: { port: apiPort, host: apiHost } }) };
+}

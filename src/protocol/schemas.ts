@@ -146,13 +146,48 @@ export type CheckoutSnapshot = z.infer<typeof checkoutSnapshot>;
 
 // ---- Operators ---------------------------------------------------------------------------------
 
+/** A circuit breaker's state: `closed` (calls go through), `open` (failing fast) or `half-open` (a trial goes through). */
+const circuitState = z.enum(['closed', 'open', 'half-open']);
+
+/** The circuit breaker of each of the provider's interfaces (each has its own). */
+const circuits = z.object({ messaging: circuitState, payment: circuitState, checkout: circuitState });
+
+/**
+ * `GET /health`, liveness: answered 200 whenever the process answers at all (`ok` is then true), whatever
+ * the store or the provider do, so a liveness probe never restarts a process that a restart cannot help.
+ * The rest says what the process sees, for people: each interface's circuit, the store and whether it answers.
+ */
 export const healthResponse = z.object({
   ok: z.boolean(),
   upstream: z.object({
-    /** `closed` (healthy), `open` (failing fast) or `half-open`, of the circuit breaker on provider calls. */
-    circuit: z.enum(['closed', 'open', 'half-open']),
+    circuits,
     store: z.enum(['memory', 'redis']),
     storeOk: z.boolean(),
   }),
 });
 export type HealthResponse = z.infer<typeof healthResponse>;
+
+/** One provider interface as readiness saw it. */
+const providerReadiness = z.object({
+  ok: z.boolean(),
+  circuit: circuitState,
+  /** When the interface was last called to check it; null when it was not (its circuit open, or not yet). */
+  checkedAt: z.iso.datetime().nullable(),
+});
+
+/**
+ * `GET /ready`, readiness: 200 when the store answers and each provider interface answered a cheap
+ * authenticated read recently with its circuit not open; 503 otherwise, `reasons` saying what is wrong,
+ * one sentence each.
+ */
+export const readinessResponse = z.object({
+  ready: z.boolean(),
+  reasons: z.array(z.string()),
+  checks: z.object({
+    store: z.object({ kind: z.enum(['memory', 'redis']), ok: z.boolean() }),
+    messaging: providerReadiness,
+    payment: providerReadiness,
+    checkout: providerReadiness,
+  }),
+});
+export type ReadinessResponse = z.infer<typeof readinessResponse>;

@@ -29,6 +29,7 @@ export function checkoutApi(http: Http, upstream: Upstream): CheckoutApi {
           params: { checkoutId },
           response: checkoutStatusResult,
           signal: options?.signal,
+          retry: options?.retry,
         }),
       sessions: (reference, options) =>
         http.request({

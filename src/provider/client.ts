@@ -6,7 +6,7 @@ import { gatewayApi } from './gateway.js';
 import { createHttp, type ProviderLogger } from './http.js';
 import { messagingApi } from './messaging.js';
 import { API_VERSION } from './schemas/index.js';
-import type { ProviderClient } from './types.js';
+import { PROVIDER_INTERFACES, type CircuitStateName, type ProviderClient, type ProviderInterface } from './types.js';
 
 const required = (what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
@@ -88,9 +88,10 @@ export const providerClientConfigSchema = z.strictObject({
  *   call, retries included, and it also ends a call still waiting for a connection (then known unsent).
  * - `retry`: GETs only, on unavailability only: `maxRetries` (2), decorrelated-jitter backoff from
  *   `baseDelayMs` (200) capped at `maxDelayMs` (2000).
- * - `circuitBreaker`: opens when at least `threshold` (0.5) of the calls in the last `windowMs` (30000)
- *   failed with unavailability, once `minimumCalls` (10) were made; lets a trial call through after
- *   `halfOpenAfterMs` (30000). `false` disables it.
+ * - `circuitBreaker`: one breaker per interface (messaging, payment gateway, checkout), so an outage of
+ *   one never refuses calls to another. Each opens when at least `threshold` (0.5) of its calls in the
+ *   last `windowMs` (30000) failed with unavailability, once `minimumCalls` (10) were made, and lets a
+ *   trial call through after `halfOpenAfterMs` (30000). `false` disables them.
  * - `logger`: pino-compatible; gets operation, status and duration of each attempt, never credentials,
  *   bodies or path parameters.
  * - `errorStacks`: whether the errors the client throws capture a stack (true). The merchant proxy turns
@@ -128,15 +129,23 @@ export function createProviderClient(config: ProviderClientConfig): ClosableProv
 
   return {
     ...messagingApi(http, {
+      name: 'messaging',
       baseUrl: messaging.baseUrl,
       headers: { 'x-api-key': messaging.apiKey, 'x-api-secret': messaging.apiSecret, 'x-api-version': API_VERSION },
     }),
-    ...gatewayApi(http, { baseUrl: payment.baseUrl, headers: { authorization: `Basic ${basic}` } }),
+    ...gatewayApi(http, { name: 'payment', baseUrl: payment.baseUrl, headers: { authorization: `Basic ${basic}` } }),
     ...checkoutApi(http, {
+      name: 'checkout',
       baseUrl: checkout.baseUrl ?? messaging.baseUrl,
       headers: { authorization: `Bearer ${checkout.apiKey}` },
     }),
-    circuitState: () => http.circuitState(),
+    circuitState: (upstream?: ProviderInterface) => (upstream ? http.circuitState(upstream) : worst(PROVIDER_INTERFACES.map(http.circuitState))),
     close: () => http.close(),
   };
+}
+
+/** The worst of several circuit states: open, then half-open, then closed. */
+function worst(states: CircuitStateName[]): CircuitStateName {
+  if (states.includes('open')) return 'open';
+  return states.includes('half-open') ? 'half-open' : 'closed';
 }

@@ -34,6 +34,7 @@ export function gatewayApi(http: Http, upstream: Upstream): GatewayApi {
           params: { reference },
           response: paymentStatusResponse,
           signal: options?.signal,
+          retry: options?.retry,
         }),
       accountHolder: (msisdn, options) =>
         http.request({
@@ -44,6 +45,7 @@ export function gatewayApi(http: Http, upstream: Upstream): GatewayApi {
           params: { accountHolderId: msisdn },
           response: accountHolderResponse,
           signal: options?.signal,
+          retry: options?.retry,
         }),
     },
   };

@@ -23,8 +23,9 @@ import {
   type Outgoing,
   type Transport,
 } from './transport.js';
-import { createResilience, type BreakerSettings, type CircuitStateName, type RetrySettings } from './resilience.js';
+import { createResilience, type BreakerSettings, type RetrySettings } from './resilience.js';
 import { gatewayErrorEnvelope } from './schemas/index.js';
+import type { CircuitStateName, ProviderInterface } from './types.js';
 
 /** A pino-compatible logger; only these three levels are used. */
 export interface ProviderLogger {
@@ -33,8 +34,10 @@ export interface ProviderLogger {
   error(fields: object, message?: string): void;
 }
 
-/** One of the provider's interfaces: where it is and the headers (auth, version) every call carries. */
+/** One of the provider's interfaces: which, where it is and the headers (auth, version) every call carries. */
 export interface Upstream {
+  /** Which interface: its calls share one circuit breaker. */
+  name: ProviderInterface;
   baseUrl: string;
   headers: Readonly<Record<string, string>>;
 }
@@ -55,6 +58,8 @@ export interface RequestSpec<T> {
   /** Schema of a successful answer. */
   response: z.ZodType<T>;
   signal?: AbortSignal | undefined;
+  /** `false`: a GET is sent once, without retries. */
+  retry?: boolean | undefined;
 }
 
 /** Resolved transport settings (see the client's config for their meaning and defaults). */
@@ -69,10 +74,11 @@ export interface HttpSettings {
   errorStacks?: boolean | undefined;
 }
 
-/** The one request function with the state it keeps (breaker, connection pool). */
+/** The one request function with the state it keeps (breakers, connection pool). */
 export interface Http {
   request<T>(spec: RequestSpec<T>): Promise<T>;
-  circuitState(): CircuitStateName;
+  /** The state of one interface's circuit breaker. */
+  circuitState(upstream: ProviderInterface): CircuitStateName;
   /** Closes the connection pool, if the client made one. */
   close(): Promise<void>;
 }
@@ -83,7 +89,7 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
 /**
  * Builds the request function every provider call goes through: it validates the request (nothing is
  * sent when it is invalid), adds the interface's headers, applies the timeouts, retries GETs through
- * unavailability with jittered backoff (never POSTs), fails fast while the circuit breaker is open,
+ * unavailability with jittered backoff (never POSTs), fails fast while the interface's circuit breaker is open,
  * validates the answer and maps failures to the `ProviderError` taxonomy.
  *
  * The total timeout bounds the whole call, retries and their backoff included, so a caller waits at most
@@ -150,16 +156,17 @@ export function createHttp(settings: HttpSettings): Http {
       if (body !== undefined) headers['content-type'] = 'application/json';
       const outgoing: Outgoing = { url, method: spec.method, headers, body, deadline };
 
-      const refused = () => logger?.warn({ operation: spec.operation, reason: 'circuit-open' }, 'provider call refused: circuit open');
-      const once = (n: number) => resilience.guard(spec.operation, () => attempt(spec, outgoing, n), refused);
+      const upstream = spec.upstream.name;
+      const refused = () => logger?.warn({ operation: spec.operation, upstream, reason: 'circuit-open' }, 'provider call refused: circuit open');
+      const once = (n: number) => resilience.guard(upstream, spec.operation, () => attempt(spec, outgoing, n), refused);
       try {
-        return await (spec.method === 'GET' ? resilience.retried(once, deadline) : once(1));
+        return await (spec.method === 'GET' && spec.retry !== false ? resilience.retried(once, deadline) : once(1));
       } finally {
         deadline.clear();
       }
     },
 
-    circuitState: () => resilience.circuitState(),
+    circuitState: (upstream) => resilience.circuitState(upstream),
 
     async close() {
       await agent?.close();

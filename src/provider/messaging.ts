@@ -66,6 +66,7 @@ export function messagingApi(http: Http, upstream: Upstream): MessagingApi {
           params: { sequenceNo },
           response: deliveryReceiptResponse,
           signal: options?.signal,
+          retry: options?.retry,
         }),
     },
     otp: {
@@ -114,6 +115,7 @@ export function messagingApi(http: Http, upstream: Upstream): MessagingApi {
           path: '/v1/external/account/balance',
           response: balanceResponse,
           signal: options?.signal,
+          retry: options?.retry,
         }),
     },
   };

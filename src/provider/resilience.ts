@@ -12,6 +12,9 @@ import {
 } from 'cockatiel';
 import type { Deadline } from './deadline.js';
 import { ProviderUnavailableError } from './errors.js';
+import { PROVIDER_INTERFACES, type CircuitStateName, type ProviderInterface } from './types.js';
+
+export type { CircuitStateName } from './types.js';
 
 /** Retry settings: GETs only, on unavailability only. */
 export interface RetrySettings {
@@ -20,7 +23,7 @@ export interface RetrySettings {
   maxDelayMs: number;
 }
 
-/** Circuit breaker settings (see the client's config). */
+/** Circuit breaker settings (see the client's config); each interface gets a breaker of its own with them. */
 export interface BreakerSettings {
   threshold: number;
   minimumCalls: number;
@@ -28,25 +31,29 @@ export interface BreakerSettings {
   halfOpenAfterMs: number;
 }
 
-/** State of the circuit breaker as the client reports it. */
-export type CircuitStateName = 'closed' | 'open' | 'half-open';
-
 /** The retry and circuit-breaker policies every provider call runs under (cockatiel). */
 export interface Resilience {
   /**
-   * Runs one attempt under the breaker: counts unavailability, and while the circuit is open throws a
-   * `ProviderUnavailableError` with reason `circuit-open` without running it.
+   * Runs one attempt under the breaker of `upstream`'s interface: counts unavailability, and while that
+   * circuit is open throws a `ProviderUnavailableError` with reason `circuit-open` without running it.
    */
-  guard<T>(operation: string, attempt: () => Promise<T>, onRefused?: () => void): Promise<T>;
+  guard<T>(upstream: ProviderInterface, operation: string, attempt: () => Promise<T>, onRefused?: () => void): Promise<T>;
   /**
    * Runs `attempt` with retries (jittered exponential backoff) through unavailability other than an open
    * circuit; stops when the deadline passes. `attempt` gets the 1-based attempt number.
    */
   retried<T>(attempt: (n: number) => Promise<T>, deadline: Deadline): Promise<T>;
-  circuitState(): CircuitStateName;
+  /** The state of one interface's circuit. */
+  circuitState(upstream: ProviderInterface): CircuitStateName;
 }
 
-/** Builds the policies; `breaker: false` disables the circuit breaker, `maxRetries: 0` retries. */
+/**
+ * Builds the policies; `breaker: false` disables the circuit breakers, `maxRetries: 0` retries.
+ *
+ * One breaker per interface (messaging, payment gateway, checkout): they are separate services behind
+ * separate hosts and credentials, and an outage of one (checkout status reads failing) must not refuse
+ * calls to the others (a mobile-money payment, an OTP).
+ */
 export function createResilience(retrySettings: RetrySettings, breakerSettings: BreakerSettings | false): Resilience {
   const retryPolicy: RetryPolicy | undefined =
     retrySettings.maxRetries > 0
@@ -63,29 +70,16 @@ export function createResilience(retrySettings: RetrySettings, breakerSettings: 
         )
       : undefined;
 
-  let breaker: CircuitBreakerPolicy | undefined;
-  let openedAt = 0;
-  if (breakerSettings) {
-    breaker = circuitBreaker(handleWhen((error) => error instanceof ProviderUnavailableError), {
-      halfOpenAfter: breakerSettings.halfOpenAfterMs,
-      breaker: new SamplingBreaker({
-        // SamplingBreaker opens above the threshold; the policy is "opens at" it, hence the nudge.
-        threshold: Math.min(breakerSettings.threshold, 1) - 1e-9,
-        duration: breakerSettings.windowMs,
-        // Expressed as calls per second over the window; half a call less keeps float rounding on our side.
-        minimumRps: ((breakerSettings.minimumCalls - 0.5) * 1000) / breakerSettings.windowMs,
-      }),
-    });
-    breaker.onBreak(() => {
-      openedAt = Date.now();
-    });
-  }
+  const breakers = breakerSettings
+    ? new Map(PROVIDER_INTERFACES.map((name) => [name, createBreaker(breakerSettings)] as const))
+    : undefined;
 
   return {
-    async guard(operation, attempt, onRefused) {
+    async guard(upstream, operation, attempt, onRefused) {
+      const breaker = breakers?.get(upstream);
       if (!breaker) return attempt();
       try {
-        return await breaker.execute(attempt);
+        return await breaker.policy.execute(attempt);
       } catch (error) {
         if (!(error instanceof BrokenCircuitError)) throw error;
         onRefused?.();
@@ -93,7 +87,7 @@ export function createResilience(retrySettings: RetrySettings, breakerSettings: 
           operation,
           reason: 'circuit-open',
           outcomeUnknown: false,
-          message: `The provider is unavailable (circuit open); ${operation} was not sent`,
+          message: `The provider's ${upstream} interface is unavailable (circuit open); ${operation} was not sent`,
         });
       }
     },
@@ -103,16 +97,37 @@ export function createResilience(retrySettings: RetrySettings, breakerSettings: 
       return retryPolicy.execute(({ attempt: retries }) => attempt(retries + 1), deadline.signal);
     },
 
-    circuitState() {
-      if (!breaker || !breakerSettings) return 'closed';
-      switch (breaker.state) {
+    circuitState: (upstream) => breakers?.get(upstream)?.state() ?? 'closed',
+  };
+}
+
+/** One interface's breaker, and its state as the next call will find it. */
+function createBreaker(settings: BreakerSettings): { policy: CircuitBreakerPolicy; state(): CircuitStateName } {
+  const policy = circuitBreaker(handleWhen((error) => error instanceof ProviderUnavailableError), {
+    halfOpenAfter: settings.halfOpenAfterMs,
+    breaker: new SamplingBreaker({
+      // SamplingBreaker opens above the threshold; the policy is "opens at" it, hence the nudge.
+      threshold: Math.min(settings.threshold, 1) - 1e-9,
+      duration: settings.windowMs,
+      // Expressed as calls per second over the window; half a call less keeps float rounding on our side.
+      minimumRps: ((settings.minimumCalls - 0.5) * 1000) / settings.windowMs,
+    }),
+  });
+  let openedAt = 0;
+  policy.onBreak(() => {
+    openedAt = Date.now();
+  });
+  return {
+    policy,
+    state() {
+      switch (policy.state) {
         case CircuitState.Closed:
           return 'closed';
         case CircuitState.HalfOpen:
           return 'half-open';
         case CircuitState.Open:
           // cockatiel moves to half-open only on the next call; report what that call will find.
-          return Date.now() - openedAt >= breakerSettings.halfOpenAfterMs ? 'half-open' : 'open';
+          return Date.now() - openedAt >= settings.halfOpenAfterMs ? 'half-open' : 'open';
         default:
           return 'open';
       }

@@ -22,10 +22,26 @@ import type {
   SmsSendResponse,
 } from './schemas/index.js';
 
+/**
+ * The provider's three interfaces, as the client's configuration names them: `messaging` (SMS, OTP, email,
+ * balance), `payment` (the payment gateway) and `checkout`. Each has its own circuit breaker.
+ */
+export const PROVIDER_INTERFACES = ['messaging', 'payment', 'checkout'] as const;
+/** One of {@link PROVIDER_INTERFACES}. */
+export type ProviderInterface = (typeof PROVIDER_INTERFACES)[number];
+
+/** State of a circuit breaker: `closed` (calls go through), `open` (failing fast) or `half-open` (a trial call goes through). */
+export type CircuitStateName = 'closed' | 'open' | 'half-open';
+
 /** Per-call options. */
 export interface CallOptions {
   /** Aborts the call (the client's own timeouts still apply). */
   signal?: AbortSignal;
+  /**
+   * `false` sends a GET once, without the client's retries: for a caller that wants the first answer, not
+   * the best of three (a readiness check). POSTs are never retried anyway.
+   */
+  retry?: boolean;
 }
 
 /**
@@ -61,6 +77,9 @@ export interface ProviderClient {
     /** Not in the specification: the sessions under one reference, where the provider lists them (the sandbox does). */
     sessions(reference: string, options?: CallOptions): Promise<CheckoutSessionList>;
   };
-  /** State of the circuit breaker on provider calls. */
-  circuitState(): 'closed' | 'open' | 'half-open';
+  /**
+   * State of one interface's circuit breaker; without an argument, the worst of the three (`open` when any
+   * is open, else `half-open` when any is), for a caller that only wants to know whether all is well.
+   */
+  circuitState(upstream?: ProviderInterface): CircuitStateName;
 }

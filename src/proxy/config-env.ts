@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, type ProxyConfig } from './config.js';
+import { ConfigError, resolveConfig, type ProxyConfig } from './config.js';
 
 /** Default base URL of a locally running sandbox. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
@@ -13,85 +13,177 @@ const SANDBOX_CREDENTIALS = {
   checkoutKey: 'test-checkout-key',
 };
 
+const PROVIDER_ENVS = ['sandbox', 'staging', 'production'] as const;
+
+/** A configuration read from the environment, what was wrong on the way, and where each field came from. */
+interface EnvReading {
+  config: ProxyConfig;
+  /** One sentence per problem, under the variable's name. */
+  problems: string[];
+  /** A field's path in the configuration (`provider.messagingBaseUrl`), and the variable the user set for it. */
+  sources: Map<string, string>;
+}
+
 /**
  * Builds a configuration from DESIGN's environment variables. In the `sandbox` environment base URLs
  * default to `SANDBOX_URL` (or http://127.0.0.1:4010) and credentials to the sandbox's; elsewhere every
- * base URL and credential is required and a missing one is reported by its variable name. In the sandbox
- * only, a missing PROXY_TOKEN_SECRET is replaced by a random one (tokens then die with the process).
+ * base URL and credential is required. In the sandbox only, a missing PROXY_TOKEN_SECRET is replaced by a
+ * random one (tokens then die with the process).
+ *
+ * The result is checked in full: every problem is reported at once, each under the variable the user set
+ * (a bad SANDBOX_URL as SANDBOX_URL, not as the base URLs made from it; a missing WEBHOOK_SECRET beside a
+ * too-short PROXY_TOKEN_SECRET, not instead of it).
+ * @throws ConfigError with one sentence per problem, each starting with its variable.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): ProxyConfig {
-  const providerEnv = (env.PROVIDER_ENV ?? 'sandbox').trim() || 'sandbox';
-  if (!['sandbox', 'staging', 'production'].includes(providerEnv)) {
-    throw new ConfigError([`PROVIDER_ENV: must be sandbox, staging or production`]);
-  }
-  const sandbox = providerEnv === 'sandbox';
-  const problems: string[] = [];
-  const read = (name: string, sandboxDefault?: string): string | undefined => {
-    const value = env[name]?.trim();
-    if (value) return value;
-    if (sandbox && sandboxDefault !== undefined) return sandboxDefault;
-    problems.push(`${name}: is required when PROVIDER_ENV is ${providerEnv}`);
-    return undefined;
-  };
-  const base = (env.SANDBOX_URL?.trim() || DEFAULT_SANDBOX_URL).replace(/\/+$/, '');
-  const messagingBaseUrl = read('MESSAGING_BASE_URL', base);
-  const paymentBaseUrl = read('PAYMENT_BASE_URL', `${base}/gateway`);
-  const apiKey = read('MESSAGING_API_KEY', SANDBOX_CREDENTIALS.apiKey);
-  const apiSecret = read('MESSAGING_API_SECRET', SANDBOX_CREDENTIALS.apiSecret);
-  const username = read('PAYMENT_USERNAME', SANDBOX_CREDENTIALS.username);
-  const password = read('PAYMENT_PASSWORD', SANDBOX_CREDENTIALS.password);
-  const checkoutKey = read('CHECKOUT_API_KEY', SANDBOX_CREDENTIALS.checkoutKey);
-  const tokenSecret = read('PROXY_TOKEN_SECRET', randomBytes(32).toString('base64url'));
-  const payeeName = read('PAYEE_NAME', 'Sandbox Merchant');
+  const reading = readEnv(env);
+  const problems = [...reading.problems, ...checked(reading)];
   if (problems.length > 0) throw new ConfigError(problems);
-
-  const config: ProxyConfig = {
-    provider: {
-      env: providerEnv as 'sandbox' | 'staging' | 'production',
-      messagingBaseUrl: messagingBaseUrl as string,
-      paymentBaseUrl: paymentBaseUrl as string,
-      messaging: { apiKey: apiKey as string, apiSecret: apiSecret as string },
-      payment: { username: username as string, password: password as string },
-      checkout: { apiKey: checkoutKey as string },
-    },
-    tokenSecret: tokenSecret as string,
-    payeeName: payeeName as string,
-    allowedOrigins: (env.PROXY_ALLOWED_ORIGINS ?? '')
-      .split(',')
-      .map((o) => o.trim())
-      .filter(Boolean),
-  };
-  const webhookUrl = env.WEBHOOK_URL?.trim();
-  const webhookSecret = env.WEBHOOK_SECRET?.trim();
-  if (webhookUrl && webhookSecret) config.webhooks = { url: webhookUrl, secret: webhookSecret };
-  else if (webhookUrl) throw new ConfigError(['WEBHOOK_SECRET: is required when WEBHOOK_URL is set (signed webhooks need both)']);
-  else if (webhookSecret) throw new ConfigError(['WEBHOOK_URL: is required when WEBHOOK_SECRET is set (signed webhooks need both)']);
-  if (env.PROXY_SERVER_KEY?.trim()) config.serverKey = env.PROXY_SERVER_KEY.trim();
-  if (env.REDIS_URL?.trim()) config.redisUrl = env.REDIS_URL.trim();
-  if (env.REDIS_PREFIX?.trim()) config.redisPrefix = env.REDIS_PREFIX.trim();
-  if (env.REFERENCE_PREFIX?.trim()) config.referencePrefix = env.REFERENCE_PREFIX.trim();
-  const statusReference = env.PROVIDER_STATUS_REFERENCE?.trim();
-  if (statusReference) config.provider.statusReference = statusReference as 'either' | 'referenceNo' | 'referenceId';
-  const listing = env.PROVIDER_CHECKOUT_LISTING?.trim();
-  if (listing) config.provider.checkoutListing = listing === 'true' ? true : listing === 'false' ? false : (listing as never);
-  if (env.DEFAULT_COUNTRY?.trim()) config.defaultCountry = env.DEFAULT_COUNTRY.trim().toUpperCase();
-  const sender = env.OTP_SENDER?.trim();
-  const template = env.OTP_TEMPLATE?.trim();
-  if (sender || template) {
-    config.otp = {
-      ...(sender ? { sender } : {}),
-      ...(template ? { template } : {}),
-    };
-  }
-  return config;
+  return reading.config;
 }
 
 /**
  * The provider part of {@link configFromEnv} alone (PROVIDER_ENV, SANDBOX_URL, base URLs, credentials),
  * for tools that call the provider without running a proxy (the CLI).
- * @throws ConfigError naming each missing or wrong variable.
+ * @throws ConfigError naming each missing or wrong provider variable, and only those.
  */
 export function providerSettingsFromEnv(env: NodeJS.ProcessEnv): ProxyConfig['provider'] {
-  // Stand-ins for the proxy-only variables, so that only provider variables can be reported missing.
-  return configFromEnv({ ...env, PROXY_TOKEN_SECRET: 'unused', PAYEE_NAME: 'unused', PROXY_SERVER_KEY: undefined }).provider;
+  // Stand-ins for the proxy-only variables, so that only provider variables can be reported.
+  const reading = readEnv({ ...env, PROXY_TOKEN_SECRET: 'unused', PAYEE_NAME: 'unused', PROXY_SERVER_KEY: undefined });
+  const providerOnly = (problem: string) => /^(PROVIDER_ENV|SANDBOX_URL|MESSAGING_|PAYMENT_|CHECKOUT_)/.test(problem);
+  const problems = reading.problems.filter(providerOnly);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return reading.config.provider;
+}
+
+/** Reads every variable, collecting problems instead of stopping at the first. */
+function readEnv(env: NodeJS.ProcessEnv): EnvReading {
+  const problems: string[] = [];
+  const sources = new Map<string, string>();
+  const given = (name: string) => env[name]?.trim() || undefined;
+
+  const rawEnv = given('PROVIDER_ENV') ?? 'sandbox';
+  const known = (PROVIDER_ENVS as readonly string[]).includes(rawEnv);
+  if (!known) problems.push('PROVIDER_ENV: must be sandbox, staging or production');
+  // An unknown environment is reported once; the rest is read as the sandbox so its defaults add no noise.
+  const providerEnv = (known ? rawEnv : 'sandbox') as (typeof PROVIDER_ENVS)[number];
+  const sandbox = providerEnv === 'sandbox';
+
+  const sandboxUrl = given('SANDBOX_URL') ?? DEFAULT_SANDBOX_URL;
+  const sandboxBase = /^https?:\/\/[^/]/i.test(sandboxUrl) && URL.canParse(sandboxUrl) ? sandboxUrl.replace(/\/+$/, '') : undefined;
+  if (sandbox && sandboxBase === undefined) problems.push(`SANDBOX_URL: must be an absolute http(s) URL, such as ${DEFAULT_SANDBOX_URL}`);
+
+  /** A variable's value, or the sandbox's default (recording `defaultFrom` as its source), or a problem. */
+  const read = (name: string, path: string, sandboxDefault?: string, defaultFrom?: string): string | undefined => {
+    const value = given(name);
+    if (value !== undefined) {
+      sources.set(path, name);
+      return value;
+    }
+    if (sandbox && sandboxDefault !== undefined) {
+      sources.set(path, defaultFrom ?? name);
+      return sandboxDefault;
+    }
+    // Missing because SANDBOX_URL was wrong: already said.
+    if (sandbox && defaultFrom === 'SANDBOX_URL') {
+      sources.set(path, 'SANDBOX_URL');
+      return undefined;
+    }
+    problems.push(`${name}: is required when PROVIDER_ENV is ${providerEnv}`);
+    sources.set(path, name);
+    return undefined;
+  };
+  const messagingBaseUrl = read('MESSAGING_BASE_URL', 'provider.messagingBaseUrl', sandboxBase, 'SANDBOX_URL');
+  const paymentBaseUrl = read('PAYMENT_BASE_URL', 'provider.paymentBaseUrl', sandboxBase && `${sandboxBase}/gateway`, 'SANDBOX_URL');
+  const apiKey = read('MESSAGING_API_KEY', 'provider.messaging.apiKey', SANDBOX_CREDENTIALS.apiKey);
+  const apiSecret = read('MESSAGING_API_SECRET', 'provider.messaging.apiSecret', SANDBOX_CREDENTIALS.apiSecret);
+  const username = read('PAYMENT_USERNAME', 'provider.payment.username', SANDBOX_CREDENTIALS.username);
+  const password = read('PAYMENT_PASSWORD', 'provider.payment.password', SANDBOX_CREDENTIALS.password);
+  const checkoutKey = read('CHECKOUT_API_KEY', 'provider.checkout.apiKey', SANDBOX_CREDENTIALS.checkoutKey);
+  const tokenSecret = read('PROXY_TOKEN_SECRET', 'tokenSecret', randomBytes(32).toString('base64url'));
+  const payeeName = read('PAYEE_NAME', 'payeeName', 'Sandbox Merchant');
+
+  const config = {
+    provider: {
+      env: providerEnv,
+      messagingBaseUrl,
+      paymentBaseUrl,
+      messaging: { apiKey, apiSecret },
+      payment: { username, password },
+      checkout: { apiKey: checkoutKey },
+    },
+    tokenSecret,
+    payeeName,
+    allowedOrigins: (env.PROXY_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  } as ProxyConfig;
+  sources.set('provider.env', 'PROVIDER_ENV');
+  sources.set('allowedOrigins', 'PROXY_ALLOWED_ORIGINS');
+
+  const webhookUrl = given('WEBHOOK_URL');
+  const webhookSecret = given('WEBHOOK_SECRET');
+  if (webhookUrl && webhookSecret) config.webhooks = { url: webhookUrl, secret: webhookSecret };
+  else if (webhookUrl) problems.push('WEBHOOK_SECRET: is required when WEBHOOK_URL is set (signed webhooks need both)');
+  else if (webhookSecret) problems.push('WEBHOOK_URL: is required when WEBHOOK_SECRET is set (signed webhooks need both)');
+  sources.set('webhooks.url', 'WEBHOOK_URL');
+  sources.set('webhooks.secret', 'WEBHOOK_SECRET');
+
+  const optional: [name: string, path: string, set: (value: string) => void][] = [
+    ['PROXY_SERVER_KEY', 'serverKey', (v) => (config.serverKey = v)],
+    ['REDIS_URL', 'redisUrl', (v) => (config.redisUrl = v)],
+    ['REDIS_PREFIX', 'redisPrefix', (v) => (config.redisPrefix = v)],
+    ['REFERENCE_PREFIX', 'referencePrefix', (v) => (config.referencePrefix = v)],
+    ['PROVIDER_STATUS_REFERENCE', 'provider.statusReference', (v) => (config.provider.statusReference = v as 'either')],
+    // Anything but true or false is left as it is, for the schema to refuse under this variable's name.
+    ['PROVIDER_CHECKOUT_LISTING', 'provider.checkoutListing', (v) => (config.provider.checkoutListing = v === 'true' ? true : v === 'false' ? false : (v as never))],
+    ['DEFAULT_COUNTRY', 'defaultCountry', (v) => (config.defaultCountry = v.toUpperCase())],
+    ['OTP_SENDER', 'otp.sender', (v) => (config.otp = { ...config.otp, sender: v })],
+    ['OTP_TEMPLATE', 'otp.template', (v) => (config.otp = { ...config.otp, template: v })],
+  ];
+  for (const [name, path, set] of optional) {
+    const value = given(name);
+    if (value !== undefined) set(value);
+    sources.set(path, name);
+  }
+  return { config, problems, sources };
+}
+
+/**
+ * The configuration's own checks, each problem put under the variable behind its field; a variable already
+ * reported while reading is not reported twice.
+ */
+function checked({ config, problems, sources }: EnvReading): string[] {
+  try {
+    resolveConfig(config);
+    return [];
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const said = new Set(problems.map((p) => p.slice(0, p.indexOf(':'))));
+    const out: string[] = [];
+    for (const problem of err.problems) {
+      const named = byVariable(problem, sources);
+      const variable = named.slice(0, named.indexOf(':'));
+      if (said.has(variable)) continue;
+      out.push(named);
+    }
+    return out;
+  }
+}
+
+/**
+ * `provider.messagingBaseUrl: must be…` → `MESSAGING_BASE_URL: must be…` (the longest known path that
+ * starts it).
+ */
+function byVariable(problem: string, sources: Map<string, string>): string {
+  const colon = problem.indexOf(':');
+  const path = colon === -1 ? problem : problem.slice(0, colon);
+  let best: string | undefined;
+  for (const known of sources.keys()) {
+    if ((path === known || path.startsWith(`${known}.`)) && (best === undefined || known.length > best.length)) best = known;
+  }
+  const named = best === undefined ? problem : `${sources.get(best)}${problem.slice(colon)}`;
+  // A rule across options names the other one too (`when provider.env is production`): by its variable.
+  return named.replace(/\bprovider\.env\b/g, 'PROVIDER_ENV');
 }

@@ -231,30 +231,55 @@ export type ResolvedProxyConfig = z.output<typeof proxyConfigSchema> & {
   provider: { checkoutBaseUrl: string };
 };
 
-/** Validates the configuration, fills in defaults, or throws a `ConfigError` naming each problem. */
+/** Validates the configuration, fills in defaults, or throws a `ConfigError` naming every problem at once. */
 export function resolveConfig(config: ProxyConfig): ResolvedProxyConfig {
   const parsed = proxyConfigSchema.safeParse(config);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map(describeIssue));
-  const out = parsed.data;
-  if (out.relay.minIntervalMs > out.relay.maxIntervalMs) {
-    throw new ConfigError(['relay.minIntervalMs: must not exceed relay.maxIntervalMs']);
+  if (!parsed.success) {
+    // The checks across fields below read parsed values: run them on the options that parse on their own,
+    // so that one start-up names every problem, not the schema's first and the rest on the next try.
+    throw new ConfigError([...parsed.error.issues.map(describeIssue), ...crossChecks(parsedOptions(config))]);
   }
+  const out = parsed.data;
+  const problems = crossChecks(out);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...out, provider: { ...out.provider, checkoutBaseUrl: out.provider.checkoutBaseUrl ?? out.provider.messagingBaseUrl } };
+}
+
+type Resolved = z.output<typeof proxyConfigSchema>;
+
+/** Each top-level option that parses on its own; `provider.env` on its own too (the checks need it). */
+function parsedOptions(config: ProxyConfig): Partial<Resolved> & { env?: Resolved['provider']['env'] } {
+  const input = (typeof config === 'object' && config !== null ? config : {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(proxyConfigSchema.shape)) {
+    const result = (schema as z.ZodType).safeParse(input[key]);
+    if (result.success) out[key] = result.data;
+  }
+  const env = proxyConfigSchema.shape.provider.shape.env.safeParse((input.provider as { env?: unknown } | undefined)?.env);
+  return { ...out, ...(env.success ? { env: env.data } : {}) };
+}
+
+/** The rules that span options; each reads only what parsed. */
+function crossChecks(out: Partial<Resolved> & { env?: Resolved['provider']['env'] }): string[] {
+  const problems: string[] = [];
+  const env = out.provider?.env ?? out.env;
+  if (out.relay && out.relay.minIntervalMs > out.relay.maxIntervalMs) problems.push('relay.minIntervalMs: must not exceed relay.maxIntervalMs');
   if (out.webhooks) {
     const url = new URL(out.webhooks.url);
     const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-    if (url.protocol === 'http:' && out.provider.env !== 'sandbox' && !loopback) {
-      throw new ConfigError([`webhooks.url: must be https when provider.env is ${out.provider.env} (http only in the sandbox or to a loopback host)`]);
+    if (url.protocol === 'http:' && env !== undefined && env !== 'sandbox' && !loopback) {
+      problems.push(`webhooks.url: must be https when provider.env is ${env} (http only in the sandbox or to a loopback host)`);
     }
-    const leaseMs = out.relay.outboxLeaseMs ?? 30_000;
+    const leaseMs = out.relay?.outboxLeaseMs ?? 30_000;
     if (out.webhooks.timeoutMs >= leaseMs) {
       // Past the lease another instance would take the message over while this try still waits: two at once.
-      throw new ConfigError([`webhooks.timeoutMs: must be less than relay.outboxLeaseMs (${leaseMs})`]);
+      problems.push(`webhooks.timeoutMs: must be less than relay.outboxLeaseMs (${leaseMs})`);
     }
-    if (out.provider.env === 'production' && out.webhooks.maxAgeMs < 24 * 60 * 60_000) {
-      throw new ConfigError(['webhooks.maxAgeMs: must be at least a day (86400000) in production']);
+    if (env === 'production' && out.webhooks.maxAgeMs < 24 * 60 * 60_000) {
+      problems.push('webhooks.maxAgeMs: must be at least a day (86400000) in production');
     }
   }
-  return { ...out, provider: { ...out.provider, checkoutBaseUrl: out.provider.checkoutBaseUrl ?? out.provider.messagingBaseUrl } };
+  return problems;
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

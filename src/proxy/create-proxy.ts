@@ -8,13 +8,14 @@ import type { ProxyContext } from './context.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { createLimiterFactory } from './limits.js';
 import { createProxyLogger, requestLogger } from './logger.js';
-import { anyBody, jsonBodies } from './middleware/body.js';
+import { anyBody, holdBodyToDeadline, jsonBodies } from './middleware/body.js';
 import { originPolicy } from './middleware/origins.js';
 import { createOrders } from './order/orders.js';
 import { accountsRoutes } from './routes/accounts.js';
 import { callbacksRoutes } from './routes/callbacks.js';
 import { checkoutsRoutes } from './routes/checkouts.js';
 import { healthRoutes } from './routes/health.js';
+import { readyRoutes } from './routes/ready.js';
 import { otpRoutes } from './routes/otp.js';
 import { paymentsRoutes } from './routes/payments.js';
 import { serverApiRoutes } from './routes/server-api.js';
@@ -145,6 +146,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       host(req, res, next);
       return;
     }
+    holdBodyToDeadline(req, res, config.bodyTimeoutMs);
     const guard = (err?: unknown) => {
       if (err) next(err);
       else if (req.path.startsWith('/callbacks/')) callbackBodies(req, res, next);
@@ -155,6 +157,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     else guard();
   });
   healthRoutes(router, ctx);
+  readyRoutes(router, ctx);
   // The server API (server key), its webhook routes included.
   serverApiRoutes(router, ctx, relay, webhooks);
   otpRoutes(router, ctx);

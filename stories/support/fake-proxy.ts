@@ -59,7 +59,7 @@ export function installFakeProxy(mount = DEFAULT_PROXY_PATH): FakeProxy {
 
 function dispatch(route: RouteName, req: FakeRequest) {
   if (route == 'health') {
-    return json({ ok: true, upstream: { circuit: 'closed', store: 'memory', storeOk: true } } satisfies HealthResponse);
+    return json({ ok: true, upstream: { circuits: { messaging: 'closed', payment: 'closed', checkout: 'closed' }, store: 'memory', storeOk: true } } satisfies HealthResponse);
   }
   if (route == 'paymentCallback') return new Response(null, { status: 204 });
   const claims = tokenClaims(req.headers.get('authorization')?.replace(/^Bearer /, '') ?? '');

@@ -170,6 +170,46 @@ describe('provider client against sandbox faults', () => {
     expect(error).toMatchObject({ reason: 'circuit-open', outcomeUnknown: false });
     expect(wrapper.attempts()).toBe(3);
   });
+
+  it('keeps one circuit per interface: checkout status reads failing at the sandbox open only the checkout circuit', async () => {
+    // The sandbox fails every checkout status read (a scripted fault on that path only); the rest answers.
+    const scripted = await fetch(`${sandbox.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: '503', method: 'GET', path: '/v1/checkout/', count: 1_000 }),
+    });
+    expect(scripted.status).toBe(201);
+    try {
+      const client = clientWith(undefined, {
+        retry: { maxRetries: 0 },
+        circuitBreaker: { threshold: 0.5, minimumCalls: 3, windowMs: 60_000, halfOpenAfterMs: 60_000 },
+      });
+      for (let i = 0; i < 3; i++) await expect(client.checkout.status(`co-${i}`)).rejects.toMatchObject({ reason: 'http', status: 503 });
+      expect(client.circuitState('checkout')).toBe('open');
+      await expect(client.checkout.status('co-x')).rejects.toMatchObject({ reason: 'circuit-open' });
+
+      // The payment gateway and messaging are other services: their circuits stay closed and their calls go out.
+      expect(client.circuitState('payment')).toBe('closed');
+      expect(client.circuitState('messaging')).toBe('closed');
+      await expect(
+        client.payments.initiate({ amount: 1, referenceNo: `BRK-${process.pid}`, payee: 'Shop', narration: 'Order', msisdn: KWAME, callbackId: 'cb', payer: 'K' }),
+      ).resolves.toMatchObject({ statusCode: '0001' });
+      const otp = {
+        recipient: KWAME,
+        from: 'Shop',
+        message: 'Your code is {code}',
+        pinLength: 6,
+        pinType: 'NUMERIC' as const,
+        expiry: { amount: 5, duration: 'minutes' as const },
+        maxAmountOfValidationRetries: 3,
+      };
+      await expect(client.otp.generate(otp)).resolves.toMatchObject({ statusCode: '200' });
+      // Without an argument: the worst of the three.
+      expect(client.circuitState()).toBe('open');
+    } finally {
+      await fetch(`${sandbox.url}/__sandbox/faults`, { method: 'DELETE' });
+    }
+  });
 });
 
 /**

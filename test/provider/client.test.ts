@@ -265,6 +265,12 @@ describe('createProviderClient: retries', () => {
     expect(down.calls).toHaveLength(3);
   });
 
+  it('sends a GET once when the call says retry: false (a probe wants the first answer)', async () => {
+    const recovering = cannedFetch(unavailable, reply(200, balance));
+    await expect(client(recovering.fetch).account.balance({ retry: false })).rejects.toMatchObject({ reason: 'http', status: 503 });
+    expect(recovering.calls).toHaveLength(1);
+  });
+
   it('never retries a POST, a 429 or a 404', async () => {
     const post = cannedFetch(unavailable, reply(201, smsSent));
     await expect(client(post.fetch).sms.send(sms)).rejects.toMatchObject({ reason: 'http', status: 503, outcomeUnknown: false });

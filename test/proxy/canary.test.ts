@@ -133,6 +133,8 @@ beforeAll(async () => {
     // Provider callbacks, health, and the transport refusals.
     await record(x.request('POST', '/callbacks/payments/anything', { body: 'x', headers: { 'content-type': 'text/plain' } }));
     await record(x.get('/health'));
+    // Readiness calls the provider with our credentials, refused ones included, and says why in words.
+    await record(x.get('/ready'));
     await record(x.post('/otp/send', '{bad json', { token: otp }));
     await record(x.request('POST', '/otp/send', { body: 'a=b', headers: { 'content-type': 'text/plain' } }));
     await record(x.post('/accounts/lookup', { msisdn: 'x'.repeat(20_000) }, { token: pay }));

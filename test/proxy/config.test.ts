@@ -179,6 +179,73 @@ describe('configFromEnv', () => {
     ]);
   });
 
+  it('reports every problem at once, each under the variable that was set (issue 21, item 7)', () => {
+    const problems = problemsOf(() =>
+      configFromEnv({
+        PROVIDER_ENV: 'production',
+        MESSAGING_BASE_URL: 'https://m.example',
+        PAYMENT_BASE_URL: 'not a url',
+        MESSAGING_API_KEY: 'mk',
+        MESSAGING_API_SECRET: 'ms',
+        PAYMENT_USERNAME: 'pu',
+        PAYMENT_PASSWORD: 'pp',
+        PROXY_TOKEN_SECRET: 'Short-Secret-1234',
+        PROXY_SERVER_KEY: 'Also-Short-key-987',
+        PROXY_ALLOWED_ORIGINS: 'https://shop.example/, https://ok.example',
+        REDIS_URL: 'http://redis:6379',
+        REDIS_PREFIX: 'has spaces',
+        DEFAULT_COUNTRY: 'Ghana',
+        OTP_TEMPLATE: 'no placeholder',
+        PAYEE_NAME: 'Shop',
+        WEBHOOK_URL: 'https://shop.example/hooks',
+      }),
+    );
+    expect(problems).toEqual([
+      'CHECKOUT_API_KEY: is required when PROVIDER_ENV is production',
+      'WEBHOOK_SECRET: is required when WEBHOOK_URL is set (signed webhooks need both)',
+      'PAYMENT_BASE_URL: must be an http(s) URL',
+      'PROXY_TOKEN_SECRET: must be at least 32 bytes long',
+      'PROXY_SERVER_KEY: must be at least 32 bytes long',
+      'PROXY_ALLOWED_ORIGINS: "https://shop.example/" is not an origin (scheme://host[:port], no path or trailing slash)',
+      'REDIS_URL: must be a redis:// or rediss:// URL',
+      'REDIS_PREFIX: must be 1 to 64 letters, digits and . _ : - (for example shop-a:prod:)',
+      'OTP_TEMPLATE: must contain the {code} placeholder',
+      'DEFAULT_COUNTRY: must be an ISO 3166 alpha-2 country code such as GH',
+    ]);
+    // Secrets are named, never quoted.
+    expect(problems.join('\n')).not.toMatch(/Short-Secret-1234|Also-Short-key-987/);
+  });
+
+  it('reports a bad SANDBOX_URL as SANDBOX_URL, not as the base URLs made from it, beside the other problems', () => {
+    expect(problemsOf(() => configFromEnv({ SANDBOX_URL: 'localhost:4010', PROXY_TOKEN_SECRET: 'Short-Secret-1234', WEBHOOK_SECRET: 'whsec_x' }))).toEqual([
+      'SANDBOX_URL: must be an absolute http(s) URL, such as http://127.0.0.1:4010',
+      'WEBHOOK_URL: is required when WEBHOOK_SECRET is set (signed webhooks need both)',
+      'PROXY_TOKEN_SECRET: must be at least 32 bytes long',
+    ]);
+    // A base URL set explicitly is its own variable's business.
+    expect(problemsOf(() => configFromEnv({ MESSAGING_BASE_URL: 'ftp://x' }))).toEqual(['MESSAGING_BASE_URL: must be an http(s) URL']);
+  });
+
+  it('reports the rules across variables with the rest (an http webhook outside the sandbox)', () => {
+    const env = {
+      PROVIDER_ENV: 'staging',
+      MESSAGING_BASE_URL: 'https://m.example',
+      PAYMENT_BASE_URL: 'https://p.example',
+      MESSAGING_API_KEY: 'mk',
+      MESSAGING_API_SECRET: 'ms',
+      PAYMENT_USERNAME: 'pu',
+      PAYMENT_PASSWORD: 'pp',
+      CHECKOUT_API_KEY: 'ck',
+      PAYEE_NAME: 'Shop',
+      WEBHOOK_URL: 'http://hooks.example/in',
+      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+    };
+    expect(problemsOf(() => configFromEnv({ ...env, PROXY_TOKEN_SECRET: 'Short-Secret-1234' }))).toEqual([
+      'PROXY_TOKEN_SECRET: must be at least 32 bytes long',
+      'WEBHOOK_URL: must be https when PROVIDER_ENV is staging (http only in the sandbox or to a loopback host)',
+    ]);
+  });
+
   it('refuses an unknown PROVIDER_ENV', () => {
     expect(problemsOf(() => configFromEnv({ PROVIDER_ENV: 'live' }))).toEqual([
       'PROVIDER_ENV: must be sandbox, staging or production',

@@ -183,21 +183,43 @@ describe('server API without a server key', () => {
   });
 });
 
-describe('server API: wrong keys per address', () => {
+describe('server API: wrong keys per address (finding 9: nobody can lock the backend out)', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ config: { serverKey: SERVER_KEY, limits: { serverKeyFailuresPerIp: { points: 3, durationSec: 60 } } } });
+    // The default limit (20 wrong keys per address per 10 minutes).
+    h = await startHarness({ config: { serverKey: SERVER_KEY } });
   });
   afterAll(() => h.close());
 
-  it('after the limit of wrong keys, every server call from that address is 429 with Retry-After, right key or not', async () => {
-    const get = (key: string) => h.get(SERVER_PATHS.orderPayment('X'), { headers: { authorization: `Bearer ${key}` } });
-    expect((await get(SERVER_KEY)).status).toBe(404);
-    for (let i = 0; i < 3; i++) expect((await get('wrong')).status).toBe(401);
-    const limited = await get('wrong');
-    expect(limited.status).toBe(429);
-    expect(limited.body.error).toBe('RATE_LIMITED');
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await get(SERVER_KEY)).status).toBe(429);
+  const call = (key: string, path: string = SERVER_PATHS.orderPayment('X')) => h.get(path, { headers: { authorization: `Bearer ${key}` } });
+
+  it('limits wrong keys from one address (401, then 429 with Retry-After) while the right key from that address always answers', async () => {
+    // Every caller shares one address, as behind a rewrite: 25 wrong keys.
+    const wrong = [];
+    for (let i = 0; i < 25; i++) wrong.push(await call(`wrong-${i}`));
+    expect(wrong.slice(0, 20).map((r) => r.status)).toEqual(Array(20).fill(401));
+    expect(wrong.slice(20).map((r) => r.status)).toEqual(Array(5).fill(429));
+    for (const limited of wrong.slice(20)) {
+      expect(limited.body).toMatchObject({ error: 'RATE_LIMITED', details: { scope: 'address' } });
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+
+    // The shop's backend, from the same address, right after: served.
+    const minted = await h.request('POST', SERVER_PATHS.paymentToken, {
+      body: JSON.stringify({ amount: 5, referenceNo: 'LOCK-1', narration: 'Order' }),
+      headers: { authorization: `Bearer ${SERVER_KEY}`, 'content-type': 'application/json' },
+    });
+    expect(minted.status, minted.text).toBe(201);
+    const paid = await h.post('/payments', { msisdn: '0260000004' }, { token: minted.body.token });
+    expect(paid.status, paid.text).toBe(202);
+    const read = await call(SERVER_KEY, SERVER_PATHS.orderPayment('LOCK-1'));
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toMatchObject({ orderReference: 'LOCK-1' });
+
+    // Still limited for the wrong ones; the log has each counted failure and one line for the limit, not one per 429.
+    expect((await call('wrong-again')).status).toBe(429);
+    const lines = h.logs.entries().map((l) => l.msg);
+    expect(lines.filter((m) => m === 'server API call refused: Authorization must be Bearer PROXY_SERVER_KEY')).toHaveLength(20);
+    expect(lines.filter((m) => String(m).startsWith('server API: too many wrong keys from this address'))).toHaveLength(1);
   });
 });

@@ -209,7 +209,7 @@ describe('webhook configuration', () => {
     for (const secret of ['not-a-secret', 'whsec_', `whsec_${Buffer.alloc(16, 1).toString('base64')}`, `whsec_${Buffer.alloc(65, 1).toString('base64')}`, 'whsec_!!!!']) {
       const problems = problemsOf({ WEBHOOK_URL: 'https://shop.example/w', WEBHOOK_SECRET: secret });
       expect(problems).toHaveLength(1);
-      expect(problems[0]).toMatch(/^webhooks\.secret: must be whsec_ followed by the base64 of 24 to 64 random bytes/);
+      expect(problems[0]).toMatch(/^WEBHOOK_SECRET: must be whsec_ followed by the base64 of 24 to 64 random bytes/);
       if (secret.length > 10) expect(problems[0]).not.toContain(secret);
     }
   });
@@ -228,12 +228,12 @@ describe('webhook configuration', () => {
       WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
     };
     expect(problemsOf({ ...production, WEBHOOK_URL: 'http://shop.example/w' })).toEqual([
-      'webhooks.url: must be https when provider.env is production (http only in the sandbox or to a loopback host)',
+      'WEBHOOK_URL: must be https when PROVIDER_ENV is production (http only in the sandbox or to a loopback host)',
     ]);
     expect(problemsOf({ ...production, WEBHOOK_URL: 'http://127.0.0.1:9000/w' })).toEqual([]);
     expect(problemsOf({ ...production, WEBHOOK_URL: 'https://shop.example/w' })).toEqual([]);
     expect(problemsOf({ WEBHOOK_URL: 'http://shop.example/w', WEBHOOK_SECRET: TEST_WEBHOOK_SECRET })).toEqual([]);
-    expect(problemsOf({ WEBHOOK_URL: 'ftp://shop.example/w', WEBHOOK_SECRET: TEST_WEBHOOK_SECRET })).toEqual(['webhooks.url: must be an http(s) URL']);
+    expect(problemsOf({ WEBHOOK_URL: 'ftp://shop.example/w', WEBHOOK_SECRET: TEST_WEBHOOK_SECRET })).toEqual(['WEBHOOK_URL: must be an http(s) URL']);
   });
 
   it('keeps one try shorter than the outbox lease, so two instances never send one webhook at once', () => {

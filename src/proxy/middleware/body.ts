@@ -1,5 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ProxyError } from '../errors.js';
+import { deadlineOf } from './body-deadline.js';
+
+export { holdBodyToDeadline } from './body-deadline.js';
 
 /** Largest request body the proxy reads (DESIGN: bodies). */
 export const MAX_BODY_BYTES = 10 * 1024;
@@ -15,20 +18,32 @@ type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 /**
  * Ends a body read that takes longer than `timeoutMs`: a body trickled a byte at a time would otherwise
  * hold the request (and a socket) for Node's default 300 s. Answered 408 in the error shape
- * (`INVALID_INPUT`), then the connection is closed.
+ * (`INVALID_INPUT`), then the connection is closed. The time counts from the request's own deadline when
+ * the router started one ({@link holdBodyToDeadline}), else from here.
  */
 function withDeadline(parser: Middleware, timeoutMs: number): Middleware {
   return (req, res, next) => {
     let done = false;
-    const timer = setTimeout(() => {
+    const timeUp = () => {
       if (done) return;
       done = true;
       res.setHeader('connection', 'close');
       res.once('finish', () => req.socket.destroy());
       next(new ProxyError('INVALID_INPUT', 'The request body took too long to arrive.', {}, 408));
-    }, timeoutMs);
-    timer.unref();
+    };
+    const deadline = deadlineOf(req);
+    if (deadline?.expired) {
+      timeUp();
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    if (deadline) deadline.onExpiry = timeUp;
+    else {
+      timer = setTimeout(timeUp, timeoutMs);
+      timer.unref();
+    }
     parser(req, res, (err?: unknown) => {
+      if (deadline) deadline.onExpiry = undefined;
       if (done) return;
       done = true;
       clearTimeout(timer);
