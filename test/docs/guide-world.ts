@@ -107,9 +107,9 @@ export interface GuideWorld {
   writeAll(doc: string): Promise<string[]>;
   /**
    * Runs `doc`'s `run` blocks and starts its `run=NAME` terminals, in the guide's order, each terminal
-   * awaited until it listens.
+   * awaited until it listens. Resolves what each `run` block printed on stdout, in order.
    */
-  follow(doc: string): Promise<void>;
+  follow(doc: string): Promise<string[]>;
   /** A started terminal, by name. */
   terminal(name: string): Terminal;
   /** Blocks of the docs followed that nothing ran or wrote (a guide step the test skipped). */
@@ -202,13 +202,17 @@ export async function guideWorld(options: GuideOptions): Promise<GuideWorld> {
     },
     async follow(doc) {
       followed.push(doc);
+      const printed: string[] = [];
       for (const block of blocksOf(doc)) {
         const kind = kindOf(block);
         if (kind === 'run') {
           ran.add(key(block));
-          await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', remap(block.code)], { cwd: dir, env, timeout: 60_000 }).catch((err: Error & { stderr?: string }) => {
-            throw new Error(`${doc}:${block.line}: the step failed: ${err.message}\n${err.stderr ?? ''}`);
-          });
+          const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', remap(block.code)], { cwd: dir, env, timeout: 60_000 }).catch(
+            (err: Error & { stderr?: string }) => {
+              throw new Error(`${doc}:${block.line}: the step failed: ${err.message}\n${err.stderr ?? ''}`);
+            },
+          );
+          printed.push(stdout);
         } else if (kind === 'terminal') {
           const name = block.attrs.run as string;
           const port = options.terminals[name];
@@ -219,6 +223,7 @@ export async function guideWorld(options: GuideOptions): Promise<GuideWorld> {
           await listening(world.port(port), terminal);
         }
       }
+      return printed;
     },
     terminal(name) {
       const terminal = terminals.get(name);
