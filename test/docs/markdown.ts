@@ -9,11 +9,14 @@
 //   ```text                   a picture or an output, not code
 //
 // Renderers show the first word as the language and ignore the rest, so readers never see the markers.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The repository's root. */
 export const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** The product's Markdown: the README and every page of docs/. */
+export const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
 /** One fenced code block of a Markdown file. */
 export interface CodeBlock {
