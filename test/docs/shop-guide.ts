@@ -3,7 +3,9 @@
 // SMS code and its proof redeemed once by the shop; an order paid by mobile money and marked paid by the
 // signed webhook the shop verified with the webhooks guide's verifier; a forged, stale or unsigned webhook
 // refused, a repeated one acted on once.
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
@@ -188,5 +190,26 @@ export function describeShopGuide(guide: ShopGuide): void {
     });
 
     guide.more?.(() => ({ world, env }));
+  });
+}
+
+/**
+ * The README's embed for a guide's language (a file of README.md's, run by `command` in the guide's world
+ * with its secrets): it prints a page whose `<pay-by-mobile>` carries a token the proxy takes.
+ */
+export function itRunsTheReadmeEmbed(get: () => { world: GuideWorld; env: Record<string, string> }, command: string, file: string): void {
+  it(`README's ${file} prints a page whose token the proxy takes`, async () => {
+    const { world, env } = get();
+    await world.write('README.md', file);
+    const proxyUrl = world.url(PROXY, '/merchant-elements');
+    const { stdout } = await promisify(execFile)(command, [file], { cwd: world.dir, env: { ...process.env, ...env, PROXY_URL: proxyUrl } });
+    expect(stdout).toContain(`<pay-by-mobile proxy="${proxyUrl}"`);
+    const token = /token="([^"]+)"/.exec(stdout)![1]!;
+    const lookup = await fetch(`${proxyUrl}/accounts/lookup`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ msisdn: '0240000001' }),
+    });
+    expect(lookup.status).toBe(200);
   });
 }
