@@ -3,9 +3,11 @@
 import type { StorybookConfig } from '@storybook/web-components-vite';
 
 const config: StorybookConfig = {
-  stories: ['../stories/**/*.mdx', '../stories/**/*.stories.ts'],
-  // The fake hosted checkout page the popup and tab modes open (stories/public/hosted-checkout.html).
-  staticDirs: ['../stories/public'],
+  // The guides (README and docs/, one page each, written by scripts/docs/site.ts) beside the elements' stories.
+  stories: ['../stories/**/*.mdx', '../stories/**/*.stories.ts', './guides/*.mdx'],
+  // The fake hosted checkout page the popup and tab modes open (stories/public/hosted-checkout.html), and
+  // the guides' pictures.
+  staticDirs: ['../stories/public', { from: '../docs/screenshots', to: '/screenshots' }],
   addons: ['@storybook/addon-docs', '@storybook/addon-a11y'],
   framework: { name: '@storybook/web-components-vite', options: {} },
   core: {

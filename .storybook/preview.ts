@@ -38,6 +38,8 @@ const preview: Preview = {
       ),
   ],
   parameters: {
+    // The introduction, then the guides in the order a reader needs them (scripts/docs/site.ts), then the elements.
+    options: { storySort: { order: ['Introduction', 'Guides', ['Start here', '*'], 'Elements'] } },
     controls: { expanded: true, sort: 'requiredFirst' },
     // Docs pages play each story too, so that a page shows every state side by side.
     docs: { story: { autoplay: true } },

@@ -14,7 +14,7 @@ import { formatMessage } from 'publint/utils';
  * docs and screenshots are what the README links to, so that its links work where npm shows it.
  */
 const PUBLISHED =
-  /^(package\.json|README\.md|LICENSE(\.\w+)?|custom-elements\.json|bin\/merchant-elements(-server)?\.js|dist\/.+\.(js|d\.ts)|docs\/[\w.-]+\.md|docs\/screenshots\/[\w.-]+\.png|examples\/README\.md|examples\/php\/\w+\.php|examples\/python\/\w+\.py)$/;
+  /^(package\.json|README\.md|openapi\.json|LICENSE(\.\w+)?|custom-elements\.json|bin\/merchant-elements(-server)?\.js|dist\/.+\.(js|d\.ts)|docs\/[\w.-]+\.md|docs\/screenshots\/[\w.-]+\.png)$/;
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 

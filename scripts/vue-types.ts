@@ -6,7 +6,7 @@
 //   tsx scripts/vue-types.ts --check  exit 1 when the file differs from the manifest
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { buildManifest } from './readme-elements.js';
+import { buildManifest } from './docs/elements.js';
 
 export const VUE_TYPES = fileURLToPath(new URL('../src/vue/index.ts', import.meta.url));
 

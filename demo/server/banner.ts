@@ -10,7 +10,8 @@ export function demoBanner(demo: RunningDemo): string {
     `  customer's phone     ${urls.phone}?number=233240000001`,
     `  embedding demos      ${urls.embedding}  (CDN script, React, Vue)`,
     `  sandbox (provider)   ${urls.sandbox}/__sandbox/`,
-    `  proxy                ${urls.proxy}  (health: ${urls.proxyHealth})`,
+    // The mount path itself answers nothing (404): the banner gives the address that answers, its health.
+    `  proxy (health)       ${urls.proxyHealth}  (the elements call ${new URL(urls.proxy).pathname}/…)`,
     ``,
     `  Test numbers: 233240000001 completes, 233240000002 fails (insufficient funds),`,
     `  233200000003 is declined, 233260000004 stays pending, 233240000404 has no account.`,

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { CliCommand } from './command.js';
+import { program } from './program.js';
 import { demoCommand } from './demo-command.js';
 import {
   balanceCommand,
@@ -23,13 +24,14 @@ function demoHere(): boolean {
 }
 
 /** Commands of a checkout that this copy lacks, with the sentence that says so (a usage error, exit 2). */
-export const CHECKOUT_ONLY: Readonly<Record<string, string>> = demoHere()
-  ? {}
-  : {
-      demo:
-        'the demo shop runs from a checkout of the merchant-elements repository (npm install && npm start there), ' +
-        'not from an installed package; here, run the provider sandbox: merchant-elements sandbox',
-    };
+export const CHECKOUT_ONLY = (): Readonly<Record<string, string>> =>
+  demoHere()
+    ? {}
+    : {
+        demo:
+          'the demo shop runs from a checkout of the merchant-elements repository (npm install && npm start there), ' +
+          `not from an installed package; here, run the provider sandbox: ${program()} sandbox`,
+      };
 
 /**
  * Every `merchant-elements` command, in the order the usage lists them. A new command is one more entry

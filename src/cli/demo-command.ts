@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './errors.js';
 import { portFlag, positiveNumberFlag } from './flags.js';
+import { program } from './program.js';
 import { serveUntilStopped } from './serve.js';
 
 /** Options of `merchant-elements demo`, as parsed from the command line. */
@@ -70,7 +71,7 @@ export const demoCommand: CliCommand = {
     }
     const options = checkDemoOptions({ port: portFlag(values.port), host: values.host, timeScale: positiveNumberFlag(values['time-scale'], '--time-scale') });
     if (!existsSync(DEMO_MODULE)) {
-      io.stderr('merchant-elements: demo: the demo runs from a checkout of merchant-elements (it is not published)\n');
+      io.stderr(`${program()}: demo: the demo runs from a checkout of merchant-elements (it is not published)\n`);
       return EXIT.failed;
     }
     const { startDemo, demoBanner } = (await import(DEMO_MODULE.href)) as DemoModule;

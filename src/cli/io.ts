@@ -6,6 +6,8 @@ export interface CliIo {
   stdout(text: string): void;
   /** Writes to standard error (errors, progress, warnings). */
   stderr(text: string): void;
+  /** The command's name as the user runs it (default: from the script that started the process). */
+  program?: string;
 }
 
 /** The running process's environment and streams. */

@@ -2,6 +2,7 @@ import { commandsOfGroup, findCommand, overviewOf } from './command.js';
 import { CHECKOUT_ONLY, COMMANDS } from './commands.js';
 import { EXIT, UsageError } from './errors.js';
 import { processIo, redactingIo, type CliIo } from './io.js';
+import { programOfScript, setProgram, withProgram } from './program.js';
 import { reportError } from './report-error.js';
 
 /** The overview printed by `merchant-elements help` and with an unknown command. */
@@ -27,7 +28,10 @@ sent); 3 configuration error.
  * `io` is the process's environment and streams unless a test gives its own.
  */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const out = redactingIo(io);
+  setProgram(io.program ?? programOfScript(process.argv[1]));
+  const redacted = redactingIo(io);
+  // Usage lines name the command as it was run (merchant-elements-server where that is all there is).
+  const out: CliIo = { ...redacted, stdout: (text) => redacted.stdout(withProgram(text)), stderr: (text) => redacted.stderr(withProgram(text)) };
   const [first, ...rest] = argv;
   if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
     const match = first === 'help' ? findCommand(COMMANDS, rest) : undefined;
@@ -45,7 +49,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 
 /** The usage error for arguments that name no command, listing a group's commands when one was named. */
 function unknownCommand(argv: readonly string[]): UsageError {
-  if (argv[0] !== undefined && Object.hasOwn(CHECKOUT_ONLY, argv[0])) return new UsageError(CHECKOUT_ONLY[argv[0]]!);
+  const checkoutOnly = CHECKOUT_ONLY();
+  if (argv[0] !== undefined && Object.hasOwn(checkoutOnly, argv[0])) return new UsageError(checkoutOnly[argv[0]]!);
   const group = commandsOfGroup(COMMANDS, argv[0]);
   if (group.length === 0) return new UsageError(`unknown command "${argv[0]}"`);
   const names = group.map((command) => command.name).join(', ');

@@ -1,5 +1,6 @@
 import type { ProviderClient, SmsSendResponse, SmsSendResult } from '../provider/index.js';
 import { UsageError } from './errors.js';
+import { program } from './program.js';
 import { defaultCountry, emailFlag, notLocalForm } from './flags.js';
 import { listFlag, operation, stringFlag } from './operation.js';
 import { formatFields } from './output.js';
@@ -40,7 +41,7 @@ function renderSent({ response, messageId }: Sent): string {
   return formatFields([
     ['status', response.statusMessage],
     ['sequenceNo', response.sequenceNo],
-    ['messageId', messageId ?? `not known yet (merchant-elements sms status ${sequenceNo} shows it)`],
+    ['messageId', messageId ?? `not known yet (${program()} sms status ${sequenceNo} shows it)`],
     ['transactionId', response.transactionId],
     ['to', message?.to],
     ['from', message?.from],

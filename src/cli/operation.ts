@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isProviderError, type ProviderClient, type ProviderUnavailableError } from '../provider/index.js';
 import type { CliCommand } from './command.js';
+import { program } from './program.js';
 import { clientFromEnv } from './env.js';
 import { EXIT, UsageError } from './errors.js';
 import type { CliIo } from './io.js';
@@ -128,7 +129,7 @@ export function operation<T>(spec: OperationSpec<T>): CliCommand {
       } catch (err) {
         const unreachable = isProviderError(err) && (err as ProviderUnavailableError).reason === 'network';
         if (unreachable && configured.env === 'sandbox') {
-          throw withHint(err, `is the sandbox running at ${configured.messagingBaseUrl}? Start it with: merchant-elements sandbox`);
+          throw withHint(err, `is the sandbox running at ${configured.messagingBaseUrl}? Start it with: ${program()} sandbox`);
         }
         throw err;
       } finally {

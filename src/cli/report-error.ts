@@ -6,10 +6,10 @@ import {
   type ProviderValidationError,
 } from '../provider/index.js';
 import type { CliCommand } from './command.js';
+import { program } from './program.js';
 import { CliConfigError, EXIT, InputError, UsageError } from './errors.js';
 import type { CliIo } from './io.js';
 
-const PREFIX = 'merchant-elements';
 
 const hints = new WeakMap<object, string>();
 
@@ -62,7 +62,7 @@ export function describeProviderError(error: ProviderError): string {
 
 /** Writes `error` as one clear line (more for lists) on stderr and resolves to its exit code. */
 export function reportError(command: CliCommand | undefined, error: unknown, io: CliIo, usage: string): number {
-  const where = command ? `${PREFIX}: ${command.name}:` : `${PREFIX}:`;
+  const where = command ? `${program()}: ${command.name}:` : `${program()}:`;
   const help = command?.help ?? usage;
   if (error instanceof UsageError || isParseArgsError(error)) {
     io.stderr(`${where} ${(error as Error).message}\n\n${help}`);

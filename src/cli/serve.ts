@@ -1,4 +1,5 @@
 import type { CliIo } from './io.js';
+import { program } from './program.js';
 import { EXIT } from './errors.js';
 
 /** A server a command started: what to print, and how to stop it. */
@@ -18,7 +19,7 @@ export async function serveUntilStopped(io: CliIo, command: string, port: number
     served = await start();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-    io.stderr(`merchant-elements: ${command}: port ${port} is already in use; pick another with --port or PORT\n`);
+    io.stderr(`${program()}: ${command}: port ${port} is already in use; pick another with --port or PORT\n`);
     return EXIT.failed;
   }
   // A service logs its own start (JSON lines) and gives no banner.

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from './command.js';
+import { program } from './program.js';
 import { CliConfigError, EXIT, UsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { stringFlag, type OptionValues } from './operation.js';
@@ -49,7 +50,7 @@ async function call(base: string, key: string, method: 'GET' | 'POST', path: str
     if (method === 'POST') init.body = '{}';
     res = await fetch(`${base}${path}`, init);
   } catch {
-    throw new ProxyCallError(`could not reach the proxy at ${base}; is it running (merchant-elements serve)?`);
+    throw new ProxyCallError(`could not reach the proxy at ${base}; is it running (${program()} serve)?`);
   }
   const text = await res.text();
   if (res.status === 401 || res.status === 403) throw new ProxyCallError(`the proxy refused the server key (${res.status}); check PROXY_SERVER_KEY`);

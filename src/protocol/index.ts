@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './schemas.js';
 export * from './paths.js';
 export * from './server-schemas.js';
+export * from './statuses.js';

@@ -108,6 +108,12 @@ export const webhookDelivery = z.object({
   replayedAt: z.iso.datetime().optional(),
 });
 
+/** The query of `GET /server/webhooks`: a state to list (all when absent), and how many at most (1 to 1,000). */
+export const webhookListQuery = z.strictObject({
+  state: z.enum(['pending', 'delivered', 'dead']).optional(),
+  limit: z.coerce.number().int().min(1).max(1_000).optional(),
+});
+
 /** 200 of `GET /server/webhooks?state=&limit=`: newest first. */
 export const webhookList = z.object({ deliveries: z.array(webhookDelivery) });
 export type WebhookList = z.infer<typeof webhookList>;

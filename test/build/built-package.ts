@@ -68,8 +68,6 @@ export async function buildPackage(): Promise<BuiltPackage> {
   );
   // All of docs/: package.json's `files` says what of it npm packs. The server package's checked-in files.
   await cp(join(ROOT, 'docs'), join(dir, 'docs'), { recursive: true });
-  // The example shops the README links (their test harness aside: `files` names what ships).
-  await cp(join(ROOT, 'examples'), join(dir, 'examples'), { recursive: true });
   const serverDir = join(dir, SERVER_PACKAGE);
   await cp(join(ROOT, SERVER_PACKAGE), serverDir, { recursive: true, filter: (from) => !from.endsWith('/dist') });
   // The application's node_modules: the checkout's packages, and the server package as an install of both.

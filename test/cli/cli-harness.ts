@@ -28,14 +28,15 @@ const PROVIDER_VARIABLES = [
   'CHECKOUT_API_KEY',
 ];
 
-/** Runs `main` in this process with its own environment, capturing both streams. */
-export async function runMain(argv: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+/** Runs `main` in this process with its own environment, capturing both streams; `program` as the user typed it. */
+export async function runMain(argv: string[], env: NodeJS.ProcessEnv, program?: string): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await main(argv, {
     env,
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
+    ...(program ? { program } : {}),
   });
   return { code, stdout, stderr };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { USAGE } from '../../src/cli/main.js';
+import { programOfScript } from '../../src/cli/program.js';
 import { runMain, useCliSandbox } from './cli-harness.js';
 
 const cli = useCliSandbox();
@@ -15,6 +16,23 @@ describe('merchant-elements usage', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: merchant-elements payment status <reference> \[--json\] \[--sandbox-url URL\]\n/);
     expect((await runMain(['help', 'sms', 'bulk'], {})).stdout).toContain('--batch-size N');
+  });
+
+  it('names the command as it was run in its usage, hints and errors: merchant-elements-server where that is all there is', async () => {
+    expect(programOfScript('/app/node_modules/.bin/merchant-elements-server')).toBe('merchant-elements-server');
+    expect(programOfScript('/app/node_modules/merchant-elements-server/bin/merchant-elements-server.js')).toBe('merchant-elements-server');
+    expect(programOfScript('/repo/bin/merchant-elements.js')).toBe('merchant-elements');
+    const server = 'merchant-elements-server';
+    expect((await runMain(['help'], {}, server)).stdout).toMatch(/^Usage: merchant-elements-server <command> \[options\]\n/);
+    expect((await runMain(['serve', '--help'], {}, server)).stdout).toMatch(/^Usage: merchant-elements-server serve /);
+    const missing = await runMain(['sms', 'send', '--to', '233240000001', '--from', 'Shop'], {}, server);
+    expect(missing.stderr).toMatch(/^merchant-elements-server: sms send: --message is required\n\nUsage: merchant-elements-server sms send /);
+    // Nothing listens on the port: the hint says how to start the sandbox with the command the user has.
+    const unreachable = await runMain(['balance', '--sandbox-url', 'http://127.0.0.1:9'], {}, server);
+    expect(unreachable.stderr).toContain('Start it with: merchant-elements-server sandbox');
+    expect(unreachable.stderr).not.toMatch(/merchant-elements (sandbox|serve)/);
+    // And as before where merchant-elements is the command.
+    expect((await runMain(['balance', '--sandbox-url', 'http://127.0.0.1:9'], {})).stderr).toContain('Start it with: merchant-elements sandbox');
   });
 
   it('exits 2 with the usage on an unknown command, a bare group, a missing flag or argument', async () => {

@@ -43,6 +43,10 @@ describe('npm start and merchant-elements demo', () => {
     });
     expect(out).toContain(`${url}/sandbox/__sandbox/phone`);
     expect(out).toContain(`${url}/merchant-elements/health`);
+    // Every address the banner prints opens something (the proxy's mount path alone answered 404).
+    const printed = [...out.matchAll(/https?:\/\/\S+/g)].map((m) => m[0]);
+    expect(printed.length).toBeGreaterThanOrEqual(5);
+    for (const address of printed) expect((await fetch(address)).status, address).toBeLessThan(400);
     const shop = await fetch(`${url}/`);
     expect(shop.status).toBe(200);
     expect(await shop.text()).toContain('Makola Market Goods');

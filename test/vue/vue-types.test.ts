@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { buildManifest } from '../../scripts/readme-elements.js';
+import { buildManifest } from '../../scripts/docs/elements.js';
 import { VUE_TYPES, vueTypes } from '../../scripts/vue-types.js';
 
 describe('merchant-elements/vue', () => {

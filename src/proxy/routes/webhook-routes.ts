@@ -1,14 +1,8 @@
 import type { RequestHandler, Router } from 'express';
-import { z } from 'zod';
-import { SERVER_PATHS } from '../../protocol/index.js';
+import { SERVER_PATHS, webhookListQuery } from '../../protocol/index.js';
 import { parseInput, ProxyError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { WebhookAdmin } from '../notify/webhook-admin.js';
-
-const listQuery = z.strictObject({
-  state: z.enum(['pending', 'delivered', 'dead']).optional(),
-  limit: z.coerce.number().int().min(1).max(1_000).optional(),
-});
 
 /**
  * The server API's webhook routes, behind the merchant backend's key (`requireServerKey`):
@@ -18,7 +12,7 @@ const listQuery = z.strictObject({
  */
 export function webhookRoutes(router: Router, webhooks: WebhookAdmin, requireServerKey: RequestHandler): void {
   router.get(SERVER_PATHS.webhooks, requireServerKey, async (req, res) => {
-    const query = parseInput(listQuery, { ...(req.query as Record<string, unknown>) });
+    const query = parseInput(webhookListQuery, { ...(req.query as Record<string, unknown>) });
     const options = { ...(query.state ? { state: query.state } : {}), ...(query.limit ? { limit: query.limit } : {}) };
     sendJson(res, 200, { deliveries: await webhooks.list(options) });
   });

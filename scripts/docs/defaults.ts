@@ -1,0 +1,93 @@
+// The figures the guides quote about limits, deadlines and retention, read from the constants the proxy
+// runs with: docs/operations.md's defaults table and docs/webhooks.md's delivery sentence.
+import { SERVICE_TIMEOUTS } from '../../src/cli/proxy-service.js';
+import { resolveConfig, type ResolvedProxyConfig } from '../../src/proxy/config.js';
+import { DEFAULT_LIMITS, type LimitName } from '../../src/proxy/config-limits.js';
+import { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from '../../src/proxy/middleware/body.js';
+import { DEFAULT_OUTBOX_OPTIONS } from '../../src/proxy/notify/outbox-types.js';
+import { RECORD_TTL_MS } from '../../src/proxy/order/keys.js';
+import { relayOptions } from '../../src/proxy/reconcile/relay-options.js';
+import type { ProxyContext } from '../../src/proxy/context.js';
+import { DEFAULT_TOKEN_TTL_SEC } from '../../src/proxy/tokens/service.js';
+import { DEFAULT_MAX_ATTEMPTS } from '../../src/protocol/server-schemas.js';
+
+/** A duration in words: `900 ms`, `10 s`, `15 min`, `24 h`, `3 days`. */
+export function duration(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, ' days'],
+    [3_600_000, ' h'],
+    [60_000, ' min'],
+    [1_000, ' s'],
+  ];
+  for (const [size, unit] of units) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${ms / size === 1 && unit === ' days' ? ' day' : unit}`;
+  }
+  return `${ms} ms`;
+}
+
+/** A configuration as the proxy resolves it from the least a shop must give (its defaults everywhere else). */
+function resolvedDefaults(): ResolvedProxyConfig {
+  return resolveConfig({
+    provider: {
+      env: 'sandbox',
+      messagingBaseUrl: 'http://127.0.0.1:4010',
+      paymentBaseUrl: 'http://127.0.0.1:4010/gateway',
+      messaging: { apiKey: 'k', apiSecret: 's' },
+      payment: { username: 'u', password: 'p' },
+      checkout: { apiKey: 'c' },
+    },
+    tokenSecret: 'a-secret-of-at-least-32-bytes-0123456789',
+    payeeName: 'Shop',
+    webhooks: { url: 'http://127.0.0.1:8000/webhooks', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
+  });
+}
+
+/** `per hour`, `per day`, `per 10 min`: a window in words. */
+const per = (ms: number) => (ms === 3_600_000 ? 'per hour' : ms === 86_400_000 ? 'per day' : `per ${duration(ms)}`);
+
+const policy = (name: LimitName) => {
+  const { points, durationSec } = DEFAULT_LIMITS[name];
+  return `${points} ${per(durationSec * 1000)}`;
+};
+
+/** The defaults table of docs/operations.md. */
+export function defaultsTable(): string {
+  const config = resolvedDefaults();
+  const relay = relayOptions({ config } as unknown as ProxyContext);
+  const webhooks = config.webhooks!;
+  const rows: [string, string, string][] = [
+    ['element token lifetime', `${duration(DEFAULT_TOKEN_TTL_SEC * 1000)}`, '`expiresIn` when minting'],
+    ['payment attempts per order', String(DEFAULT_MAX_ATTEMPTS), '`maxAttempts` when minting'],
+    ['OTP code', `${config.otp.pinLength} characters, lives ${duration(config.otp.expiryMinutes * 60_000)}, ${config.otp.maxRetries} wrong tries`, '`otp`'],
+    ['OTP sends per number', `${policy('otpSendPerNumberShort')} and ${policy('otpSendPerNumberDay')}, ${duration(DEFAULT_LIMITS.otpSendCooldown.durationSec * 1000)} apart`, '`limits.otpSendPerNumberShort`, `…Day`, `…Cooldown`'],
+    ['OTP sends per address, per token, per number prefix', `${policy('otpSendPerIp')}; ${DEFAULT_LIMITS.otpSendPerToken.points} per token; ${policy('otpSendPerPrefix')}`, '`limits.otpSendPerIp`, `…PerToken`, `…PerPrefix`'],
+    ['failed OTP checks per number', `${policy('otpVerifyFailuresPerNumber')}, then locked for the rest of it`, '`limits.otpVerifyFailuresPerNumber`'],
+    ['account lookups', `${DEFAULT_LIMITS.accountLookupPerToken.points} per token, ${policy('accountLookupPerIp')} per address`, '`limits.accountLookupPerToken`, `…PerIp`'],
+    ['payment prompts per number', `${DEFAULT_LIMITS.paymentsInFlightPerNumber.points} waiting at once, ${policy('paymentPromptsPerNumber')}`, '`limits.paymentsInFlightPerNumber`, `…PromptsPerNumber`'],
+    ['event streams', `${DEFAULT_LIMITS.streamsPerClient.points} per token and address, ${DEFAULT_LIMITS.streamsPerAddress.points} per address`, '`limits.streamsPerClient`, `…PerAddress`'],
+    ['wrong server keys per address', policy('serverKeyFailuresPerIp'), '`limits.serverKeyFailuresPerIp`'],
+    ['status reads of a pending payment', `every ${duration(relay.minIntervalMs)} backing off to ${duration(relay.maxIntervalMs)}`, '`relay.minIntervalMs`, `relay.maxIntervalMs`'],
+    ['the page stops waiting (`TIMED_OUT`)', `after ${duration(relay.deadlineMs)}`, '`relay.deadlineMs`'],
+    ['reads after that', `every ${duration(relay.lateIntervalMs)} for ${duration(relay.reconcileWindowMs)}`, '`relay.lateIntervalMs`, `relay.reconcileWindowMs`'],
+    ['each instance sweeps unsettled payments', `every ${duration(relay.sweepIntervalMs)}`, '`relay.sweepIntervalMs`'],
+    ['hooks retried', `for ${duration(DEFAULT_OUTBOX_OPTIONS.maxAgeMs)}, backing off from ${duration(DEFAULT_OUTBOX_OPTIONS.backoffMs)} to ${duration(DEFAULT_OUTBOX_OPTIONS.maxBackoffMs)}; a delivery's lease ${duration(DEFAULT_OUTBOX_OPTIONS.leaseMs)}`, '`relay.outbox*`'],
+    ['webhooks: each try, retried', `${duration(webhooks.timeoutMs)} per try; retried for ${duration(webhooks.maxAgeMs)}`, '`webhooks.timeoutMs`, `webhooks.maxAgeMs`'],
+    ['records, webhooks and their state kept', duration(RECORD_TTL_MS), ''],
+    ['request bodies', `JSON, at most ${MAX_BODY_BYTES / 1024} kB, arriving within ${duration(BODY_TIMEOUT_MS)}`, '`bodyTimeoutMs`'],
+    ['`serve`: headers, whole request, idle keep-alive', `${duration(SERVICE_TIMEOUTS.headersTimeoutMs)}, ${duration(SERVICE_TIMEOUTS.requestTimeoutMs)}, ${duration(SERVICE_TIMEOUTS.keepAliveTimeoutMs)}`, ''],
+    ['`serve`: on SIGTERM, requests in flight get', duration(SERVICE_TIMEOUTS.shutdownGraceMs), ''],
+    ['`serve`: start-up waits for the store', duration(SERVICE_TIMEOUTS.readyTimeoutMs), ''],
+  ];
+  return ['| what | default | set with |', '|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+/** docs/webhooks.md's sentence on tries, retries and retention. */
+export function webhookDelivery(): string {
+  const webhooks = resolvedDefaults().webhooks!;
+  return (
+    `Each try waits ${duration(webhooks.timeoutMs)} for your answer (\`webhooks.timeoutMs\`). A webhook is tried again, ` +
+    `backing off from about ${duration(DEFAULT_OUTBOX_OPTIONS.backoffMs)} to every ${duration(DEFAULT_OUTBOX_OPTIONS.maxBackoffMs)}, ` +
+    `for ${duration(webhooks.maxAgeMs)} (\`webhooks.maxAgeMs\`; at least a day in production), then dead-lettered and logged as an error. ` +
+    `Delivered and dead webhooks are kept ${duration(RECORD_TTL_MS)}, for listing and replay.`
+  );
+}

@@ -1,0 +1,13 @@
+// docs/script-tag.md followed as written: the sandbox, `serve`, and the guide's plain Node server (with
+// webhook.mjs from docs/webhooks.md, as step 3 says), which sends a strict Content-Security-Policy; then a
+// customer pays in Chromium under that policy and the order is marked paid by the verified webhook alone.
+import { describeShopGuide } from './shop-guide.js';
+
+describeShopGuide({
+  doc: 'docs/script-tag.md',
+  signIn: false,
+  async files(world) {
+    await world.writeAll('docs/script-tag.md');
+    await world.write('docs/webhooks.md', 'webhook.mjs');
+  },
+});
