@@ -10,6 +10,7 @@ import { defaultsTable, webhookDelivery } from './defaults.js';
 import { buildManifest, elementsReference } from './elements.js';
 import { errorCodesTable } from './error-codes.js';
 import { serverApiTable } from './server-api.js';
+import { renderStateTables } from './state-table.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -26,6 +27,7 @@ export const BLOCKS: Record<string, Block> = {
   defaults: { doc: 'docs/operations.md', make: defaultsTable },
   'webhook-delivery': { doc: 'docs/webhooks.md', make: webhookDelivery },
   'server-api': { doc: 'docs/server-api.md', make: serverApiTable },
+  'state-table': { doc: 'docs/design.md', make: renderStateTables },
 };
 
 /** The OpenAPI document's file and text (the server package's version). */

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { type ProxyErrorCode } from './codes.js';
 import { proxyErrorBody } from './errors.js';
-import { SERVER_PATHS, PROXY_PATHS } from './paths.js';
+import { OPERATOR_PATHS, SERVER_PATHS, PROXY_PATHS } from './paths.js';
 import {
   accountLookupRequest,
   accountLookupResponse,
@@ -13,6 +13,7 @@ import {
   checkoutCreateResponse,
   checkoutSnapshot,
   healthResponse,
+  orderView,
   otpDeliveryResponse,
   otpSendRequest,
   otpSendResponse,
@@ -20,14 +21,19 @@ import {
   otpVerifyResponse,
   paymentCreateRequest,
   paymentSnapshot,
+  readinessResponse,
 } from './schemas.js';
 import {
   checkoutTokenInput,
   mintedToken,
+  orderResolution,
   otpTokenInput,
   paymentTokenInput,
   redeemOtpProofRequest,
   redeemOtpProofResponse,
+  unresolvedOrder,
+  unresolvedOrderList,
+  unresolvedOrdersQuery,
   webhookList,
   webhookListQuery,
   webhookReplayed,
@@ -91,6 +97,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
     errors: ['ACCOUNT_NOT_FOUND', 'INVALID_PHONE_NUMBER', 'UPSTREAM_ERROR'],
   },
   {
+    method: 'get', path: PROXY_PATHS.order, caller: 'element', summary: "Where the token's order stands: its payment, the tries left, what a new try would meet, the charge to expect",
+    ok: { status: 200, json: orderView, description: 'The order as a page should show it from its first paint' },
+    errors: ['ORDER_CHANGED'],
+  },
+  {
     method: 'post', path: PROXY_PATHS.payments, caller: 'element', summary: "Start (or rejoin) the token's order payment on a number",
     body: paymentCreateRequest, ok: { status: 202, json: paymentSnapshot, description: 'The attempt, pending on the phone (or the order’s live one)' },
     errors: ['INVALID_PHONE_NUMBER', 'INSUFFICIENT_FUNDS', 'PAYMENT_FAILED', 'ATTEMPTS_EXHAUSTED', 'ORDER_CHANGED', 'PAYMENT_IN_PROGRESS',
@@ -122,8 +133,12 @@ export const API_ROUTES: readonly ApiRoute[] = [
     ok: { status: 204, description: 'Heard; the body is never believed' },
   },
   {
-    method: 'get', path: PROXY_PATHS.health, caller: 'operator', summary: 'Liveness: the store answers and the provider’s circuit is not open',
-    ok: { status: 200, json: healthResponse, description: 'Healthy' }, alsoAnswers: 503,
+    method: 'get', path: PROXY_PATHS.health, caller: 'operator', summary: 'Liveness: the process answers (the store and the circuits are reported, never a reason to restart it)',
+    ok: { status: 200, json: healthResponse, description: 'Alive' },
+  },
+  {
+    method: 'get', path: OPERATOR_PATHS.ready, caller: 'operator', summary: 'Readiness: the store answers and each provider interface answered a cheap read',
+    ok: { status: 200, json: readinessResponse, description: 'Ready' }, alsoAnswers: 503,
   },
   {
     method: 'post', path: SERVER_PATHS.otpToken, caller: 'server', summary: 'Mint an `<otp-verify>` token',
@@ -157,6 +172,15 @@ export const API_ROUTES: readonly ApiRoute[] = [
   {
     method: 'get', path: template(SERVER_PATHS.checkout, 'checkoutId'), caller: 'server', summary: 'One checkout session, by its id',
     ok: { status: 200, json: checkoutSnapshot, description: 'The session' },
+  },
+  {
+    method: 'get', path: SERVER_PATHS.unresolvedOrders, caller: 'server', summary: 'Orders whose money state is not final, with what is known of each open try and session',
+    query: unresolvedOrdersQuery, ok: { status: 200, json: unresolvedOrderList, description: 'The orders' }, errors: ['INVALID_INPUT'],
+  },
+  {
+    method: 'post', path: template(SERVER_PATHS.resolveOrder, 'reference'), caller: 'server',
+    summary: "Resolve an order's unknown try or session with the provider's word (a referenceId or checkoutId read and checked, or absent)",
+    body: orderResolution, ok: { status: 200, json: unresolvedOrder, description: 'The order as it stands after' }, errors: ['REFERENCE_CONFLICT'],
   },
   {
     method: 'get', path: SERVER_PATHS.webhooks, caller: 'server', summary: 'Signed webhooks by state, newest first',

@@ -19,6 +19,12 @@ export const PROXY_PATHS = {
   health: '/health',
 } as const;
 
+/** Paths only operators call (apart from PROXY_PATHS, which the elements carry): readiness. */
+export const OPERATOR_PATHS = {
+  /** The store and each provider interface answer (a load balancer's probe). */
+  ready: '/ready',
+} as const;
+
 /**
  * Paths of the server API (the merchant's backend calls them with `Authorization: Bearer <PROXY_SERVER_KEY>`,
  * never with an element token), relative to the mount path like the browser's.

@@ -153,6 +153,9 @@ export const unresolvedOrder = z.object({
 });
 export type UnresolvedOrder = z.infer<typeof unresolvedOrder>;
 
+/** Query of `GET /server/orders/unresolved`. */
+export const unresolvedOrdersQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1_000).default(100) });
+
 /** 200 of `GET /server/orders/unresolved?limit=`. */
 export const unresolvedOrderList = z.object({ orders: z.array(unresolvedOrder) });
 export type UnresolvedOrderList = z.infer<typeof unresolvedOrderList>;

@@ -2,9 +2,9 @@ import type { SessionPhase, TryPhase } from './order-record.js';
 
 /**
  * The order's state machine as data (DESIGN: the order's state machine): every change a try or a session
- * can go through, by event. `npm run design:table` writes it into docs/design.md; test/proxy/order/
- * state-table.test.ts walks every state × every event against `transition` and fails when a change happens
- * that this table does not list, or a listed one does not.
+ * can go through, by event. `npm run docs` writes it into docs/design.md; test/proxy/order/transition.test.ts
+ * walks every state × every event against `transition` and fails when a change happens that this table does
+ * not list, or a listed one does not.
  */
 export interface Row<P extends string, E extends string> {
   from: P | 'none';

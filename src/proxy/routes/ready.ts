@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { OPERATOR_PATHS } from '../../protocol/index.js';
 import type { ReadinessResponse } from '../../protocol/index.js';
 import {
   isProviderError,
@@ -21,7 +22,7 @@ export const READINESS_CHECK_INTERVAL_MS = 10_000;
  * Path of the readiness route under the mount (and at the root of `merchant-elements serve`). An operator's
  * route, not the browser protocol's, so not in `PROXY_PATHS`.
  */
-export const READY_PATH = '/ready';
+export const READY_PATH = OPERATOR_PATHS.ready;
 
 /** How long one check may wait for the provider: a probe's own timeout is usually a few seconds. */
 export const READINESS_CHECK_TIMEOUT_MS = 3_000;

@@ -1,10 +1,10 @@
 import type { Request, Response, Router } from 'express';
 import { decodeJwt } from 'jose';
-import { z } from 'zod';
 import {
   type MintedToken,
   orderResolution,
   type RedeemOtpProofResponse,
+  unresolvedOrdersQuery,
   redeemOtpProofRequest,
   SERVER_PATHS,
   serverLookupParam,
@@ -16,8 +16,6 @@ import type { Orders } from '../order/orders.js';
 import { sendJson } from '../respond.js';
 import { webhookRoutes } from '../routes/webhook-routes.js';
 import type { WebhookAdmin } from '../notify/webhook-admin.js';
-
-const unresolvedQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1_000).default(100) });
 
 /** `{ token, expiresAt }` of a freshly minted token (its `exp` as an ISO date). */
 function minted(token: string): MintedToken {
@@ -83,7 +81,7 @@ export function serverApiRoutes(router: Router, ctx: ProxyContext, relay: Orders
 
   // Orders whose money state is not final, and the provider's word on one of them (DESIGN: unknown blocks everything).
   router.get(SERVER_PATHS.unresolvedOrders, ...route(async (req, res) => {
-    const { limit } = parseInput(unresolvedQuery, { ...(req.query as Record<string, unknown>) });
+    const { limit } = parseInput(unresolvedOrdersQuery, { ...(req.query as Record<string, unknown>) });
     sendJson(res, 200, { orders: await relay.unresolved(limit) });
   }));
   router.post('/server/orders/:reference/resolve', ...route(async (req, res) => {
