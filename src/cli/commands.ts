@@ -13,6 +13,7 @@ import { accountLookupCommand, checkoutStatusCommand, paymentStatusCommand } fro
 import { sandboxCommand } from './sandbox-command.js';
 import { serveCommand } from './serve-command.js';
 import { smsBulkCommand } from './sms-bulk-command.js';
+import { ordersResolveCommand, ordersUnresolvedCommand } from './order-commands.js';
 import { webhooksListCommand, webhooksReplayCommand } from './webhook-commands.js';
 
 /**
@@ -52,4 +53,6 @@ export const COMMANDS: readonly CliCommand[] = [
   checkoutStatusCommand,
   webhooksListCommand,
   webhooksReplayCommand,
+  ordersUnresolvedCommand,
+  ordersResolveCommand,
 ];
