@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -124,6 +124,14 @@ describe('npm run build', () => {
     expect(three - own).toBeGreaterThan(3 * 1024);
     expect(three - shaken).toBeGreaterThan(3 * 1024);
   }, 40_000);
+
+  it("marks every React module a client component: 'use client' first in each dist/react/*.js (Next.js renders them from server components)", () => {
+    const modules = readdirSync(join(built.dir, 'dist/react')).filter((f) => f.endsWith('.js'));
+    expect(modules).toEqual(expect.arrayContaining(['index.js', 'otp-verify.js', 'pay-by-mobile.js', 'checkout-button.js']));
+    for (const file of modules) expect(readFileSync(join(built.dir, 'dist/react', file), 'utf8'), file).toMatch(/^(?:\/\/[^\n]*\n|\s)*["']use client["'];/);
+    // Only the React modules: the elements are for any page, with a framework or none.
+    expect(readFileSync(join(built.dir, 'dist/elements/index.js'), 'utf8')).not.toMatch(/use client/);
+  });
 
   it('runs the CLI from the compiled package (no src/ there, no tsx)', async () => {
     const run = await runNode(['bin/merchant-elements.js', 'help'], built.dir, 30_000);
