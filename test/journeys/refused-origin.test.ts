@@ -43,7 +43,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => pages?.close(resolve));
+  if (pages) await new Promise((resolve) => pages.close(resolve));
   await harness?.close();
 });
 
