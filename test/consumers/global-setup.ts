@@ -15,7 +15,7 @@ const run = promisify(execFile);
 
 /** What the applications install beside the two tarballs: the checkout's own versions, so npm's cache has them. */
 const FRAMEWORKS = [
-  'react', 'react-dom', '@types/react', '@types/react-dom', '@types/node', 'typescript',
+  'next', 'react', 'react-dom', '@types/react', '@types/react-dom', '@types/node', 'typescript',
   'vite', '@vitejs/plugin-react', '@vitejs/plugin-vue', 'vue', 'vue-tsc',
   'express', '@types/express', 'fastify', '@fastify/middie',
 ];
