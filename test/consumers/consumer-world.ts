@@ -6,9 +6,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Locator } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { inject } from 'vitest';
-import { type Child, type SharedSecrets, startChild } from '../examples/example-world.js';
+import { type Child, SERVE_LISTENING, serveEnvironment, type SharedSecrets, startChild } from '../examples/example-world.js';
 import { reachesState } from '../journeys/shop-browser.js';
 
 /** The workspace of the installed tarballs (test/consumers/global-setup.ts). */
@@ -60,17 +60,8 @@ export async function startServe(sandboxUrl: string, secrets: SharedSecrets, env
   const child = await startChild(
     process.execPath,
     [join(workspace(), 'node_modules/.bin', bin), ...args!.split(' ').filter(Boolean)],
-    {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      PROVIDER_ENV: 'sandbox',
-      SANDBOX_URL: sandboxUrl,
-      PROXY_TOKEN_SECRET: secrets.tokenSecret,
-      PROXY_SERVER_KEY: secrets.serverKey,
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    /"proxy":"(http:\/\/127\.0\.0\.1:\d+\/merchant-elements)"[^\n]*"msg":"listening"/,
+    { ...serveEnvironment(sandboxUrl, secrets), ...env },
+    SERVE_LISTENING,
     workspace(),
   );
   return { ...child, url: child.match[1]! };
@@ -84,6 +75,27 @@ export async function serverApi(proxyUrl: string, serverKey: string, path: strin
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/**
+ * A customer's new page at `url`, and the uncaught errors it has had so far (a test ends with none). A page
+ * the server failed to render fails here, with what the server answered.
+ */
+export async function customerPage(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const res = await page.goto(url);
+  if (!res?.ok()) throw new Error(`${url} answered ${res?.status()}: ${(await res?.text())?.slice(0, 2_000)}`);
+  return { page, errors };
+}
+
+/** A customer pays on a single-page app served by SPA_BACKEND, whose page then says so: its uncaught errors. */
+export async function paysOnSinglePageApp(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
+  const visit = await customerPage(browser, url);
+  await payFromTestNumber(visit.page.locator('pay-by-mobile'));
+  await visit.page.getByRole('status').filter({ hasText: /^Paid: order SPA-\d+\.$/ }).waitFor();
+  return visit;
 }
 
 /** A customer pays with <pay-by-mobile> (`element`) from 024 000 0001, which the sandbox approves: completed. */

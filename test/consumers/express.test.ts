@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshSecrets, startChild, type Child } from '../examples/example-world.js';
 import { launchChromium } from '../journeys/shop-browser.js';
-import { appFolder, payFromTestNumber, runBin, startInstalledSandbox } from './consumer-world.js';
+import { appFolder, customerPage, payFromTestNumber, runBin, startInstalledSandbox } from './consumer-world.js';
 
 const APP = {
   'package.json': '{ "name": "express-shop", "private": true, "type": "module" }\n',
@@ -65,10 +65,7 @@ afterAll(async () => {
 });
 
 it('compiles under strict TypeScript, runs, and takes a payment its own server reads back', async () => {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${shop.url}/orders/EXPRESS-1`);
+  const { page, errors } = await customerPage(browser, `${shop.url}/orders/EXPRESS-1`);
   await payFromTestNumber(page.locator('pay-by-mobile'));
   expect(await (await fetch(`${shop.url}/api/orders/EXPRESS-1`)).json()).toEqual({ status: 'COMPLETED' });
   expect(errors).toEqual([]);

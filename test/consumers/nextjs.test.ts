@@ -7,12 +7,12 @@ import { readFile } from 'node:fs/promises';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, freshSecrets, startChild, type Child } from '../examples/example-world.js';
 import { launchChromium, reachesState } from '../journeys/shop-browser.js';
 import { ROOT } from '../build/built-package.js';
-import { appFolder, payFromTestNumber, runBin, serverApi, startInstalledSandbox, startServe, workspace } from './consumer-world.js';
+import { appFolder, customerPage, payFromTestNumber, runBin, serverApi, startInstalledSandbox, startServe, workspace } from './consumer-world.js';
 import { guideCommands, guideFiles } from './guide-snippets.js';
 
 /** What a reader's project has before the guide: create-next-app's tsconfig, a root layout, and their order store. */
@@ -45,7 +45,8 @@ async function startRecorder(target: string): Promise<{ url: string; seen: Seen[
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     seen.push({ method: req.method!, path: req.url!, headers: req.headers });
-    const upstream = request(new URL(req.url!, target), { method: req.method, headers: req.headers }, (answer) => {
+    // A connection of its own per request: a kept-alive one the service closes meanwhile would fail a call.
+    const upstream = request(new URL(req.url!, target), { method: req.method, headers: req.headers, agent: false }, (answer) => {
       res.writeHead(answer.statusCode!, answer.headers);
       answer.pipe(res);
     });
@@ -53,6 +54,8 @@ async function startRecorder(target: string): Promise<{ url: string; seen: Seen[
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);
   });
+  // Next.js keeps its connections to the rewrite's destination: idle ones live as long as the service's do.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
 }
@@ -92,14 +95,8 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-/** A customer's page on the Next.js site, failing the test on any uncaught error. */
-async function visit(path: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${site}${path}`);
-  return { page, errors };
-}
+/** A customer's page on the Next.js site. */
+const visit = (path: string) => customerPage(browser, `${site}${path}`);
 
 describe('the Next.js guide, built by next build and run by next start', () => {
   it('a server component renders <PayByMobile> with the token it minted; the customer pays through the rewrite', async () => {

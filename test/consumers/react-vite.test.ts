@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshSecrets, type Child } from '../examples/example-world.js';
 import { launchChromium } from '../journeys/shop-browser.js';
-import { appFolder, payFromTestNumber, runBin, SPA_BACKEND, startBackend, startInstalledSandbox } from './consumer-world.js';
+import { appFolder, paysOnSinglePageApp, runBin, SPA_BACKEND, startBackend, startInstalledSandbox } from './consumer-world.js';
 
 const APP = {
   'package.json': '{ "name": "react-shop", "private": true, "type": "module" }\n',
@@ -65,12 +65,7 @@ afterAll(async () => {
 it('builds without a word about the wrappers’ directive, and the page pays with its one element', async () => {
   // @vitejs/plugin-react knows 'use client' (a Next.js directive that means nothing to a Vite bundle).
   expect(built).not.toMatch(/use client|warning/i);
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(backend.url);
-  await payFromTestNumber(page.locator('pay-by-mobile'));
-  await page.getByRole('status').filter({ hasText: /^Paid: order SPA-\d+\.$/ }).waitFor();
+  const { page, errors } = await paysOnSinglePageApp(browser, backend.url);
   // One wrapper's entry registers its own element only.
   expect(await page.evaluate(() => ['otp-verify', 'pay-by-mobile', 'checkout-button'].filter((tag) => customElements.get(tag)))).toEqual(['pay-by-mobile']);
   expect(errors).toEqual([]);

@@ -9,7 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort, freshSecrets, type Child } from '../examples/example-world.js';
 import { launchChromium } from '../journeys/shop-browser.js';
-import { appFolder, payFromTestNumber, resolveInstalled, serverApi, startInstalledSandbox, startServe } from './consumer-world.js';
+import { appFolder, customerPage, payFromTestNumber, resolveInstalled, serverApi, startInstalledSandbox, startServe } from './consumer-world.js';
 
 const secrets = freshSecrets();
 let sandbox: Awaited<ReturnType<typeof startInstalledSandbox>>;
@@ -50,10 +50,7 @@ afterAll(async () => {
 });
 
 it('a page with the CDN script pays through the proxy on another origin, and the server API reads the order paid', async () => {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(shopUrl);
+  const { page, errors } = await customerPage(browser, shopUrl);
   await payFromTestNumber(page.locator('pay-by-mobile'));
   const reference = await page.locator('body').getAttribute('data-reference');
   const payment = await serverApi(proxy.url, secrets.serverKey, `/server/orders/${reference}/payment`);

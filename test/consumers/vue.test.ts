@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshSecrets, type Child } from '../examples/example-world.js';
 import { launchChromium } from '../journeys/shop-browser.js';
-import { appFolder, payFromTestNumber, runBin, SPA_BACKEND, startBackend, startInstalledSandbox } from './consumer-world.js';
+import { appFolder, paysOnSinglePageApp, runBin, SPA_BACKEND, startBackend, startInstalledSandbox } from './consumer-world.js';
 
 const APP = {
   'package.json': '{ "name": "vue-shop", "private": true, "type": "module" }\n',
@@ -94,12 +94,7 @@ it('vue-tsc checks the tags against the package’s types: the right ones pass, 
 it('builds with vite and pays in Chromium, the template’s listener told of the payment', async () => {
   await runBin('vite', ['build'], dir);
   backend = await startBackend(dir, sandbox.url, secrets);
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(backend.url);
-  await payFromTestNumber(page.locator('pay-by-mobile'));
-  await page.getByRole('status').filter({ hasText: /^Paid: order SPA-\d+\.$/ }).waitFor();
+  const { page, errors } = await paysOnSinglePageApp(browser, backend.url);
   expect(errors).toEqual([]);
   await page.close();
 });

@@ -87,6 +87,20 @@ export async function cdnScript(): Promise<{ path: string; remove(): Promise<voi
   return { path, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
+/** What `merchant-elements serve` needs on the sandbox with `secrets`, on a free port of 127.0.0.1. */
+export const serveEnvironment = (sandboxUrl: string, secrets: SharedSecrets): NodeJS.ProcessEnv => ({
+  PORT: '0',
+  HOST: '127.0.0.1',
+  PROVIDER_ENV: 'sandbox',
+  SANDBOX_URL: sandboxUrl,
+  PROXY_TOKEN_SECRET: secrets.tokenSecret,
+  PROXY_SERVER_KEY: secrets.serverKey,
+  LOG_LEVEL: 'info',
+});
+
+/** serve logs JSON lines; the "listening" one names the proxy's mount URL (the match's first group). */
+export const SERVE_LISTENING = /"proxy":"(http:\/\/127\.0\.0\.1:\d+\/merchant-elements)"[^\n]*"msg":"listening"/;
+
 /** Where one shop and its proxy listen. */
 export interface ShopAndProxy {
   shopUrl: string;
@@ -115,19 +129,12 @@ export async function startShopAndProxy(kind: keyof typeof SHOPS, sandboxUrl: st
     process.execPath,
     ['bin/merchant-elements.js', 'serve'],
     {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      PROVIDER_ENV: 'sandbox',
-      SANDBOX_URL: sandboxUrl,
-      PROXY_TOKEN_SECRET: secrets.tokenSecret,
-      PROXY_SERVER_KEY: secrets.serverKey,
+      ...serveEnvironment(sandboxUrl, secrets),
       PROXY_ALLOWED_ORIGINS: shopUrl,
       WEBHOOK_URL: `${shopUrl}/webhooks`,
       WEBHOOK_SECRET: secrets.webhookSecret,
-      LOG_LEVEL: 'info',
     },
-    // serve logs JSON lines; the "listening" one names the proxy's mount URL.
-    /"proxy":"(http:\/\/127\.0\.0\.1:\d+\/merchant-elements)"[^\n]*"msg":"listening"/,
+    SERVE_LISTENING,
   );
   const proxyUrl = proxy.match[1]!;
   const dataDir = await mkdtemp(join(tmpdir(), `merchant-${kind}-`));
