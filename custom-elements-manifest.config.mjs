@@ -1,5 +1,7 @@
 // `npm run analyze`: custom-elements.json from the elements' JSDoc contracts (attributes, properties,
 // events, parts, CSS properties, custom states), for Storybook docs and the React wrappers.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 /**
  * The analyzer's Lit support lists every entry of `static properties` as an attribute, internal reactive
@@ -56,10 +58,20 @@ function publicMembersOnly() {
   };
 }
 
+/**
+ * The modules in one order, whatever the file system's: globby lists files as its walk meets them, which
+ * differs between two runs on one checkout, and the manifest's module order with it (so two builds of one
+ * commit packed different bytes). Sorted by path, parsed as the analyzer itself does.
+ */
+export function modulesInPathOrder({ ts, globs }) {
+  return [...globs].sort().map((glob) => ts.createSourceFile(glob, readFileSync(resolve(glob), 'utf8'), ts.ScriptTarget.ES2015, true));
+}
+
 export default {
   globs: ['src/elements/**/*.ts'],
   exclude: ['src/elements/**/*.test.ts'],
   outdir: '.',
   litelement: true,
   plugins: [litInternalState(), publicMembersOnly()],
+  overrideModuleCreation: modulesInPathOrder,
 };

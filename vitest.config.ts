@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Element tests run in Chromium under @web/test-runner (web-test-runner.config.mjs).
-    exclude: ['test/elements/**', 'node_modules/**'],
+    // The consumer applications run by `npm run test:consumers` (vitest.consumers.config.ts).
+    exclude: ['test/elements/**', 'test/consumers/**', 'node_modules/**'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 20_000,

@@ -10,11 +10,11 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 
 /**
- * The only files a published package may hold (npm adds package.json, the README and the licence itself); the
- * docs and screenshots are what the README links to, so that its links work where npm shows it.
+ * The only files a published package may hold (npm adds package.json, the README and the licence itself):
+ * code, its types and the elements' manifest. The guides, their pictures and the example shops stay in the
+ * repository, which the README links to: an application's install carries none of them.
  */
-const PUBLISHED =
-  /^(package\.json|README\.md|openapi\.json|LICENSE(\.\w+)?|custom-elements\.json|bin\/merchant-elements(-server)?\.js|dist\/.+\.(js|d\.ts)|docs\/[\w.-]+\.md|docs\/screenshots\/[\w.-]+\.png)$/;
+const PUBLISHED = /^(package\.json|README\.md|openapi\.json|LICENSE(\.\w+)?|custom-elements\.json|bin\/merchant-elements(-server)?\.js|dist\/.+\.(js|d\.ts))$/;
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 

@@ -65,6 +65,12 @@ export function npmBrowserBuild(outDir: string): InlineConfig {
         // One file per source module, as in src: a registering module stays the one `sideEffects` names,
         // and the application's bundler drops what it does not use, module by module.
         output: { preserveModules: true, preserveModulesRoot: `${ROOT}src` },
+        // The React wrappers' 'use client' stays at the top of each of their files, their module alone
+        // (Next.js needs it there: see docs/nextjs.md); rolldown warns that a bundle could lose it.
+        onLog: (level, log, handler) => {
+          if (log.code === 'MODULE_LEVEL_DIRECTIVE' && log.id?.startsWith(`${ROOT}src/react/`)) return;
+          handler(level, log);
+        },
       },
     },
   };

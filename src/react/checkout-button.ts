@@ -1,3 +1,4 @@
+'use client';
 // `merchant-elements/react/checkout-button`: the <checkout-button> wrapper alone (its element registers, the others do not).
 import { CheckoutButton as CheckoutButtonElement, type CheckoutEndedEvent, type CheckoutOpenedEvent } from '../elements/checkout-button/index.js';
 import { wrap, type WrapperProps } from './wrap.js';

@@ -1,3 +1,4 @@
+'use client';
 // `merchant-elements/react`: the three wrappers (registering all three elements). One element's page imports
 // its own entry instead (`merchant-elements/react/pay-by-mobile`), which carries only that element.
 // French is one import away (`merchant-elements/translations/fr`, 2 kB gzip that an English page does not

@@ -1,3 +1,4 @@
+'use client';
 // `merchant-elements/react/otp-verify`: the <otp-verify> wrapper alone (its element registers, the others do not).
 import { OtpVerify as OtpVerifyElement, type OtpFailedEvent, type OtpSentEvent, type OtpVerifiedEvent } from '../elements/otp-verify/index.js';
 import { wrap, type WrapperProps } from './wrap.js';

@@ -1,3 +1,4 @@
+'use client';
 // `merchant-elements/react/pay-by-mobile`: the <pay-by-mobile> wrapper alone (its element registers, the others do not).
 import {
   PayByMobile as PayByMobileElement,

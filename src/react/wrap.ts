@@ -1,3 +1,4 @@
+'use client';
 // What the React wrappers share: @lit/react's createComponent bound to the application's React, typed here
 // with React's own types. The props are the element's documented API, not every member of its class:
 // @lit/react's typing offers ~300 props, Lit's internals (`renderRoot`, `requestUpdate`) and the read-only

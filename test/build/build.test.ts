@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPackage } from '../../scripts/check-package.js';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
-import { buildPackage, linkNodeModules, ROOT, runNode, runScript, type BuiltPackage } from './built-package.js';
-import { deadLinks, importedPackages, packAndUnpack, reachableDeclarations, shipsTypes, type PackedTarball } from './packed-tarball.js';
+import { buildPackage, ROOT, runNode, runScript, type BuiltPackage } from './built-package.js';
+import { deadLinks, importedPackages, packAndUnpack, reachableDeclarations, repositoryFiles, shipsTypes, type PackedTarball } from './packed-tarball.js';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
 /** Every code entry point, with names it must export. */
@@ -125,6 +124,14 @@ describe('npm run build', () => {
     expect(three - shaken).toBeGreaterThan(3 * 1024);
   }, 40_000);
 
+  it("marks every React module a client component: 'use client' first in each dist/react/*.js (Next.js renders them from server components)", () => {
+    const modules = readdirSync(join(built.dir, 'dist/react')).filter((f) => f.endsWith('.js'));
+    expect(modules).toEqual(expect.arrayContaining(['index.js', 'otp-verify.js', 'pay-by-mobile.js', 'checkout-button.js']));
+    for (const file of modules) expect(readFileSync(join(built.dir, 'dist/react', file), 'utf8'), file).toMatch(/^(?:\/\/[^\n]*\n|\s)*["']use client["'];/);
+    // Only the React modules: the elements are for any page, with a framework or none.
+    expect(readFileSync(join(built.dir, 'dist/elements/index.js'), 'utf8')).not.toMatch(/use client/);
+  });
+
   it('runs the CLI from the compiled package (no src/ there, no tsx)', async () => {
     const run = await runNode(['bin/merchant-elements.js', 'help'], built.dir, 30_000);
     expect(run.code).toBe(0);
@@ -188,81 +195,6 @@ describe('npm run build', () => {
     expect(run.stdout + run.stderr).toBe('');
   }, 130_000);
 
-  it('compiles and runs a CommonJS TypeScript app (module commonjs with node10 or nodenext resolution) by require(esm)', async () => {
-    const app = join(built.dir, 'cjs-app');
-    await mkdir(app);
-    await linkNodeModules(app, { 'merchant-elements': built.dir, 'merchant-elements-server': built.serverDir });
-    await writeFile(join(app, 'package.json'), '{ "name": "cjs-app", "private": true, "type": "commonjs" }\n');
-    await writeFile(
-      join(app, 'main.ts'),
-      `import express from 'express';
-       import { createMerchantProxy, type ProxyConfig } from 'merchant-elements/proxy';
-       import type { PayByMobile } from 'merchant-elements/pay-by-mobile';
-       import type { PayByMobileProps } from 'merchant-elements/react';
-       export const mount = (app: express.Express, config: ProxyConfig): express.Router => app.use('/me', createMerchantProxy(config).router) && createMerchantProxy(config).router;
-       export type Page = [PayByMobile, PayByMobileProps];
-       console.log(typeof createMerchantProxy, typeof mount);`,
-    );
-    const tsc = join(built.dir, 'node_modules/typescript/bin/tsc');
-    // node10 is what \`module: commonjs\` resolves by before TypeScript 6 (NestJS's default): it reads typesVersions.
-    for (const [module, resolution] of [['commonjs', 'node10'], ['nodenext', 'nodenext']] as const) {
-      const out = `out-${resolution}`;
-      // Declarations checked in full under node10 (where an import they make might not resolve); the strict
-      // consumer above checks them under nodenext.
-      const options = ['--strict', '--esModuleInterop', '--skipLibCheck', String(resolution == 'nodenext'), '--target', 'es2022', '--lib', 'es2023,dom,dom.iterable', '--types', 'node', '--jsx', 'react-jsx'];
-      const run = await runNode([tsc, ...options, '--module', module, '--moduleResolution', resolution, '--ignoreDeprecations', '6.0', '--outDir', out, 'main.ts'], app, 120_000);
-      expect(run.stdout + run.stderr, resolution).toBe('');
-      const started = await runNode([`${out}/main.js`], app, 30_000);
-      expect(started.stdout, `${resolution}: ${started.stderr}`).toBe('function function\n');
-    }
-  }, 150_000);
-
-  it('gives a Vue app’s vue-tsc the tags (merchant-elements/vue): a misspelt attribute, a wrong type or detail is an error', async () => {
-    // vue-tsc is a devDependency; VUE_TSC names another copy (its bin/vue-tsc.js) where it is not installed.
-    const vueTsc = process.env['VUE_TSC'] ?? createRequire(`${ROOT}package.json`).resolve('vue-tsc/bin/vue-tsc.js');
-    // An application of its own, with merchant-elements installed (a `/// <reference types>` does not self-reference).
-    const app = join(built.dir, 'vue-app');
-    await mkdir(app);
-    await linkNodeModules(app, { 'merchant-elements': built.dir });
-    await writeFile(join(app, 'env.d.ts'), '/// <reference types="merchant-elements/vue" />\n');
-    await writeFile(
-      join(app, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, module: 'esnext', moduleResolution: 'bundler', target: 'es2022', lib: ['es2023', 'dom', 'dom.iterable'], types: [], jsx: 'preserve' },
-        include: ['*.ts', '*.vue'],
-        // Vue lets any unknown attribute fall through to the element unless told to check them (as README says).
-        vueCompilerOptions: { checkUnknownProps: true },
-      }),
-    );
-    // `@vue-expect-error` fails the check when the next line is no error.
-    await writeFile(
-      join(app, 'App.vue'),
-      `<script setup lang="ts">
-      const order = { token: 't', total: 12.5 };
-      const goTo = (path: string) => path;
-      </script>
-      <template>
-        <pay-by-mobile :token="order.token" :amount="order.total" currency="GHS" @payment-completed="goTo(\`/orders/\${$event.detail.orderReference}\`)" />
-        <otp-verify token="t" name="proof" required @otp-verified="goTo($event.detail.proof)" />
-        <checkout-button token="t" mode="popup" class="pay" @checkout-completed="goTo($event.detail.checkoutId)">Pay</checkout-button>
-        <!-- @vue-expect-error a misspelt attribute -->
-        <pay-by-mobile :tokn="42" />
-        <!-- @vue-expect-error token is a string -->
-        <pay-by-mobile :token="42" />
-        <!-- @vue-expect-error a payment's detail has no nope -->
-        <pay-by-mobile @payment-completed="goTo($event.detail.nope)" />
-        <!-- @vue-expect-error mode is redirect, popup or tab -->
-        <checkout-button mode="window" />
-        <!-- @vue-expect-error state is the element's to set -->
-        <pay-by-mobile state="completed" />
-      </template>
-      `,
-    );
-    const run = await runNode([vueTsc, '--noEmit', '-p', 'tsconfig.json'], app, 120_000);
-    expect(run.stdout + run.stderr).toBe('');
-    expect(run.code).toBe(0);
-  }, 130_000);
-
   it('keeps the elements within their size budgets (gzip -9 of minified bundles with Lit)', async () => {
     const run = await runScript('check-size.ts');
     process.stdout.write(run.stdout);
@@ -314,11 +246,15 @@ describe('the tarballs npm pack makes, unpacked', () => {
     await serverTarball?.remove();
   });
 
-  it('holds every file the README and the docs it ships link to: no dead link, image or anchor', async () => {
-    const markdown = tarball.files.filter((f) => f.endsWith('.md'));
-    expect(markdown).toEqual(expect.arrayContaining(['README.md', 'docs/design.md', 'docs/provider-api.md']));
-    expect(await deadLinks(tarball.dir, markdown)).toEqual([]);
-    expect(markdown.filter((f) => /\.\.\/shared/.test(readFileSync(join(tarball.dir, f), 'utf8')))).toEqual([]);
+  it('ship code, not the manual: no guide, picture or example shop; every link of their READMEs leads into the package or the repository', async () => {
+    for (const t of [tarball, serverTarball]) {
+      expect(t.files.filter((f) => !/^(package\.json|README\.md|custom-elements\.json|bin\/[\w-]+\.js|dist\/.+\.(js|d\.ts))$/.test(f))).toEqual([]);
+      expect(t.files.filter((f) => f.endsWith('.md'))).toEqual(['README.md']);
+    }
+    const repository = { root: ROOT, files: await repositoryFiles() };
+    expect(await deadLinks(tarball.dir, ['README.md'], repository)).toEqual([]);
+    expect(await deadLinks(serverTarball.dir, ['README.md'], repository)).toEqual([]);
+    expect(readFileSync(join(tarball.dir, 'README.md'), 'utf8')).not.toMatch(/\.\.\/shared/);
   });
 
   it('are publint --strict clean', async () => {

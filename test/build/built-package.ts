@@ -1,5 +1,5 @@
-// The package as npm would publish it, built once into a temporary folder: package.json, the README, the
-// docs it links to and the bin script copied there, dist/ and custom-elements.json built there by `scripts/build.ts --out-dir`, and
+// The package as npm would publish it, built once into a temporary folder: package.json, the README and the
+// bin script copied there, dist/ and custom-elements.json built there by `scripts/build.ts --out-dir`, and
 // node_modules linked to the checkout's, as an application's install would provide the dependencies.
 import { execFile } from 'node:child_process';
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
@@ -66,8 +66,7 @@ export async function buildPackage(): Promise<BuiltPackage> {
   await Promise.all(
     ['package.json', 'README.md', 'bin/merchant-elements.js'].map((file) => copyFile(join(ROOT, file), join(dir, file))),
   );
-  // All of docs/: package.json's `files` says what of it npm packs. The server package's checked-in files.
-  await cp(join(ROOT, 'docs'), join(dir, 'docs'), { recursive: true });
+  // The server package's checked-in files.
   const serverDir = join(dir, SERVER_PACKAGE);
   await cp(join(ROOT, SERVER_PACKAGE), serverDir, { recursive: true, filter: (from) => !from.endsWith('/dist') });
   // The application's node_modules: the checkout's packages, and the server package as an install of both.

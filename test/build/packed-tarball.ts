@@ -82,21 +82,32 @@ export function relativeTargets(markdown: string): string[] {
   return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith('//'));
 }
 
+/** Files tracked in the repository at `root` (what a link to "the repository" may lead to), root-relative. */
+export async function repositoryFiles(root: string = ROOT): Promise<Set<string>> {
+  const { stdout } = await run('git', ['ls-files', '-z'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  return new Set(stdout.split('\0').filter(Boolean));
+}
+
 /**
- * Links of the markdown files in `dir` that lead nowhere there: a missing file (or one outside the folder),
- * or an anchor no heading of the target makes. One line each: `file: target (why)`.
+ * Links of the markdown files in `dir` that lead nowhere: a file neither in the folder nor, when
+ * `repository` is given, tracked in it (a package's README may send readers to the repository's guides), or
+ * an anchor no heading of the target makes. One line each: `file: target (why)`.
  */
-export async function deadLinks(dir: string, markdownFiles: string[]): Promise<string[]> {
+export async function deadLinks(dir: string, markdownFiles: string[], repository?: { root: string; files: Set<string> }): Promise<string[]> {
   const dead: string[] = [];
   const texts = new Map<string, string>();
-  const textOf = async (file: string) => texts.get(file) ?? texts.set(file, await readFile(join(dir, file), 'utf8')).get(file)!;
+  /** Where a package-relative path is: the package's copy, else the repository's; undefined when in neither. */
+  const locate = (path: string) =>
+    existsSync(join(dir, path)) ? join(dir, path) : repository?.files.has(path) ? join(repository.root, path) : undefined;
+  const textOf = async (path: string) => texts.get(path) ?? texts.set(path, await readFile(path, 'utf8')).get(path)!;
   for (const file of markdownFiles) {
-    for (const target of relativeTargets(await textOf(file))) {
+    for (const target of relativeTargets(await textOf(join(dir, file)))) {
       const [path = '', anchor] = decodeURI(target).split('#');
       const resolved = path ? posix.normalize(posix.join(posix.dirname(file), path)) : file;
-      if (resolved.startsWith('../') || !existsSync(join(dir, resolved))) {
-        dead.push(`${file}: ${target} (no ${resolved} in the package)`);
-      } else if (anchor && resolved.endsWith('.md') && !anchorsOf(await textOf(resolved)).has(anchor)) {
+      const found = resolved.startsWith('../') ? undefined : locate(resolved);
+      if (!found) {
+        dead.push(`${file}: ${target} (no ${resolved} in the package${repository ? ' or the repository' : ''})`);
+      } else if (anchor && resolved.endsWith('.md') && !anchorsOf(await textOf(found)).has(anchor)) {
         dead.push(`${file}: ${target} (no heading #${anchor} in ${resolved})`);
       }
     }

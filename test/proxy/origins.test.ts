@@ -22,6 +22,9 @@ describe('originPolicy refusals', () => {
     expect(res.body).toMatchObject({ error: 'ORIGIN_NOT_ALLOWED' });
     expect((res.body as { message: string }).message).toContain(VITE_PAGE);
     expect(res.text).not.toContain(ALLOWED);
+    // Readable by that page (the browser would hide it otherwise), which learns nothing else.
+    expect(res.headers.get('access-control-allow-origin')).toBe(VITE_PAGE);
+    expect([...res.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual(['access-control-allow-origin']);
 
     const [entry] = refusals();
     expect(entry).toMatchObject({ level: 40, origin: VITE_PAGE, ownOrigin: h.origin, allowedOrigins: [ALLOWED] });
@@ -37,6 +40,14 @@ describe('originPolicy refusals', () => {
     const [entry] = refusals();
     expect(entry).toMatchObject({ origin: null, secFetchSite: 'cross-site', allowedOrigins: [ALLOWED] });
     expect(entry!['msg']).toBe('cross-site POST refused: Sec-Fetch-Site is cross-site and the request has no Origin');
+  });
+
+  it("keeps a refused origin's preflight refused, so that a call with a token never leaves its page", async () => {
+    const res = await h.request('OPTIONS', '/payments', {
+      headers: { origin: VITE_PAGE, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
+    expect(res.status).toBe(403);
+    expect([...res.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
   });
 
   it('logs nothing of the kind for an allowed origin', async () => {

@@ -51,8 +51,8 @@ export async function responseError(res: Response): Promise<ProxyClientError> {
   // (a dev server, Vite's `changeOrigin`) gets the origin and the fix in the console.
   if (body.error == 'ORIGIN_NOT_ALLOWED') {
     console.warn(
-      `merchant-elements: 403 ORIGIN_NOT_ALLOWED, the proxy does not allow this page's origin ${location.origin}: ` +
-        `add it to PROXY_ALLOWED_ORIGINS (allowedOrigins), or turn off changeOrigin in Vite's dev proxy`,
+      `merchant-elements: the proxy refuses this page's origin ${location.origin} (ORIGIN_NOT_ALLOWED): ` +
+        `add it to PROXY_ALLOWED_ORIGINS (allowedOrigins), or turn off Vite's changeOrigin`,
     );
   }
   return new ProxyClientError(
@@ -100,9 +100,10 @@ export class ProxyClient implements ReactiveController {
 
   private async request<T>(path: string, signal?: AbortSignal, body?: object): Promise<T> {
     const headers = authHeaders(this.host);
+    const url = proxyUrl(this.host, path);
     if (body) headers['content-type'] = 'application/json';
     try {
-      const res = await fetch(proxyUrl(this.host, path), {
+      const res = await fetch(url, {
         method: body ? 'POST' : 'GET',
         headers,
         body: body && JSON.stringify(body),
@@ -114,7 +115,10 @@ export class ProxyClient implements ReactiveController {
     } catch (e) {
       // Aborts propagate as they are (the caller stopped caring); anything else the transport threw is NETWORK.
       if (e instanceof ProxyClientError || (e as Error).name == 'AbortError') throw e;
-      throw new ProxyClientError('NETWORK', String(e));
+      // Or the page's origin is refused: the browser hides a refused preflight. A GET without a token needs
+      // none, and the proxy lets a refused origin read its refusal (403 ORIGIN_NOT_ALLOWED, hinted above).
+      const probe = await fetch(url).catch(() => null);
+      throw probe?.status == 403 ? await responseError(probe) : new ProxyClientError('NETWORK', String(e));
     }
   }
 }

@@ -16,6 +16,11 @@ function ownOrigin(req: Request): string {
  * request's own origin, and the configured `allowedOrigins`. Any other Origin → 403 ORIGIN_NOT_ALLOWED.
  * Unsafe methods with `Sec-Fetch-Site: cross-site` are refused unless the Origin is allowlisted.
  * Allowlisted origins get CORS headers; a preflight is answered 204 here.
+ *
+ * A refused origin may read the refusal of a simple request (a GET with no credential) and nothing else:
+ * the browser hides an answer without CORS headers, so an element on a page the proxy does not allow
+ * could only say "No connection", and the developer would learn neither the origin nor the setting. Its
+ * preflights stay refused, so a call carrying a token never leaves the browser.
  */
 export function originPolicy(allowedOrigins: readonly string[]) {
   const allowed = new Set(allowedOrigins);
@@ -27,6 +32,8 @@ export function originPolicy(allowedOrigins: readonly string[]) {
     const listed = origin !== undefined && allowed.has(origin);
     const same = origin !== undefined && origin === ownOrigin(req);
     if (origin !== undefined && !listed && !same) {
+      // Only the refusal: its body names the page's own origin; no header exposed, no credential allowed.
+      if (req.method !== 'OPTIONS') res.setHeader('Access-Control-Allow-Origin', origin);
       next(refuse(req, origin, allowedOrigins, 'origin'));
       return;
     }

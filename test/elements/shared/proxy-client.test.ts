@@ -88,6 +88,25 @@ describe('ProxyClient', () => {
     expect(e).to.include({ code: 'NETWORK', status: 0, retryable: true });
   });
 
+  it('tells a refused cross-origin call from no connection: after a failed call, a GET of its URL without a token reads the refusal', async () => {
+    // What a page on an origin the proxy does not allow sees: its preflight refused, the call fails as the
+    // network would; a simple GET needs no preflight, and the proxy lets the page read its 403.
+    proxy.on('POST', '/payments', offline);
+    proxy.on('GET', '/payments', () => problem(403, 'ORIGIN_NOT_ALLOWED'));
+    let e: unknown;
+    const lines = await warned(async () => void (e = await client.post('/payments', {}).catch((e: ProxyClientError) => e)));
+    expect(e).to.include({ code: 'ORIGIN_NOT_ALLOWED', status: 403, retryable: false });
+    expect(lines.join('\n')).to.include(location.origin).and.include('PROXY_ALLOWED_ORIGINS');
+    const [probe] = proxy.calls('GET', '/payments');
+    expect(probe!.headers.get('authorization')).to.equal(null);
+
+    // The probe answered, but as an allowed origin is (401 without a token), or failed too: the network failed.
+    for (const answer of [() => problem(401, 'TOKEN_INVALID'), offline]) {
+      proxy.on('GET', '/payments', answer);
+      expect(await client.post('/payments', {}).catch((e: ProxyClientError) => e)).to.include({ code: 'NETWORK', retryable: true });
+    }
+  });
+
   it('aborts a call by its own signal, and every call when the host disconnects', async () => {
     proxy.on('GET', '/slow', hang);
     const own = new AbortController();
