@@ -3,10 +3,7 @@
 // 127.0.0.1.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
