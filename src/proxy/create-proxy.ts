@@ -20,7 +20,7 @@ import { otpRoutes } from './routes/otp.js';
 import { paymentsRoutes } from './routes/payments.js';
 import { serverApiRoutes } from './routes/server-api.js';
 import { expressHost, notExpress } from './not-express.js';
-import { createStore } from './store/index.js';
+import { createStore, RedisStore } from './store/index.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
 import { webhookAdmin, type WebhookAdmin } from './notify/webhook-admin.js';
@@ -191,6 +191,10 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       await relay.ready;
       if (!(await store.ping().catch(() => false))) {
         throw new Error(`the ${store.kind} store does not answer${store.kind === 'redis' ? ' (check REDIS_URL)' : ''}`);
+      }
+      const policy = store instanceof RedisStore ? await store.evictionPolicy() : null;
+      if (policy !== null && policy !== 'noeviction') {
+        logger.error({ maxmemoryPolicy: policy }, 'Redis may evict keys under memory pressure (maxmemory-policy is not noeviction): an evicted order is money state lost; set maxmemory-policy noeviction');
       }
     },
     close: () =>

@@ -217,6 +217,20 @@ export class RedisStore implements ProxyStore {
     return subscriber;
   }
 
+  /**
+   * Redis's `maxmemory-policy`, or null when the server does not say (a managed Redis may refuse CONFIG).
+   * Anything but `noeviction` may drop an order's record or an index under memory pressure: a loss no epoch
+   * tells (DESIGN: when the store loses records).
+   */
+  async evictionPolicy(): Promise<string | null> {
+    try {
+      const reply = (await this.client.config('GET', 'maxmemory-policy')) as unknown;
+      return Array.isArray(reply) && typeof reply[1] === 'string' ? reply[1] : null;
+    } catch {
+      return null;
+    }
+  }
+
   async ping(): Promise<boolean> {
     try {
       return (await this.client.ping()) === 'PONG';
