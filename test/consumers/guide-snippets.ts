@@ -3,7 +3,8 @@
 
 /** The fenced blocks of `markdown`: language and text. */
 function blocks(markdown: string): { lang: string; code: string }[] {
-  return [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```/gm)].map((m) => ({ lang: m[1]!, code: m[2]! }));
+  // The info string's markers (`file=…`, `run`, docs/development.md's convention) follow the language.
+  return [...markdown.matchAll(/^```(\w*)[^\n]*\n([\s\S]*?)^```/gm)].map((m) => ({ lang: m[1]!, code: m[2]! }));
 }
 
 /** The files a guide shows, by path: every ts or tsx block whose first line is `// <path>`. */

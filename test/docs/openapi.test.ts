@@ -137,6 +137,7 @@ describe('the OpenAPI document (packages/merchant-elements-server/openapi.json)'
     expect((await call('GET', '/otp/unknown/delivery', { token: otp })).status).toBe(404);
 
     const payment = await h.mintPayment();
+    expect((await call('GET', '/order', { token: payment })).status).toBe(200);
     expect((await call('POST', '/accounts/lookup', { token: payment, body: { msisdn: '0240000001' } })).status).toBe(200);
     expect((await call('POST', '/accounts/lookup', { token: payment, body: { msisdn: '0240000404' } })).status).toBe(404);
     expect((await call('POST', '/accounts/lookup', { token: otp, body: { msisdn: '0240000001' } })).status).toBe(401);
@@ -144,6 +145,8 @@ describe('the OpenAPI document (packages/merchant-elements-server/openapi.json)'
     expect(created.status).toBe(202);
     const reference = (created.body as { reference: string }).reference;
     expect((await call('GET', `/payments/${reference}`, { token: payment })).status).toBe(200);
+    expect((await call('GET', '/order', { token: payment })).status).toBe(200);
+    expect((await call('GET', '/order', { token: await h.mintPayment({ referenceNo: (created.body as { orderReference: string }).orderReference, amount: 99 }) })).status).toBe(409);
     expect((await call('GET', '/payments/NOT-MINE-1', { token: payment })).status).toBe(404);
     await stream(`/payments/${reference}/events`, payment);
     expect((await call('POST', '/payments', { token: await h.mintPayment(), body: { msisdn: '0240000002' } })).status).toBe(402);
@@ -157,6 +160,7 @@ describe('the OpenAPI document (packages/merchant-elements-server/openapi.json)'
 
     expect((await call('POST', '/callbacks/payments/anything', { body: { status: 'COMPLETED' } })).status).toBe(204);
     expect((await call('GET', '/health')).status).toBe(200);
+    expect((await call('GET', '/ready')).status).toBe(200);
   });
 
   it('describes every answer of the server API, webhooks included', async () => {
@@ -193,6 +197,15 @@ describe('the OpenAPI document (packages/merchant-elements-server/openapi.json)'
     const checkoutId = (session.body as { checkoutId: string }).checkoutId;
     expect((await call('GET', SERVER_PATHS.orderCheckout('OPENAPI-CO-2'), { server: true })).status).toBe(200);
     expect((await call('GET', SERVER_PATHS.checkout(checkoutId), { server: true })).status).toBe(200);
+
+    // An order whose payment is still pending is listed; an attempt it does not have is no resolution.
+    const pending = await h.post('/payments', { msisdn: '0260000004' }, { token: await h.mintPayment({ referenceNo: 'OPENAPI-2' }) });
+    expect(pending.status).toBe(202);
+    expect((await call('GET', `${SERVER_PATHS.unresolvedOrders}?limit=10`, { server: true })).status).toBe(200);
+    expect((await call('GET', `${SERVER_PATHS.unresolvedOrders}?limit=0`, { server: true })).status).toBe(400);
+    expect((await call('POST', SERVER_PATHS.resolveOrder('OPENAPI-2'), { server: true, body: { reference: 'OPENAPI-2-9', absent: true } })).status).toBe(404);
+    expect((await call('POST', SERVER_PATHS.resolveOrder('OPENAPI-2'), { server: true, body: { reference: 'OPENAPI-2-1', absent: true } })).status).toBe(200);
+    expect((await call('POST', SERVER_PATHS.resolveOrder('OPENAPI-2'), { server: true, body: { reference: 'OPENAPI-2-1' } })).status).toBe(400);
 
     await eventually(() => (receiver.received.length > 0 ? true : undefined), 15_000);
     const listed = await call('GET', `${SERVER_PATHS.webhooks}?state=delivered&limit=5`, { server: true });
