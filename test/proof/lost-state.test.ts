@@ -13,7 +13,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentUpdate } from '../../src/proxy/context.js';
 import { MemoryStore } from '../../src/proxy/store/index.js';
 import type { CommitWrite, ProxyStore } from '../../src/proxy/store/types.js';
@@ -33,6 +33,18 @@ let redis: TestRedis;
 beforeAll(async () => {
   sandbox = await startSandbox({ timeScale: 0.02 });
   redis = await startRedis();
+});
+/**
+ * A flush tells the instances that noticed it to hold new orders back for a recovery window (three sweeps
+ * here): the next case waits it out, as a shop's next customer after a flush would be asked to.
+ */
+afterEach(async () => {
+  const admin = new Redis(redis.url);
+  try {
+    await eventually(async () => ((await admin.exists('me:ord:recovering')) === 0 ? true : undefined), 10_000);
+  } finally {
+    admin.disconnect();
+  }
 });
 afterAll(async () => {
   await redis?.stop();
