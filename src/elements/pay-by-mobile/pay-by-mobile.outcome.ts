@@ -12,11 +12,14 @@ export type OutcomeEvent =
   | ['payment-blocked', PaymentBlockedDetail];
 
 export type PayByMobileState =
-  | 'idle' | 'looking-up' | 'confirm' | 'paying' | 'pending' | 'completed'
+  | 'loading' | 'idle' | 'looking-up' | 'confirm' | 'paying' | 'pending' | 'unknown' | 'completed'
   | 'failed' | 'cancelled' | 'timed-out' | 'error';
 
 /** Refusals after which no payment of this order can be made here: the page offers a new order or another way. */
-export const BLOCKING: ClientErrorCode[] = ['ATTEMPTS_EXHAUSTED', 'ORDER_CHANGED', 'ORDER_IN_OTHER_PAYMENT'];
+export const BLOCKING: ClientErrorCode[] = ['ATTEMPTS_EXHAUSTED', 'ORDER_CHANGED', 'ORDER_IN_OTHER_PAYMENT', 'REFERENCE_CONFLICT'];
+
+/** Not final: PENDING (the prompt is on the phone) or UNKNOWN (its answer was lost; being confirmed). */
+export const live = (p: Pick<PaymentSnapshot, 'status'>) => p.status == 'PENDING' || p.status == 'UNKNOWN';
 
 /** A masked international number as a Ghanaian reads it: `233 26 *** **04` → `026 *** **04`, never wrapped. */
 export const localNumber = (n: string) => n.replace(/^\+?233 ?(\d\d)/, '0$1').replace(/ /g, '\xa0');

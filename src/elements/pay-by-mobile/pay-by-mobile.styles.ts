@@ -8,5 +8,6 @@ export const payByMobileStyles = [
 :host{background:var(--surface)}
 [part~=amount]{font-size:1.5em;font-weight:700}
 [part~=account],progress{flex-basis:100%;accent-color:var(--accent)}
+.next{margin-block-start:1rem}
 `,
 ];
