@@ -109,7 +109,7 @@ export const Locked: Story = {
   play: async ({ canvasElement }) => {
     const el = await enterCode(canvasElement, '000000');
     // The last wrong code locks at once: no sixth try, a new code is the way on.
-    await reach(el, 'locked', 'No tries left: send a new code.');
+    await reach(el, 'locked', 'No tries left. Send a new code');
   },
 };
 

@@ -238,7 +238,7 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
     }
     if (next == 'expired' || next == 'locked') this.otpAbort?.abort();
     this.setState(next);
-    this.emit('otp-failed', { code: failure.code, message: failureText(this.t, failure, this.waitCountdown.left) });
+    this.emit('otp-failed', { code: failure.code, message: failureText(this.t, failure, this.waitCountdown.left, this.resendCountdown.left) });
   }
 
   /** What the template's controls do (one object, so that no listener is re-bound on render). */
@@ -279,7 +279,7 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
         busy: this.busy() || this.disabled,
         waiting: this.waitCountdown.left,
         resendLeft: this.resendCountdown.left,
-        error: failureText(this.t, this.failure, this.waitCountdown.left),
+        error: failureText(this.t, this.failure, this.waitCountdown.left, this.resendCountdown.left),
       },
       this.actions,
     );

@@ -25,10 +25,7 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
 
   OTP_INVALID: "Ce code n'est pas le bon.",
   OTP_EXPIRED: 'Ce code a expiré. Demandez-en un nouveau.',
-  OTP_LOCKED: (d) =>
-    d.retryAfter
-      ? `Trop de codes erronés pour ce numéro. Réessayez dans ${wait(d.retryAfter)}.`
-      : 'Trop de codes erronés. Demandez un nouveau code.',
+  OTP_LOCKED: (d) => (d.retryAfter ? `Trop de codes erronés pour ce numéro. Réessayez dans ${wait(d.retryAfter)}.` : 'Trop de codes erronés.'),
   HUMAN_CHECK_FAILED: "Nous n'avons pas pu vérifier que vous êtes une personne.",
   send: 'Envoyer le code',
   sending: 'Envoi du code…',
@@ -42,7 +39,8 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
   resent: (recipient) => `Nouveau code envoyé au ${recipient}.`,
   resend: 'Envoyer un nouveau code',
   resendIn: (clock) => `Nouveau code dans ${clock}`,
-  attemptsLeft: (n) => (n == 1 ? 'Encore 1 essai.' : n ? `Encore ${n} essais.` : 'Plus aucun essai : demandez un nouveau code.'),
+  attemptsLeft: (n) => (n == 1 ? 'Encore 1 essai.' : n ? `Encore ${n} essais.` : 'Plus aucun essai.'),
+  newCode: (clock) => (clock ? `Demandez un nouveau code dans ${clock}.` : 'Demandez un nouveau code.'),
   required: 'Vérifiez votre numéro de téléphone.',
 
   ACCOUNT_NOT_FOUND: "Aucun compte mobile money pour ce numéro.",
