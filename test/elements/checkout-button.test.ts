@@ -234,7 +234,7 @@ describe('<checkout-button>', () => {
 
   for (const [code, details, sentence] of [
     ['ORDER_IN_OTHER_PAYMENT', { method: 'mobile-money', status: 'completed' }, 'This order is already paid.'],
-    ['PAYMENT_UNCONFIRMED', { method: 'mobile-money', status: 'UNKNOWN', retryable: true }, 'An earlier payment of this order is still being confirmed. Try again in a minute.'],
+    ['PAYMENT_UNCONFIRMED', { method: 'mobile-money', status: 'UNKNOWN', retryable: true }, 'An earlier payment is still being confirmed. Try again in a minute.'],
     ['REFERENCE_CONFLICT', {}, 'This order cannot be paid here. Contact the shop.'],
   ] as const) {
     it(`says ${code} (${JSON.stringify(details)}) in its own words`, async () => {

@@ -167,13 +167,13 @@ describe('<pay-by-mobile> and where its order stands', () => {
     const el = await mount();
     await stateIs(el, 'unknown');
     expect(el.matches(':state(unknown)')).to.be.true;
-    expect(text(el, 'status')).to.equal('This payment is being confirmed with the provider. The shop will tell you how it ends.');
+    expect(text(el, 'status')).to.equal('The provider is confirming this payment; the shop will tell you how it ends.');
     expect(el.shadowRoot!.querySelectorAll('input, button, progress')).to.have.length(0);
     await waitUntil(() => proxy.streams.length == 1, 'watching it');
     await expect(el).to.be.accessible();
     el.lang = 'fr';
     await el.updateComplete;
-    expect(text(el, 'status')).to.equal('Ce paiement est en cours de confirmation auprès du fournisseur. La boutique vous dira comment il se termine.');
+    expect(text(el, 'status')).to.equal('Le fournisseur confirme ce paiement ; la boutique vous dira comment il se termine.');
     stream().status(payment({ status: 'UNKNOWN' }));
     stream().status(payment({ status: 'COMPLETED' }));
     await stateIs(el, 'completed');
@@ -253,11 +253,11 @@ describe('<pay-by-mobile> and where its order stands', () => {
     await stateIs(el, 'confirm');
     part(el, 'confirm-button')!.click();
     await stateIs(el, 'error');
-    expect(text(el, 'error-message')).to.equal('An earlier payment of this order is still being confirmed. Try again in a minute.');
+    expect(text(el, 'error-message')).to.equal('An earlier payment is still being confirmed. Try again in a minute.');
     expect(part(el, 'confirm-button'), 'Pay again, later').to.exist;
     el.lang = 'fr';
     await el.updateComplete;
-    expect(text(el, 'error-message')).to.equal('Un paiement précédent de cette commande est en cours de confirmation. Réessayez dans une minute.');
+    expect(text(el, 'error-message')).to.equal('Un paiement précédent est en cours de confirmation. Réessayez dans une minute.');
   });
 
   it('says an order the provider holds under other terms cannot be paid here, and tells the page', async () => {

@@ -7,7 +7,7 @@ export const payByMobileEn = {
   INSUFFICIENT_FUNDS: 'Not enough money in the account.',
   PAYMENT_FAILED: 'The payment did not go through.',
   ATTEMPTS_EXHAUSTED: 'No attempts left for this order. Start a new order or choose another way to pay.',
-  PAYMENT_IN_PROGRESS: 'A payment for this order is waiting for approval on another phone.',
+  PAYMENT_IN_PROGRESS: 'This order waits for approval on another phone.',
   number: 'Mobile money number',
   next: 'Continue',
   loading: 'Checking the order…',
@@ -21,7 +21,6 @@ export const payByMobileEn = {
   mayCharge: 'Your network may add a charge.',
   pay: (amount: string) => `Pay ${amount}`,
   paying: 'Sending the request…',
-  approve: 'Approve on your phone with your PIN.',
   /** What the phone asks: the total, with the amount and charge when there is one, on the number (masked) it went to. */
   approveTotal: (total: string, amount: string, charge: string, number: string) =>
     `Approve ${total}${charge ? ` (${amount} + ${charge} charge)` : ''} on ${number || 'your phone'}.`,
@@ -42,7 +41,7 @@ export const payByMobileEn = {
   /** After the countdown: leaving is safe (the shop still hears how it ends). */
   safeToLeave: 'You may leave: the shop will be told how it ends.',
   /** UNKNOWN: the request's answer was lost and no read finds it; nothing here can start another try. */
-  unknown: 'This payment is being confirmed with the provider. The shop will tell you how it ends.',
+  unknown: 'The provider is confirming this payment; the shop will tell you how it ends.',
   checkAgain: 'Check again',
 };
 export type PayByMobileStrings = typeof payByMobileEn;

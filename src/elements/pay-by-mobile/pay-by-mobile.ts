@@ -1,16 +1,9 @@
-import type { PropertyDeclarations, PropertyValues } from 'lit';
-import { PROXY_PATHS } from '../../protocol/paths.js';
-import type { AccountLookupResponse, ChargeEstimate, OrderView, PaymentSnapshot } from '../../protocol/bodies.js';
-import { CountdownController } from '../shared/countdown.js';
-import { LocalizeController } from '../shared/localize.js';
-import { MerchantElement } from '../shared/merchant-element.js';
-import { ProxyClientError } from '../shared/proxy-client.js';
-import { StatusStreamController } from '../shared/status-stream.js';
-import { numberClaim, tokenClaims } from '../shared/token.js';
-import { payByMobileEn, type PayByMobileStrings } from './pay-by-mobile.strings.js';
+import { html, nothing } from 'lit';
+import { clock, money } from '../shared/localize.js';
+import { numberClaim } from '../shared/token.js';
+import { PayByMobileFlow } from './pay-by-mobile.flow.js';
+import { isBlocked, localNumber, type PayByMobileState } from './pay-by-mobile.outcome.js';
 import { payByMobileStyles } from './pay-by-mobile.styles.js';
-import { BLOCKING, isBlocked, live, outcomeEvents, shown, type PayByMobileState } from './pay-by-mobile.outcome.js';
-import { renderPayByMobile } from './pay-by-mobile.view.js';
 
 /**
  * @summary Takes a mobile-money payment: number, account confirmation, approval on the phone, outcome.
@@ -57,271 +50,100 @@ import { renderPayByMobile } from './pay-by-mobile.view.js';
  * @cssstate timed-out - No answer before the countdown ended (the prompt's lifetime unknown), or the proxy stopped waiting. The payment may still complete: its status is read now and then (a late completion is shown), and at once on "Check again".
  * @cssstate error - A call failed (unknown account, invalid number, network, expired token…).
  */
-export class PayByMobile extends MerchantElement<PayByMobileState> {
+export class PayByMobile extends PayByMobileFlow {
   static override styles = payByMobileStyles;
-  static override properties: PropertyDeclarations = {
-    amount: { type: Number },
-    currency: {},
-    timeout: { type: Number },
-    value: {},
-    strings: { attribute: false },
-    account: { state: true },
-    payment: { state: true },
-    failure: { state: true },
-    still: { state: true },
-  };
 
   /**
-   * Amount shown when the token carries none. The token's amount is what is charged, so it is always the one
-   * shown: an `amount` that disagrees is ignored, with a warning in the console.
+   * One form (the number, then the confirmation of the account found), the wait with the prompt's age and
+   * lifetime, the live regions saying what happened, then the ways on.
+   *
+   * While the phone is asked there is no "cancel": the provider has none, and the proxy keeps one attempt in
+   * flight per order, so another number would be refused. The ways out that exist are said instead: declining
+   * on the phone ends the attempt (then "Try again" and "Use another number" are offered, with nothing charged),
+   * and leaving is safe (the proxy keeps reading the payment and tells the shop).
    */
-  amount?: number;
-
-  /** ISO currency code of the amount. */
-  currency = 'GHS';
-
-  /**
-   * Seconds after the prompt was sent before showing `timed-out`, when the proxy does not know how long the
-   * network keeps a prompt open (when it does, the prompt's own expiry decides).
-   */
-  timeout = 120;
-
-  /** The mobile-money number, prefilled by the page (or by the token's locked number). */
-  value = '';
-
-  /** Overrides of some of the element's words. */
-  strings?: Partial<PayByMobileStrings>;
-
-  private account?: AccountLookupResponse;
-  private payment?: Partial<PaymentSnapshot> & { reference: string };
-  private failure?: ProxyClientError;
-  /** What the order's configuration says the network adds, before a number is looked up (`GET /order`). */
-  private estimate?: ChargeEstimate | null;
-  private retry?: (() => void) | undefined;
-  private refocus = false;
-  /** A check found the payment still waiting for the phone. */
-  private still = false;
-  /** Milliseconds between the quiet status reads after the countdown ended (a late outcome is still shown). */
-  lateInterval = 15_000;
-
-  private readonly t = new LocalizeController(this, payByMobileEn);
-  private readonly countdown = new CountdownController(this);
-  private readonly stream = new StatusStreamController<PaymentSnapshot>(this, this.client);
-
-  override connectedCallback() {
-    super.connectedCallback();
-    // Moved in the page: the disconnect stopped the calls and the watch; the order says where things stand.
-    if (this.hasUpdated && (this.busy() || this.state == 'unknown')) this.load();
-  }
-
-  protected override willUpdate(changed: PropertyValues<this>) {
-    if (changed.has('token')) {
-      this.value ||= String(tokenClaims(this.token)['msisdn'] ?? '');
-      this.load();
-    }
-    const charged = numberClaim(this.token, 'amount');
-    if ((changed.has('token') || changed.has('amount')) && this.amount != null && !isNaN(charged) && this.amount != charged) {
-      console.warn(`<pay-by-mobile>: amount ${this.amount} ignored; the token charges ${charged}.`);
-    }
-  }
-
-  /**
-   * Starts over from where the token's order stands: its payment waiting on a phone (a reload, another tab) is
-   * watched, a spent or otherwise blocked order says so, else the form. A proxy that cannot say (unreachable
-   * now) leaves the form, whose answers say the rest: it never charges twice.
-   */
-  private async load() {
-    this.reset();
-    this.setState('loading');
-    try {
-      const { payment, next, otherMethod, chargeEstimate } = await this.client.get<OrderView>(PROXY_PATHS.order);
-      this.estimate = chargeEstimate;
-      if (next == 'other-method') throw new ProxyClientError('ORDER_IN_OTHER_PAYMENT', '', otherMethod ?? {});
-      if (next == 'exhausted' && !payment) throw new ProxyClientError('ATTEMPTS_EXHAUSTED', '');
-      if (next != 'open' && payment) return live(payment) ? this.watch(payment) : this.handleStatus(payment);
-      this.setState('idle');
-    } catch (e) {
-      if ((e as ProxyClientError).retryable || (e as ProxyClientError).status == 404) this.setState('idle');
-      else this.fail(e);
-    }
-  }
-
-  protected override updated() {
-    if (!this.refocus) return;
-    // The next thing to do, else the sentence that says how it ended (never the page's body: issue 20).
-    const q = (s: string) => this.renderRoot.querySelector<HTMLElement>(s);
-    const next = q('input:not([readonly]),button:not(:disabled)') ?? (this.busy() ? null : q('[tabindex]:not(:empty)'));
-    if (next) (this.refocus = false), next.focus();
-  }
-
-  private reset() {
-    this.stream.stop();
-    this.countdown.stop();
-    this.client.abort();
-    this.account = this.payment = this.failure = this.retry = undefined;
-    this.still = false;
-    this.setState('idle');
-  }
-
-  private busy() {
-    const { state } = this;
-    return state == 'loading' || state == 'looking-up' || state == 'paying' || state == 'pending';
-  }
-
-  private begin(next: PayByMobileState) {
-    this.refocus = this.matches(':focus-within');
-    this.setState(next);
-  }
-
-  private fail(e: unknown) {
-    if ((e as Error).name == 'AbortError') return;
-    const failure = (this.failure = e instanceof ProxyClientError ? e : new ProxyClientError('NETWORK', String(e)));
-    this.refocus ||= this.matches(':focus-within');
-    this.countdown.stop();
-    this.setState('error');
-    if (BLOCKING.includes(failure.code)) this.emit('payment-blocked', { code: failure.code, message: this.t.error(failure.code, failure.details) });
-  }
-
-  private async lookup() {
-    if (this.busy()) return;
-    this.begin('looking-up');
-    try {
-      this.account = await this.client.post<AccountLookupResponse>(PROXY_PATHS.accountLookup, { msisdn: this.value.trim() });
-      this.setState('confirm');
-    } catch (e) {
-      this.fail(e);
-    }
-  }
-
-  private async pay() {
-    if (this.busy() || !this.account) return;
-    this.begin('paying');
-    try {
-      // A second request while one is pending gets that same payment from the proxy: never two charges.
-      this.watch(await this.client.post<PaymentSnapshot>(PROXY_PATHS.payments, { msisdn: this.account.msisdn }));
-    } catch (e) {
-      const { code, details, status } = e as ProxyClientError;
-      const reference = details?.reference as string;
-      // The order waits on a prompt sent to another number (another tab, another device): follow that one.
-      if (code == 'PAYMENT_IN_PROGRESS' && reference) return this.watch({ reference, msisdn: details.msisdn as string });
-      // Refused by the provider (insufficient funds): a failed attempt of this order, read for its reason and what is left.
-      if (status != 402 || !reference) return this.fail(e);
-      this.payment = { reference };
-      this.check();
-    }
-  }
-
-  /** Reads the payment's status once, without touching the countdown; `quiet`, a failed read says nothing. */
-  private async check(quiet?: boolean) {
-    const reference = this.payment?.reference;
-    if (!reference) return;
-    try {
-      const payment = await this.client.get<PaymentSnapshot>(PROXY_PATHS.payment(reference));
-      // Still waiting: say so (a check asked for) and keep the countdown; the relay's TIMED_OUT ends a wait.
-      if (payment.status == 'PENDING' || (payment.status == 'TIMED_OUT' && this.state == 'timed-out')) (this.payment = payment), (this.still = !quiet);
-      else this.handleStatus(payment);
-    } catch (e) {
-      if (!quiet) this.fail(e);
-    }
-  }
-
-  /** Watches a payment waiting on the phone (or being confirmed) until it ends. */
-  private watch(payment: Partial<PaymentSnapshot> & { reference: string }) {
-    const { reference } = payment;
-    this.payment = payment;
-    this.retry = () => this.check();
-    this.still = false;
-    this.setState(payment.status == 'UNKNOWN' ? 'unknown' : 'pending');
-    this.emit('payment-pending', { reference });
-    this.time();
-    this.stream.start({
-      events: PROXY_PATHS.paymentEvents(reference),
-      snapshot: PROXY_PATHS.payment(reference),
-      isFinal: (p) => !live(p),
-      onStatus: (p) => this.handleStatus(p),
-      onError: (e) => this.fail(e),
-    });
-  }
-
-  /**
-   * Counts down to the prompt's expiry when the proxy knows it (past it, the element waits on for the provider's
-   * word), else to `timeout` seconds after the prompt was sent, then stops waiting (`timed-out`). The proxy's
-   * times, so a reload or another tab shows the same prompt's real age.
-   */
-  private time() {
-    const { sentAt, promptExpiresAt, status } = this.payment!;
-    if (status == 'UNKNOWN') return this.countdown.stop();
-    const skew = this.client.skew;
-    const until = promptExpiresAt ? Date.parse(promptExpiresAt) - skew : (sentAt ? Date.parse(sentAt) - skew : Date.now()) + this.timeout * 1e3;
-    this.countdown.start(until, promptExpiresAt ? undefined : () => this.timedOut());
-  }
-
-  /**
-   * The page stops waiting (its countdown, or the relay's deadline); the payment may still complete, so its
-   * status is read now and then while the element stays in the page.
-   */
-  private timedOut() {
-    this.refocus ||= this.matches(':focus-within');
-    this.stream.stop();
-    this.countdown.stop();
-    this.setState('timed-out');
-    const late = setInterval(() => (this.state == 'timed-out' && this.isConnected ? this.check(true) : clearInterval(late)), this.lateInterval);
-  }
-
-  private handleStatus(snapshot: PaymentSnapshot) {
-    this.payment = snapshot;
-    if (live(snapshot)) return this.setState(snapshot.status == 'UNKNOWN' ? 'unknown' : 'pending'), this.time();
-    if (snapshot.status == 'TIMED_OUT') return this.timedOut();
-    // The buttons of the wait go: the focus goes to what comes next, not to the page's body.
-    this.refocus ||= this.matches(':focus-within');
-    this.stream.stop();
-    this.countdown.stop();
-    // Found by a reload or another tab, no account was looked up here: "Try again" starts from the number.
-    this.retry = snapshot.attemptsLeft > 0 ? (this.account ? () => this.pay() : () => ((this.refocus = true), this.reset())) : undefined;
-    const payment = (this.payment = shown(snapshot));
-    // COMPLETED, FAILED, CANCELLED: the states of the same names.
-    this.setState(payment.status.toLowerCase() as PayByMobileState);
-    outcomeEvents(payment, this.t, !!this.retry, (name, detail) => this.emit(name, detail as never));
-  }
-
-  private handleSubmit(e: SubmitEvent) {
-    e.preventDefault();
-    if (this.account) this.pay();
-    else this.lookup();
-  }
-
-  private handleInput(e: InputEvent) {
-    this.value = (e.target as HTMLInputElement).value;
-  }
-
-  private handleChangeNumber() {
-    this.reset();
-    this.refocus = true;
-  }
-
   override render() {
-    const { state, payment, failure, countdown, timeout, still, account, value } = this;
+    const { t, state, account, payment: p, failure, still, countdown } = this;
+    const e = account?.chargeEstimate ?? this.estimate;
+    const s = t.strings;
+    const lang = t.lang;
+    const busy = this.busy();
+    const blocked = isBlocked(state, failure, p);
+    const m = (x: number) => money(lang, x, p?.currency ?? this.currency);
+    // The token's amount is what is charged.
     const charged = numberClaim(this.token, 'amount');
-    return renderPayByMobile(
-      {
-        t: this.t, state, account, payment, failure, still, value, timeout,
-        left: countdown.left,
-        skew: this.client.skew,
-        estimate: account?.chargeEstimate ?? this.estimate,
-        busy: this.busy(),
-        blocked: isBlocked(state, failure, payment),
-        amount: isNaN(charged) ? (this.amount ?? NaN) : charged,
-        currency: payment?.currency ?? this.currency,
-        canRetry: !!this.retry,
-      },
-      {
-        submit: (e) => this.handleSubmit(e),
-        input: (e) => this.handleInput(e),
-        check: () => this.check(),
-        retry: () => this.retry!(),
-        changeNumber: () => this.handleChangeNumber(),
-      },
-    );
+    const amount = isNaN(charged) ? (this.amount == null ? '' : m(this.amount)) : m(charged);
+    const number = p?.msisdn ? localNumber(p.msisdn) : '';
+    // The proxy's times, on this device's clock.
+    const at = (iso?: string | null) => (iso ? Date.parse(iso) - this.client.skew : 0);
+    const sent = at(p?.sentAt);
+    const expires = at(p?.promptExpiresAt);
+    const expired = expires && expires <= Date.now() && s.promptExpired(new Intl.DateTimeFormat(lang, { timeStyle: 'short' }).format(expires));
+    // What the phone asks: the total with its charge once the provider answered, on the number it went to.
+    const approve = expired || (p?.totalAmount ? s.approveTotal(m(p.totalAmount), m(p.amount!), p.charge ? m(p.charge) : '', number) : s.approveTotal(amount, '', '', number));
+    const error =
+      state == 'failed'
+        ? t.error(p?.failureCode ?? 'PAYMENT_FAILED') + (blocked ? ' ' + s.ATTEMPTS_EXHAUSTED : '')
+        : state == 'cancelled' && blocked
+          ? s.ATTEMPTS_EXHAUSTED
+          : state == 'error'
+            ? t.error(failure!.code, failure!.details)
+            : '';
+    const status: Partial<Record<PayByMobileState, string>> = {
+      loading: s.loading,
+      'looking-up': s.lookingUp,
+      paying: s.paying,
+      pending: still ? `${approve} ${s.stillWaiting}` : approve,
+      unknown: s.unknown,
+      completed: s.completed,
+      cancelled: s.declined,
+      'timed-out': `${still ? s.stillWaiting : s.timedOut} ${expired || s.mayBeOpen(number)} ${s.safeToLeave}`,
+    };
+    const confirming = account && (state == 'confirm' || state == 'paying' || (state == 'error' && !p && !blocked));
+    const change = html`<button type="button" class="link" part="change-button" ?disabled=${busy} @click=${this.handleChangeNumber}>${s.changeNumber}</button>`;
+    const ended = state == 'failed' || state == 'cancelled' || state == 'timed-out';
+    // After the sentence that says why: try again (or check again), or another number.
+    const retry = this.retry && ended;
+    const other = account && !blocked && (state == 'failed' || state == 'cancelled' || (state == 'error' && !confirming));
+    return html`
+      <p part="amount">${p?.totalAmount ? m(p.totalAmount) : amount}</p>
+      <form @submit=${this.handleSubmit}>
+        ${!account && (state == 'idle' || state == 'looking-up' || (state == 'error' && !blocked))
+          ? html`<div class="field">
+                <label for="input">${s.number}</label>
+                <input id="input" part="phone-input" type="tel" autocomplete="tel" inputmode="tel" required maxlength="20"
+                  .value=${this.value} ?readonly=${busy} aria-invalid=${state == 'error'} aria-describedby="error"
+                  @input=${this.handleInput} />
+              </div>
+              <button part="continue-button" ?disabled=${busy}>${s.next}</button>`
+          : confirming
+            ? html`<p part="account">
+                  ${s.confirm(e ? s.estimate(m(e.totalAmount), amount, m(e.charge)) : amount, account.accountName, account.network)}
+                  ${e ? '' : s.mayCharge}
+                </p>
+                <button part="confirm-button" ?disabled=${busy}>${s.pay(e ? s.about(m(e.totalAmount)) : amount)}</button>
+                ${change}`
+            : ''}
+        ${state == 'pending'
+          ? html`<progress part="progress" aria-label=${approve} max=${(sent && expires && expires - sent) || nothing}
+                value=${(sent && expires && Date.now() - sent) || nothing}></progress>
+              <div class="links">
+                ${sent ? s.sentAgo(clock(Math.max(0, Math.round((Date.now() - sent) / 1e3)))) : ''}
+                ${expires ? (countdown.left ? s.left(clock(countdown.left)) : '') : s.openUnknown}
+                <button type="button" class="link" part="check-button" @click=${() => this.check()}>${s.checkAgain}</button>
+              </div>`
+          : ''}
+      </form>
+      <p part="status" aria-live="polite" tabindex="-1" class=${state == 'completed' ? 'ok' : busy ? 'spin' : ''}>${status[state]}</p>
+      <p id="error" part="error-message" aria-live="assertive" tabindex="-1">${error}</p>
+      ${retry || other
+        ? html`<div class="next">
+            ${retry ? html`<button type="button" part="retry-button" @click=${this.retry}>${state == 'timed-out' ? s.checkAgain : s.tryAgain}</button>` : ''}
+            ${other ? change : ''}
+          </div>`
+        : ''}
+      ${state == 'pending' ? html`<p part="way-out">${expired ? s.safeToLeave : s.wayOut}</p>` : ''}
+    `;
   }
 }
 

@@ -19,7 +19,7 @@ export const commonEn = {
       ? 'This order is already paid.'
       : `This order is being paid ${d.method == 'checkout' ? 'on the checkout page' : 'by mobile money'}. Finish there, or start a new order.`,
   /** An earlier try of the order (either way) is not read final yet: nothing new may start until it is. */
-  PAYMENT_UNCONFIRMED: 'An earlier payment of this order is still being confirmed. Try again in a minute.',
+  PAYMENT_UNCONFIRMED: 'An earlier payment is still being confirmed. Try again in a minute.',
   /** The provider has this order's reference with other terms: nothing here can pay it. */
   REFERENCE_CONFLICT: 'This order cannot be paid here. Contact the shop.',
   UPSTREAM_UNAVAILABLE: 'The service is busy. Try again soon.',

@@ -15,7 +15,7 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
   PAYLOAD_TOO_LARGE: 'Trop long. Vérifiez le numéro.',
   RATE_LIMITED: (d) =>
     `Trop ${d.scope == 'address' ? 'de demandes depuis cette connexion' : 'de tentatives'}. Réessayez dans ${wait(d.retryAfter ?? 60)}.`,
-  PAYMENT_UNCONFIRMED: 'Un paiement précédent de cette commande est en cours de confirmation. Réessayez dans une minute.',
+  PAYMENT_UNCONFIRMED: 'Un paiement précédent est en cours de confirmation. Réessayez dans une minute.',
   REFERENCE_CONFLICT: 'Cette commande ne peut pas être payée ici. Contactez la boutique.',
   UPSTREAM_UNAVAILABLE: 'Le service est occupé. Réessayez dans un instant.',
   INVALID_PHONE_NUMBER: 'Saisissez un numéro mobile ghanéen, par exemple 024 123 4567.',
@@ -49,7 +49,7 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
   ATTEMPTS_EXHAUSTED:
     'Plus aucune tentative pour cette commande. Passez une nouvelle commande ou choisissez un autre moyen de paiement.',
   ORDER_CHANGED: 'Cette commande a changé. Rechargez la page pour voir le montant à payer.',
-  PAYMENT_IN_PROGRESS: 'Un paiement de cette commande attend une validation sur un autre téléphone.',
+  PAYMENT_IN_PROGRESS: 'Cette commande attend une validation sur un autre téléphone.',
   ORDER_IN_OTHER_PAYMENT: (d) =>
     /^completed$/i.test(d.status ?? '')
       ? 'Cette commande est déjà payée.'
@@ -64,7 +64,6 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
   mayCharge: 'Votre réseau peut ajouter des frais.',
   pay: (amount) => `Payer ${amount}`,
   paying: 'Envoi de la demande à votre téléphone…',
-  approve: 'Validez le paiement sur votre téléphone avec votre code PIN.',
   approveTotal: (total, amount, charge, number) =>
     `Validez ${total}${charge ? ` (${amount} + ${charge} de frais)` : ''} sur ${number ? `le ${number}` : 'votre téléphone'}.`,
   sentAgo: (clock) => `Envoyée il y a ${clock}.`,
@@ -79,7 +78,7 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
   stillWaiting: 'Toujours en attente du téléphone.',
   wayOut: 'Mauvais numéro ? Refusez sur ce téléphone, puis utilisez-en un autre. Rien n’est débité sans accord.',
   safeToLeave: 'Vous pouvez partir : la boutique sera informée du résultat.',
-  unknown: 'Ce paiement est en cours de confirmation auprès du fournisseur. La boutique vous dira comment il se termine.',
+  unknown: 'Le fournisseur confirme ce paiement ; la boutique vous dira comment il se termine.',
   checkAgain: 'Vérifier à nouveau',
 
   UNSAFE_URL: "L'adresse de la page de paiement n'est pas sûre : elle n'a pas été ouverte. Contactez la boutique.",
