@@ -124,18 +124,18 @@ export class PayByMobile extends PayByMobileFlow {
                 <button part="confirm-button" ?disabled=${busy}>${s.pay(e ? s.about(m(e.totalAmount)) : amount)}</button>
                 ${change}`
             : ''}
-        ${state == 'pending'
-          ? html`<progress part="progress" aria-label=${approve} max=${(sent && expires && expires - sent) || nothing}
-                value=${(sent && expires && Date.now() - sent) || nothing}></progress>
-              <div class="links">
-                ${sent ? s.sentAgo(clock(Math.max(0, Math.round((Date.now() - sent) / 1e3)))) : ''}
-                ${expires ? (countdown.left ? s.left(clock(countdown.left)) : '') : s.openUnknown}
-                <button type="button" class="link" part="check-button" @click=${() => this.check()}>${s.checkAgain}</button>
-              </div>`
-          : ''}
       </form>
       <p part="status" aria-live="polite" tabindex="-1" class=${state == 'completed' ? 'ok' : busy ? 'spin' : ''}>${status[state]}</p>
       <p id="error" part="error-message" aria-live="assertive" tabindex="-1">${error}</p>
+      ${state == 'pending'
+        ? html`<progress part="progress" aria-label=${approve} max=${(sent && expires && expires - sent) || nothing}
+              value=${(sent && expires && Date.now() - sent) || nothing}></progress>
+            <div class="links">
+              ${sent ? s.sentAgo(clock(Math.max(0, Math.round((Date.now() - sent) / 1e3)))) : ''}
+              ${expires ? (countdown.left ? s.left(clock(countdown.left)) : '') : s.openUnknown}
+              <button type="button" class="link" part="check-button" @click=${() => this.check()}>${s.checkAgain}</button>
+            </div>`
+        : ''}
       ${retry || other
         ? html`<div class="next">
             ${retry ? html`<button type="button" part="retry-button" @click=${this.retry}>${state == 'timed-out' ? s.checkAgain : s.tryAgain}</button>` : ''}
