@@ -4,8 +4,8 @@ import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import '../../src/elements/pay-by-mobile/index.js';
 import type { PayByMobile } from '../../src/elements/pay-by-mobile/index.js';
-import { StatusStreamController } from '../../src/elements/shared/status-stream.js';
-import { FakeProxy, account, fakeToken, json, order, payment, type SseStream } from './fake-proxy.js';
+import { type FakeProxy, fakeToken, json, payment } from './fake-proxy.js';
+import { paymentProxy } from './payment-proxy.js';
 import { part, stateIs } from './helpers.js';
 
 const TOKEN = fakeToken({ scope: 'payment', amount: 12.5, referenceNo: 'ORDER-123' });
@@ -15,22 +15,9 @@ const focused = (el: PayByMobile) => (document.activeElement == el ? el.shadowRo
 const partName = (node: Element | null) => node?.getAttribute('part') ?? node?.localName ?? 'nothing';
 
 describe('<pay-by-mobile> focus and the ways on', () => {
+  const fake = paymentProxy();
   let proxy: FakeProxy;
-  const defaults = StatusStreamController.defaults;
-  before(() => {
-    StatusStreamController.defaults = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, idleTimeout: 5_000 };
-  });
-  after(() => {
-    StatusStreamController.defaults = defaults;
-  });
-  beforeEach(() => {
-    proxy = new FakeProxy();
-    proxy.on('GET', '/order', order());
-    proxy.on('POST', '/accounts/lookup', account());
-    proxy.on('POST', '/payments', () => json(payment(), 202));
-    proxy.stream(/^\/payments\/[^/]+\/events$/);
-  });
-  afterEach(() => proxy.restore());
+  beforeEach(() => void (proxy = fake.proxy));
 
   /** Pays by keyboard alone, from the focus on the element: number, Enter, Enter; resolves once waiting. */
   async function waitingByKeyboard(attrs = {}) {
@@ -46,7 +33,7 @@ describe('<pay-by-mobile> focus and the ways on', () => {
     expect(partName(focused(el)), 'waiting: on "Check again"').to.equal('check-button');
     return el;
   }
-  const stream = () => proxy.streams.at(-1) as SseStream;
+  const stream = () => fake.stream();
 
   for (const [outcome, update, state, next] of [
     ['declined on the phone', { status: 'CANCELLED' }, 'cancelled', 'retry-button'],

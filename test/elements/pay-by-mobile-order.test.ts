@@ -3,33 +3,29 @@
 import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import '../../src/elements/pay-by-mobile/index.js';
 import type { PayByMobile } from '../../src/elements/pay-by-mobile/index.js';
-import { StatusStreamController } from '../../src/elements/shared/status-stream.js';
 import '../../src/elements/translations/fr.js';
-import { FakeProxy, account, fakeToken, json, offline, order, payment, problem, prompt, type SseStream } from './fake-proxy.js';
+import { type FakeProxy, account, fakeToken, json, offline, order, payment, problem, prompt } from './fake-proxy.js';
+import { paymentProxy } from './payment-proxy.js';
 import { deferred, part, stateIs, text, typeInto } from './helpers.js';
 
 const TOKEN = fakeToken({ scope: 'payment', amount: 12.5, referenceNo: 'ORDER-123', narration: 'Order 123' });
 
 describe('<pay-by-mobile> and where its order stands', () => {
+  const fake = paymentProxy();
   let proxy: FakeProxy;
-  const defaults = StatusStreamController.defaults;
-  before(() => {
-    StatusStreamController.defaults = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, idleTimeout: 5_000 };
-  });
-  after(() => {
-    StatusStreamController.defaults = defaults;
-  });
-  beforeEach(() => {
-    proxy = new FakeProxy();
-    proxy.on('GET', '/order', order());
-    proxy.on('POST', '/accounts/lookup', account());
-    proxy.on('POST', '/payments', () => json(payment(), 202));
-    proxy.stream(/^\/payments\/[^/]+\/events$/);
-  });
-  afterEach(() => proxy.restore());
+  beforeEach(() => void (proxy = fake.proxy));
 
   const mount = (token = TOKEN) => fixture<PayByMobile>(html`<pay-by-mobile token=${token}></pay-by-mobile>`);
-  const stream = () => proxy.streams.at(-1) as SseStream;
+  /** A new order's element, its account for `number` looked up: the confirmation asked. */
+  async function confirming(token = TOKEN, number = '024 000 0001') {
+    const el = await mount(token);
+    await stateIs(el, 'idle');
+    typeInto(part<HTMLInputElement>(el, 'phone-input')!, number);
+    part(el, 'continue-button')!.click();
+    await stateIs(el, 'confirm');
+    return el;
+  }
+  const stream = () => fake.stream();
 
   it('reads the order before it offers anything, and says so while it does', async () => {
     const gate = deferred<Response>();
@@ -180,11 +176,7 @@ describe('<pay-by-mobile> and where its order stands', () => {
   });
 
   it('turns to "being confirmed" when a wait loses its answer, with no countdown left', async () => {
-    const el = await mount();
-    await stateIs(el, 'idle');
-    typeInto(part<HTMLInputElement>(el, 'phone-input')!, '024 000 0001');
-    part(el, 'continue-button')!.click();
-    await stateIs(el, 'confirm');
+    const el = await confirming();
     part(el, 'confirm-button')!.click();
     await stateIs(el, 'pending');
     await waitUntil(() => proxy.streams.length == 1);
@@ -218,12 +210,8 @@ describe('<pay-by-mobile> and where its order stands', () => {
 
   it('shows before Pay what the customer will approve when the configuration estimates the charge, in both languages', async () => {
     proxy.on('GET', '/order', order({ chargeEstimate: { charge: 0.48, totalAmount: 47.98 } }));
-    const el = await mount(fakeToken({ scope: 'payment', amount: 47.5, referenceNo: 'ORDER-123' }));
-    await stateIs(el, 'idle');
-    typeInto(part<HTMLInputElement>(el, 'phone-input')!, '026 000 0004');
     proxy.on('POST', '/accounts/lookup', account({ accountName: 'ESI O.', network: 'AirtelTigo', msisdn: '233260000004' }));
-    part(el, 'continue-button')!.click();
-    await stateIs(el, 'confirm');
+    const el = await confirming(fakeToken({ scope: 'payment', amount: 47.5, referenceNo: 'ORDER-123' }), '026 000 0004');
     expect(text(el, 'account')).to.equal('Pay about GHS 47.98 (GHS 47.50 + about GHS 0.48 network charge) from ESI O. on AirtelTigo?');
     expect(text(el, 'confirm-button')).to.equal('Pay about GHS 47.98');
     await expect(el).to.be.accessible();
@@ -236,21 +224,13 @@ describe('<pay-by-mobile> and where its order stands', () => {
   it("prefers the account lookup's estimate (the number's network) to the order's", async () => {
     proxy.on('GET', '/order', order({ chargeEstimate: { charge: 0.5, totalAmount: 13 } }));
     proxy.on('POST', '/accounts/lookup', account({ chargeEstimate: { charge: 0.13, totalAmount: 12.63 } }));
-    const el = await mount();
-    await stateIs(el, 'idle');
-    typeInto(part<HTMLInputElement>(el, 'phone-input')!, '024 000 0001');
-    part(el, 'continue-button')!.click();
-    await stateIs(el, 'confirm');
+    const el = await confirming();
     expect(text(el, 'account')).to.equal('Pay about GHS 12.63 (GHS 12.50 + about GHS 0.13 network charge) from KWAME M. on MTN?');
   });
 
   it('says an earlier try still being confirmed stops a new one for now, and lets the customer try again later', async () => {
     proxy.on('POST', '/payments', () => problem(409, 'PAYMENT_UNCONFIRMED', { method: 'mobile-money', status: 'UNKNOWN', reference: 'ORDER-123-1', retryable: true }));
-    const el = await mount();
-    await stateIs(el, 'idle');
-    typeInto(part<HTMLInputElement>(el, 'phone-input')!, '024 000 0001');
-    part(el, 'continue-button')!.click();
-    await stateIs(el, 'confirm');
+    const el = await confirming();
     part(el, 'confirm-button')!.click();
     await stateIs(el, 'error');
     expect(text(el, 'error-message')).to.equal('An earlier payment is still being confirmed. Try again in a minute.');
@@ -262,11 +242,7 @@ describe('<pay-by-mobile> and where its order stands', () => {
 
   it('says an order the provider holds under other terms cannot be paid here, and tells the page', async () => {
     proxy.on('POST', '/payments', () => problem(409, 'REFERENCE_CONFLICT'));
-    const el = await mount();
-    await stateIs(el, 'idle');
-    typeInto(part<HTMLInputElement>(el, 'phone-input')!, '024 000 0001');
-    part(el, 'continue-button')!.click();
-    await stateIs(el, 'confirm');
+    const el = await confirming();
     const event = oneEvent(el, 'payment-blocked');
     part(el, 'confirm-button')!.click();
     expect((await event).detail).to.deep.equal({ code: 'REFERENCE_CONFLICT', message: 'This order cannot be paid here. Contact the shop.' });

@@ -2,9 +2,9 @@ import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { emulateMedia, sendKeys } from '@web/test-runner-commands';
 import '../../src/elements/pay-by-mobile/index.js';
 import type { PayByMobile } from '../../src/elements/pay-by-mobile/index.js';
-import { StatusStreamController } from '../../src/elements/shared/status-stream.js';
 import '../../src/elements/translations/fr.js';
-import { FakeProxy, account, fakeToken, hang, json, offline, order, payment, problem, prompt, type SseStream } from './fake-proxy.js';
+import { type FakeProxy, account, fakeToken, hang, json, offline, order, payment, problem, prompt } from './fake-proxy.js';
+import { paymentProxy } from './payment-proxy.js';
 import { deferred, part, sleep, stateIs, tabTo, text, typeInto } from './helpers.js';
 
 const TOKEN = fakeToken({ scope: 'payment', amount: 12.5, referenceNo: 'ORDER-123', narration: 'Order 123' });
@@ -12,22 +12,9 @@ const TOKEN = fakeToken({ scope: 'payment', amount: 12.5, referenceNo: 'ORDER-12
 const TIMED_OUT = 'No answer from the phone yet. The prompt may still be open on your phone: approve or decline it there, or wait. You may leave: the shop will be told how it ends.';
 
 describe('<pay-by-mobile>', () => {
+  const fake = paymentProxy();
   let proxy: FakeProxy;
-  const defaults = StatusStreamController.defaults;
-  before(() => {
-    StatusStreamController.defaults = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, idleTimeout: 5_000 };
-  });
-  after(() => {
-    StatusStreamController.defaults = defaults;
-  });
-  beforeEach(() => {
-    proxy = new FakeProxy();
-    proxy.on('GET', '/order', order());
-    proxy.on('POST', '/accounts/lookup', account());
-    proxy.on('POST', '/payments', () => json(payment(), 202));
-    proxy.stream(/^\/payments\/[^/]+\/events$/);
-  });
-  afterEach(() => proxy.restore());
+  beforeEach(() => void (proxy = fake.proxy));
 
   /** The element, once it read where its order stands. */
   async function mount(token = TOKEN) {
@@ -36,7 +23,7 @@ describe('<pay-by-mobile>', () => {
     await el.updateComplete;
     return el;
   }
-  const stream = (n = 1) => proxy.streams[n - 1] as SseStream;
+  const stream = (n = 1) => fake.stream(n);
   async function confirm(el?: PayByMobile) {
     el ??= await mount();
     await el.updateComplete;

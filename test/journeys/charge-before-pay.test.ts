@@ -1,18 +1,16 @@
-import type { Browser, Locator } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { journeyShop } from './journey-shop.js';
 import { SHOP_NAME } from '../../demo/server/catalogue.js';
 import {
   JOURNEY_TIMEOUT_MS,
   SCREENS,
-  type ShopVisit,
   addToCart,
   answerOnPhone,
-  launchChromium,
   orderShows,
   payByMobile,
   placeOrder,
   reachesState,
-  visitShop,
 } from './shop-browser.js';
 
 /** Text with its no-break spaces made plain. */
@@ -21,20 +19,11 @@ const plain = async (locator: Locator) => (await locator.textContent())!.replace
 // The customer knows what they will pay (issue 20, item 2): GHS 47.50 of goods, and the network's charge
 // (the sandbox's 1 %: GHS 0.48), said before Pay, asked by the phone, and shown on the paid order.
 describe('journey: what the customer will pay, before and after Pay', { timeout: JOURNEY_TIMEOUT_MS }, () => {
-  let browser: Browser;
-  let visit: ShopVisit | undefined;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterEach(async () => {
-    await visit?.close();
-    visit = undefined;
-  });
-  afterAll(() => browser?.close());
+  const shop = journeyShop();
 
   /** A shop with a tin of shea butter and a bag of gari ordered (GHS 47.50), the account of 026 000 0004 to confirm. */
   async function confirming(screen: (typeof SCREENS)[number]) {
-    visit = await visitShop(browser, { timeScale: 0.1, screen });
+    const visit = await shop.visit({ timeScale: 0.1, screen });
     await addToCart(visit.page, 'Shea butter, 250 g', 'Gari, 1 kg');
     const reference = await placeOrder(visit.page, 'mobile money');
     const element = payByMobile(visit.page);
@@ -48,7 +37,7 @@ describe('journey: what the customer will pay, before and after Pay', { timeout:
 
   for (const screen of SCREENS) {
     it(`shows what the phone asks once the request is sent, and the paid order shows the charge and the total paid (${screen.name})`, async () => {
-      const { page, context, reference, element } = await confirming(screen);
+      const { page, context, reference, element, errors } = await confirming(screen);
       await element.getByRole('button', { name: /^Pay / }).click();
       await reachesState(element, 'pending');
       // The big amount is what the customer approves now, the charge included, as the sentence says.
@@ -70,13 +59,13 @@ describe('journey: what the customer will pay, before and after Pay', { timeout:
       await expect(plain(page.getByTestId('order-charge'))).resolves.toBe('GHS 0.48');
       await expect(plain(page.getByTestId('order-paid-total'))).resolves.toBe('GHS 47.98');
       await expect(page.getByRole('row', { name: /Total paid/ }).isVisible()).resolves.toBe(true);
-      expect(visit!.errors).toEqual([]);
+      expect(errors).toEqual([]);
     });
 
     // Needs the proxy's charge estimate (GET /order, the account lookup) from the demo's configuration: the
     // sandbox's charge is known, so the shop can say it before Pay.
     it(`says before Pay about what the phone will ask, and the phone then asks it (${screen.name})`, async () => {
-      const { context, element } = await confirming(screen);
+      const { context, element, errors } = await confirming(screen);
       await expect(plain(element.locator('[part="account"]'))).resolves.toBe(
         'Pay about GHS 47.98 (GHS 47.50 + about GHS 0.48 network charge) from ESI O. on AirtelTigo?',
       );
@@ -86,7 +75,7 @@ describe('journey: what the customer will pay, before and after Pay', { timeout:
       await phone.goto('/sandbox/__sandbox/phone?number=233260000004');
       const prompt = phone.getByRole('region', { name: /^Payment prompt/ });
       await expect(plain(prompt.getByText(/^Pay GHS/))).resolves.toBe(`Pay GHS 47.98 to ${SHOP_NAME}?`);
-      expect(visit!.errors).toEqual([]);
+      expect(errors).toEqual([]);
     });
   }
 });

@@ -1,37 +1,25 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { journeyShop } from './journey-shop.js';
 import {
   JOURNEY_TIMEOUT_MS,
   SCREENS,
-  type ShopVisit,
   answerOnPhone,
   deepFocus,
-  launchChromium,
   payByMobile,
   reachesState,
   sandboxPayments,
   tabTo,
-  visitShop,
 } from './shop-browser.js';
 
 // A customer who uses the keyboard alone (issue 20, item 6): when the phone declines, the focus goes to what
 // comes next ("Try again"), not to the page's body, so Enter tries again. The phone is the customer's other
 // device: it is answered in a tab of its own.
 describe('journey: paying by keyboard alone, declined on the phone', { timeout: JOURNEY_TIMEOUT_MS }, () => {
-  let browser: Browser;
-  let visit: ShopVisit | undefined;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterEach(async () => {
-    await visit?.close();
-    visit = undefined;
-  });
-  afterAll(() => browser?.close());
+  const shop = journeyShop();
 
   for (const screen of SCREENS) {
     it(`orders, pays, is declined and tries again without a mouse (${screen.name})`, async () => {
-      visit = await visitShop(browser, { timeScale: 0.1, screen });
+      const visit = await shop.visit({ timeScale: 0.1, screen });
       const { page, context, demo } = visit;
       const keys = page.keyboard;
 

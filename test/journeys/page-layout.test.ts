@@ -1,18 +1,16 @@
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { journeyShop } from './journey-shop.js';
 import {
   JOURNEY_TIMEOUT_MS,
   SCREENS,
-  type ShopVisit,
   addToCart,
   answerOnPhone,
-  launchChromium,
   payByMobile,
   payWith,
   placeOrder,
   reachesState,
   verifyByOtp,
-  visitShop,
 } from './shop-browser.js';
 
 /** The box of an element's part (in its shadow root). */
@@ -36,20 +34,11 @@ const navLines = (page: Page) =>
 
 // What looked wrong at a glance (issue 20, item 8), at both sizes.
 describe('journey: the pages laid out as a customer reads them', { timeout: JOURNEY_TIMEOUT_MS }, () => {
-  let browser: Browser;
-  let visit: ShopVisit | undefined;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterEach(async () => {
-    await visit?.close();
-    visit = undefined;
-  });
-  afterAll(() => browser?.close());
+  const shop = journeyShop();
 
   for (const screen of SCREENS) {
     it(`puts the buttons of a failed and a declined payment after the sentence that says why (${screen.name})`, async () => {
-      visit = await visitShop(browser, { timeScale: 0.1, screen });
+      const visit = await shop.visit({ timeScale: 0.1, screen });
       const { page, context } = visit;
       await addToCart(page, 'Gari, 1 kg');
       await placeOrder(page, 'mobile money');
@@ -68,7 +57,7 @@ describe('journey: the pages laid out as a customer reads them', { timeout: JOUR
     });
 
     it(`keeps Sign in quiet until the number is verified, and the signed-in nav on one line (${screen.name})`, async () => {
-      visit = await visitShop(browser, { timeScale: 0.1, screen });
+      const visit = await shop.visit({ timeScale: 0.1, screen });
       const { page, demo } = visit;
       await page.goto('/sign-in');
       const otp = page.getByTestId('otp-verify');
@@ -89,7 +78,7 @@ describe('journey: the pages laid out as a customer reads them', { timeout: JOUR
     });
 
     it(`shows the checkout's "popup" choice at its full size (${screen.name})`, async () => {
-      visit = await visitShop(browser, { timeScale: 0.1, screen });
+      const visit = await shop.visit({ timeScale: 0.1, screen });
       const { page } = visit;
       await addToCart(page, 'Gari, 1 kg');
       await placeOrder(page, 'the checkout page');

@@ -1,39 +1,27 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { journeyShop } from './journey-shop.js';
 import {
   JOURNEY_TIMEOUT_MS,
   SCREENS,
-  type ShopVisit,
   addToCart,
   answerOnPhone,
-  launchChromium,
   orderShows,
   payByMobile,
   payWith,
   placeOrder,
   reachesState,
   sandboxPayments,
-  visitShop,
 } from './shop-browser.js';
 
 // A payment waits on the customer's phone (026 000 0004 never answers by itself): what the customer sees is
 // what the phone asks, wherever they look from and whenever they come back.
 describe('journey: a payment waiting on the phone', { timeout: JOURNEY_TIMEOUT_MS }, () => {
-  let browser: Browser;
-  let visit: ShopVisit | undefined;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterEach(async () => {
-    await visit?.close();
-    visit = undefined;
-  });
-  afterAll(() => browser?.close());
+  const shop = journeyShop();
 
   // Needs the proxy's GET /order (the order work): tab B shows the live payment from its first paint.
   for (const screen of SCREENS) {
     it(`shows a second tab of the order the payment waiting on the phone from the start, and both follow it to paid (${screen.name})`, async () => {
-      visit = await visitShop(browser, { timeScale: 0.1, screen });
+      const visit = await shop.visit({ timeScale: 0.1, screen });
       const { page: tabA, context, demo } = visit;
       await addToCart(tabA, 'Gari, 1 kg');
       const reference = await placeOrder(tabA, 'mobile money');
@@ -70,7 +58,7 @@ describe('journey: a payment waiting on the phone', { timeout: JOURNEY_TIMEOUT_M
   // Coming back to the pay page finds the payment through the proxy's GET /order (the order work).
   for (const screen of SCREENS) {
     it(`leaves a waiting payment for the shop and comes back to it, waiting still, then paid (${screen.name})`, async () => {
-      visit = await visitShop(browser, { timeScale: 0.1, screen });
+      const visit = await shop.visit({ timeScale: 0.1, screen });
       const { page, context, demo } = visit;
       await addToCart(page, 'Gari, 1 kg');
       const reference = await placeOrder(page, 'mobile money');

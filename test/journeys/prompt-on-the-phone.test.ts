@@ -1,19 +1,17 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { journeyShop } from './journey-shop.js';
 import { PROMPT_LIFETIME_SECONDS } from '../../src/sandbox/test-numbers.js';
 import {
   JOURNEY_TIMEOUT_MS,
   SCREENS,
-  type ShopVisit,
   addToCart,
-  launchChromium,
   orderShows,
   payByMobile,
   payWith,
   placeOrder,
   reachesState,
   sandboxPayments,
-  visitShop,
 } from './shop-browser.js';
 
 /** A tenth of real time: MTN's prompt lifetime (120 s) is 12 s here. */
@@ -31,20 +29,11 @@ async function ageAndLeft(page: Page): Promise<{ age: number; left: number }> {
 // A prompt nobody answers (issue 20, item 1): the customer is told the truth from every tab, and the order is
 // blocked only while the prompt can still be approved. 024 000 0005 waits for its phone; MTN ends its prompt.
 describe('journey: a payment prompt nobody answers', { timeout: JOURNEY_TIMEOUT_MS }, () => {
-  let browser: Browser;
-  let visit: ShopVisit | undefined;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterEach(async () => {
-    await visit?.close();
-    visit = undefined;
-  });
-  afterAll(() => browser?.close());
+  const shop = journeyShop();
 
   for (const screen of SCREENS) {
     it(`expires on the network's clock, and the order opens again: another try, or the checkout page (${screen.name})`, async () => {
-      visit = await visitShop(browser, { timeScale: TIME_SCALE, screen });
+      const visit = await shop.visit({ timeScale: TIME_SCALE, screen });
       const { page, demo } = visit;
       await addToCart(page, 'Gari, 1 kg');
       const reference = await placeOrder(page, 'mobile money');
@@ -76,7 +65,7 @@ describe('journey: a payment prompt nobody answers', { timeout: JOURNEY_TIMEOUT_
 
     // Needs the proxy to serve GET /order and the prompt's number, age and expiry (the order work).
     it(`says the prompt's number, its real age and the time left, the same after a reload and in a second tab (${screen.name})`, async () => {
-      visit = await visitShop(browser, { timeScale: TIME_SCALE, screen });
+      const visit = await shop.visit({ timeScale: TIME_SCALE, screen });
       const { page, context } = visit;
       await addToCart(page, 'Gari, 1 kg');
       const reference = await placeOrder(page, 'mobile money');
