@@ -131,7 +131,7 @@ export class PayByMobile extends PayByMobileFlow {
         ? html`<progress part="progress" aria-label=${approve} max=${(sent && expires && expires - sent) || nothing}
               value=${(sent && expires && Date.now() - sent) || nothing}></progress>
             <div class="links">
-              ${sent ? s.sentAgo(clock(Math.max(0, Math.round((Date.now() - sent) / 1e3)))) : ''}
+              ${sent && !expired ? s.sentAgo(clock(Math.max(0, Math.round((Date.now() - sent) / 1e3)))) : ''}
               ${expires ? (countdown.left ? s.left(clock(countdown.left)) : '') : s.openUnknown}
               <button type="button" class="link" part="check-button" @click=${() => this.check()}>${s.checkAgain}</button>
             </div>`
