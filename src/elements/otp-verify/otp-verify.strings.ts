@@ -9,6 +9,7 @@ export const otpVerifyEn = {
   OTP_LOCKED: (d: { retryAfter?: number }) =>
     d.retryAfter ? `Too many wrong codes for this number. Try again in ${wait(d.retryAfter)}.` : 'Too many wrong codes.',
   HUMAN_CHECK_FAILED: 'We could not check that you are a person.',
+  phone: 'Phone number',
   send: 'Send code',
   sending: 'Sending the code…',
   sent: (recipient: string) => `We sent a code by SMS to ${recipient}.`,

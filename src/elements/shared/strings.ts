@@ -24,7 +24,6 @@ export const commonEn = {
   REFERENCE_CONFLICT: 'This order cannot be paid here. Contact the shop.',
   UPSTREAM_UNAVAILABLE: 'The service is busy. Try again soon.',
   INVALID_PHONE_NUMBER: 'Enter a Ghanaian mobile number, like 024 123 4567.',
-  phone: 'Phone number',
   changeNumber: 'Use another number',
   tryAgain: 'Try again',
 };
