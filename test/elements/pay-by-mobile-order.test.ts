@@ -150,6 +150,16 @@ describe('<pay-by-mobile> and where its order stands', () => {
     expect(part(el, 'phone-input')).to.equal(null);
   });
 
+  it('shows a payment the proxy stopped waiting for as timed out, with "Check again"', async () => {
+    proxy.on('GET', '/order', order({ next: 'payment', payment: payment({ status: 'TIMED_OUT' }) }));
+    const el = await mount();
+    el.lateInterval = 100_000;
+    await stateIs(el, 'timed-out');
+    proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: 'COMPLETED' })));
+    part(el, 'retry-button')!.click();
+    await stateIs(el, 'completed');
+  });
+
   it('shows a paid order paid, and says so to the page', async () => {
     proxy.on('GET', '/order', order({ next: 'payment', payment: payment({ status: 'COMPLETED', completedAt: new Date().toISOString() }) }));
     const completed = new Promise<string>((resolve) => document.addEventListener('payment-completed', (e) => resolve(e.detail.reference), { once: true }));

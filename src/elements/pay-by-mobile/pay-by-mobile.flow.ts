@@ -186,7 +186,6 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
   /** Watches a payment waiting on the phone (or being confirmed) until it ends. */
   private watch(payment: Partial<PaymentSnapshot> & { reference: string }) {
     const { reference } = payment;
-    this.retry = () => this.check();
     this.still = false;
     this.handleStatus(payment as PaymentSnapshot);
     this.emit('payment-pending', { reference });
@@ -218,6 +217,8 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
   private timedOut() {
     this.stream.stop();
     this.countdown.stop();
+    // "Check again" reads it at once (a reload, another tab or this page's own wait).
+    this.retry = () => this.check();
     this.begin('timed-out');
     const late = setInterval(() => (this.state == 'timed-out' && this.isConnected ? this.check(true) : clearInterval(late)), this.lateInterval);
   }
