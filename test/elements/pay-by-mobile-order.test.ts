@@ -212,6 +212,15 @@ describe('<pay-by-mobile> and where its order stands', () => {
     });
   }
 
+  it('reads no order before it has a token (a page that fetches one), then reads the token\'s', async () => {
+    const el = await fixture<PayByMobile>(html`<pay-by-mobile></pay-by-mobile>`);
+    expect(el.state).to.equal('idle');
+    expect(proxy.calls('GET', '/order'), 'no call that could only be refused').to.have.length(0);
+    el.token = TOKEN;
+    await stateIs(el, 'idle');
+    expect(proxy.calls('GET', '/order')).to.have.length(1);
+  });
+
   it('says an expired form is expired rather than offer one that cannot work', async () => {
     proxy.on('GET', '/order', () => problem(401, 'TOKEN_EXPIRED'));
     const el = await mount();

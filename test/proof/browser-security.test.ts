@@ -304,9 +304,11 @@ describe('the elements under a strict CSP, on another origin than their proxy', 
     await page.locator('#otp [part~=phone-input]').fill('233240000202');
     await page.locator('#otp [part~=send-button]').click();
     await reach(page, 'otp', 'network-error');
-    await expect.poll(() => world.violations).toEqual([
+    await expect.poll(() => world.violations.filter((v) => v.blocked.includes('/otp/send'))).toEqual([
       expect.objectContaining({ directive: 'connect-src', blocked: expect.stringContaining(world.open.origin) }),
     ]);
+    // Every call of the page's elements is stopped alike (<pay-by-mobile> reads its order as it loads).
+    expect(world.violations.every((v) => v.directive == 'connect-src' && v.blocked.startsWith(world.open.origin))).toBe(true);
     await page.locator('#otp [part~=retry-button]').waitFor();
     expect(world.open.requests).toEqual([]);
     expect(sandbox().smsTo('233240000202')).toEqual([]);

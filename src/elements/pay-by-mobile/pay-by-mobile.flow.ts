@@ -90,6 +90,8 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
    */
   private async load() {
     this.reset();
+    // No token yet (a page that fetches one): the form, until the token says which order.
+    if (!this.token) return;
     this.setState('loading');
     try {
       const { payment, next, otherMethod, chargeEstimate } = await this.client.get<OrderView>(PROXY_PATHS.order);
