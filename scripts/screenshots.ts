@@ -98,7 +98,7 @@ async function payByMobileStates(browser: Browser, demo: RunningDemo) {
   await paying.element.getByRole('button', { name: /^Pay / }).click();
   await reachesState(paying.element, 'pending');
   // The total with its charge, as the phone asks it, once the provider answered.
-  await paying.element.getByText(/charge\) on your phone/).waitFor();
+  await paying.element.getByText(/charge\) on /).waitFor();
   await shot(paying.card, 'pay-by-mobile-pending');
   await phonePage(browser, demo, '233260000004');
   await answerOnPhone(paying.context, '233260000004', 'Approve');

@@ -108,9 +108,15 @@ export const Locked: Story = {
   parameters: { proxy: { otp: { attempts: 1 } } },
   play: async ({ canvasElement }) => {
     const el = await enterCode(canvasElement, '000000');
-    // The last wrong code locks at once: no sixth try, a new code is the way on.
-    await reach(el, 'locked', 'No tries left: send a new code.');
+    // The last wrong code locks at once: no sixth try, a new code is the way on, and when (one time, said once).
+    await reach(el, 'locked', 'No tries left. Send a new code in 0:5');
   },
+};
+
+export const LockedNumber: Story = {
+  name: 'Locked (the number, for the hour)',
+  parameters: { proxy: { fail: { otpVerify: { error: 'OTP_LOCKED', details: { reason: 'number', retryAfter: 3540 } } } } },
+  play: async ({ canvasElement }) => reach(await enterCode(canvasElement, '000000'), 'locked', 'Too many wrong codes for this number. Try again in 59 min.'),
 };
 
 export const RateLimited: Story = {

@@ -17,7 +17,8 @@ const meta = {
       description: {
         component: `Takes a mobile-money payment. In these stories a fake proxy answers with the sandbox's test numbers:
 \`024 000 0001\` pays, \`024 000 0002\` fails (insufficient funds), \`020 000 0003\` declines on the phone,
-\`026 000 0004\` never answers, \`024 000 0404\` has no account; any other Ghanaian number pays.`,
+\`026 000 0004\` never answers, \`024 000 0005\` waits until its prompt expires (MTN: 2 minutes),
+\`024 000 0404\` has no account; any other Ghanaian number pays. The network charges the sandbox's 1 %.`,
       },
     },
   },
@@ -52,9 +53,10 @@ type Story = StoryObj;
 
 const the = (canvas: HTMLElement) => elementIn<PayByMobile>(canvas, 'pay-by-mobile');
 
-/** Types the number and continues to the account's confirmation. */
+/** Once the order is read (a new one: the form), types the number and continues to the account's confirmation. */
 async function lookUp(canvas: HTMLElement, number: string) {
   const el = the(canvas);
+  await reach(el, 'idle');
   await typeInto(el, 'phone-input', number);
   await press(el, 'continue-button');
   return el;
@@ -67,6 +69,12 @@ async function pay(canvas: HTMLElement, number: string) {
   await press(el, 'confirm-button');
   return el;
 }
+
+export const Loading: Story = {
+  name: 'Loading (reading the order)',
+  parameters: { proxy: { hang: ['order'] } },
+  play: ({ canvasElement }) => reach(the(canvasElement), 'loading', 'Checking the order'),
+};
 
 export const Idle: Story = {
   play: ({ canvasElement }) => reach(the(canvasElement), 'idle'),
@@ -82,6 +90,15 @@ export const Confirm: Story = {
   play: async ({ canvasElement }) => reach(await lookUp(canvasElement, '024 000 0001'), 'confirm', 'from KWAME M. on MTN?'),
 };
 
+export const ConfirmWithEstimate: Story = {
+  name: 'Confirm (charge estimated)',
+  parameters: {
+    proxy: { estimate: true },
+    docs: { description: { story: "The shop's configuration knows the network's charge: the customer reads what the phone will ask before Pay." } },
+  },
+  play: async ({ canvasElement }) => reach(await lookUp(canvasElement, '024 000 0001'), 'confirm', 'network charge) from KWAME M. on MTN?'),
+};
+
 export const Paying: Story = {
   parameters: { proxy: { hang: ['payments'] } },
   play: async ({ canvasElement }) => reach(await pay(canvasElement, '024 000 0001'), 'paying', 'Sending the request'),
@@ -89,7 +106,41 @@ export const Paying: Story = {
 
 export const Pending: Story = {
   name: 'Pending (countdown)',
-  play: async ({ canvasElement }) => reach(await pay(canvasElement, '026 000 0004'), 'pending', '1:5'),
+  // AirtelTigo keeps a prompt open 150 s in the sandbox: sent just now, 2:29 left.
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '026 000 0004'), 'pending', '2:2'),
+};
+
+export const PendingLifetimeUnknown: Story = {
+  name: 'Pending (lifetime unknown)',
+  parameters: {
+    proxy: { promptLifetime: null },
+    docs: { description: { story: "The proxy does not know how long this network keeps a prompt open: the prompt's age, and no invented countdown." } },
+  },
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '026 000 0004'), 'pending', 'How long it stays open is up to your network.'),
+};
+
+export const SecondTab: Story = {
+  name: 'Pending (opened in a second tab)',
+  parameters: {
+    proxy: { waiting: { msisdn: '233260000004', sentAgo: 42 } },
+    docs: { description: { story: 'Another tab (or this one, before a reload) sent a prompt 42 s ago: the element shows it from its first paint, with its real age, and offers no number to type.' } },
+  },
+  play: ({ canvasElement }) => reach(the(canvasElement), 'pending', 'Sent 0:4'),
+};
+
+export const PromptExpired: Story = {
+  name: 'Pending (prompt expired, network to confirm)',
+  parameters: { proxy: { waiting: { msisdn: '233260000004', sentAgo: 160 } } },
+  play: ({ canvasElement }) => reach(the(canvasElement), 'pending', 'The prompt expired at'),
+};
+
+export const Unknown: Story = {
+  name: 'Unknown (being confirmed)',
+  parameters: {
+    proxy: { waiting: { msisdn: '233240000001', sentAgo: 5, status: 'UNKNOWN' } },
+    docs: { description: { story: "The request went out but its answer was lost, and the provider cannot be read for it yet: nothing here starts another try." } },
+  },
+  play: ({ canvasElement }) => reach(the(canvasElement), 'unknown', 'The provider is confirming this payment'),
 };
 
 export const Completed: Story = {
@@ -121,6 +172,12 @@ export const FailedNoAttemptsLeft: Story = {
   play: async ({ canvasElement }) => reach(await pay(canvasElement, '024 000 0002'), 'failed', 'Not enough money'),
 };
 
+export const SpentOrder: Story = {
+  name: 'Failed (order spent, on load)',
+  parameters: { proxy: { spent: true } },
+  play: ({ canvasElement }) => reach(the(canvasElement), 'failed', 'No attempts left for this order.'),
+};
+
 export const Cancelled: Story = {
   play: async ({ canvasElement }) => reach(await pay(canvasElement, '020 000 0003'), 'cancelled', 'declined on the phone'),
 };
@@ -128,12 +185,25 @@ export const Cancelled: Story = {
 export const TimedOut: Story = {
   name: 'Timed out',
   args: { timeout: 3 },
+  parameters: { proxy: { promptLifetime: null } },
   play: async ({ canvasElement }) => reach(await pay(canvasElement, '026 000 0004'), 'timed-out', 'No answer from the phone yet.'),
 };
 
 export const ErrorNoAccount: Story = {
   name: 'Error (no account)',
   play: async ({ canvasElement }) => reach(await lookUp(canvasElement, '024 000 0404'), 'error', 'No mobile money account'),
+};
+
+export const ErrorUnconfirmed: Story = {
+  name: 'Error (an earlier payment being confirmed)',
+  parameters: { proxy: { fail: { payments: { error: 'PAYMENT_UNCONFIRMED', details: { method: 'mobile-money', status: 'UNKNOWN', retryable: true } } } } },
+  play: async ({ canvasElement }) => reach(await pay(canvasElement, '024 000 0001'), 'error', 'An earlier payment is still being confirmed.'),
+};
+
+export const ErrorOtherMethod: Story = {
+  name: 'Error (paid on the checkout page)',
+  parameters: { proxy: { otherMethod: { method: 'checkout', status: 'processing' } } },
+  play: ({ canvasElement }) => reach(the(canvasElement), 'error', 'This order is being paid on the checkout page.'),
 };
 
 export const ResumedAfterReload: Story = {

@@ -21,17 +21,22 @@ for (const type of ['payment-completed', 'checkout-completed'] as const) {
 }
 
 // No payment of this order can be made here (attempts spent, paid the other way, changed): the element says
-// why; the page offers what comes next.
+// why; the page offers what is still possible: the hosted checkout when only mobile money is spent, and a new
+// order of the same goods (the cart filled again, so nothing has to be picked twice).
 document.addEventListener('payment-blocked', (event) => {
   const element = event.target as HTMLElement;
-  if (element.nextElementSibling?.matches('[data-testid="payment-blocked"]')) return;
-  const next = document.createElement('p');
+  const orderUrl = element.dataset.orderUrl;
+  if (!orderUrl || element.nextElementSibling?.matches('[data-testid="payment-blocked"]')) return;
+  const next = document.createElement('div');
   next.dataset.testid = 'payment-blocked';
   next.className = 'actions';
-  next.innerHTML = '<a class="button secondary"></a> <a class="button secondary" href="/">Start a new order</a>';
-  const order = next.querySelector('a')!;
-  order.href = element.dataset.orderUrl ?? '/account';
-  order.textContent = 'See the order';
+  const spent = event.detail.code == 'ATTEMPTS_EXHAUSTED';
+  next.innerHTML = `<a class="button primary"></a>
+    <form method="post" class="inline-form"><button type="submit" class="button secondary">Start a new order with these goods</button></form>`;
+  const link = next.querySelector('a')!;
+  link.href = spent ? `${orderUrl}/checkout` : orderUrl;
+  link.textContent = spent ? 'Pay on the checkout page' : 'See the order';
+  next.querySelector('form')!.action = `${orderUrl}/reorder`;
   element.after(next);
 });
 

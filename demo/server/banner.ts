@@ -14,7 +14,8 @@ export function demoBanner(demo: RunningDemo): string {
     `  proxy (health)       ${urls.proxyHealth}  (the elements call ${new URL(urls.proxy).pathname}/…)`,
     ``,
     `  Test numbers: 233240000001 completes, 233240000002 fails (insufficient funds),`,
-    `  233200000003 is declined, 233260000004 stays pending, 233240000404 has no account.`,
+    `  233200000003 is declined, 233260000004 stays pending, 233240000005 waits for the phone`,
+    `  (its prompt expires unanswered), 233240000404 has no account.`,
     ``,
     `Press Ctrl+C to stop.`,
   ].join('\n');

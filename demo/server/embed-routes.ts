@@ -64,7 +64,7 @@ server put a fresh token in each element’s <code>token</code> attribute when i
 <section class="card"><h2>Sign in</h2>
 <form class="sign-in" method="post" action="/sign-in" data-testid="sign-in-form">
   <otp-verify name="proof" required token="${otp}" data-testid="otp-verify"></otp-verify>
-  <button type="submit" class="button primary" data-testid="sign-in-submit">Sign in</button>
+  <button type="submit" class="button secondary" data-testid="sign-in-submit">Sign in</button>
 </form></section>
 <section class="card"><h2>Pay demo order <span data-testid="order-reference">${order.reference}</span> (${formatPrice(order.total)})</h2>
 <pay-by-mobile token="${payment}" data-order-url="${orderPath(order.reference)}" data-testid="pay-by-mobile"></pay-by-mobile>

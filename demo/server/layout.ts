@@ -49,7 +49,7 @@ ${parts.head ?? ''}
     ${customer
       ? html`<a href="/account" data-testid="nav-account">${customer.recipient}</a>`
       : html`<a href="/sign-in" data-testid="nav-sign-in">Sign in</a>`}
-    <a href="/embed">Embedding</a>
+    <a href="/embed" class="wide-only">Embedding</a>
     <a href="#phone-panel-title" class="phone-jump">Phone</a>
   </nav>
 </header>
@@ -61,7 +61,7 @@ ${phonePanel(customer?.digits)}
 </div>
 <footer class="site-footer">
   <p>A demo of <strong>merchant-elements</strong> on the local sandbox: no real SMS is sent and no real money moves.</p>
-  <p><a href="/sandbox/__sandbox/">Sandbox</a> · <a href="/sandbox/__sandbox/outbox">Outbox</a> ·
+  <p><a href="/embed">Embedding demos</a> · <a href="/sandbox/__sandbox/">Sandbox</a> · <a href="/sandbox/__sandbox/outbox">Outbox</a> ·
   <a href="/sandbox/__sandbox/payments">Payments received</a> · <a href="/merchant-elements/health">Proxy health</a></p>
 </footer>
 </body>

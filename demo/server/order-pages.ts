@@ -1,7 +1,9 @@
 import { Router } from 'express';
-import { html, type RawHtml } from '../../src/sandbox/html.js';
+import { html, RawHtml } from '../../src/sandbox/html.js';
+import { PROMPT_LIFETIME_SECONDS } from '../../src/sandbox/test-numbers.js';
 import { formatPrice } from './catalogue.js';
 import { alertBox, layout } from './layout.js';
+import type { PaymentSnapshot } from '../../src/protocol/index.js';
 import type { Order, OrderLine, OrderStatus, OrderView } from './orders.js';
 import { sessionOf } from './sessions.js';
 import { type ShopContext, checkoutToken, orderPath, paymentToken } from './shop-context.js';
@@ -25,8 +27,17 @@ export function statusLabel(status: OrderStatus): string {
   return STATUS_LABELS[status];
 }
 
-/** The lines of an order or a cart as a table, with the total. */
-export function linesTable(lines: readonly OrderLine[], total: number, actions?: (line: OrderLine) => RawHtml): RawHtml {
+/** What a customer paid by mobile money: the network's charge on top of the goods, in cedis. */
+export interface Charged {
+  charge: number;
+  totalAmount: number;
+}
+
+/**
+ * The lines of an order or a cart as a table, with the total; for an order paid by mobile money with a
+ * charge, the charge and the total paid, which is what the customer's phone took.
+ */
+export function linesTable(lines: readonly OrderLine[], total: number, actions?: (line: OrderLine) => RawHtml, paid?: Charged | null): RawHtml {
   const rows = lines.map(
     (l) => html`<tr data-testid="line-${l.product.id}">
   <td><span aria-hidden="true">${l.product.emoji}</span> ${l.product.name}</td>
@@ -37,17 +48,44 @@ export function linesTable(lines: readonly OrderLine[], total: number, actions?:
   return html`<table class="lines">
 <thead><tr><th scope="col">Item</th><th scope="col" class="num">Qty</th><th scope="col" class="num">Price</th>${actions ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>
 <tbody>${rows}</tbody>
-<tfoot><tr><th scope="row" colspan="2">Total</th><td class="num" data-testid="order-total">${formatPrice(total)}</td>${actions ? html`<td></td>` : ''}</tr></tfoot>
+<tfoot><tr><th scope="row" colspan="2">${paid ? 'Goods' : 'Total'}</th><td class="num" data-testid="order-total">${formatPrice(total)}</td>${actions ? html`<td></td>` : ''}</tr>
+${paid
+  ? html`<tr><th scope="row" colspan="2">Network charge</th><td class="num" data-testid="order-charge">${formatPrice(Math.round(paid.charge * 100))}</td></tr>
+<tr><th scope="row" colspan="2">Total paid</th><td class="num" data-testid="order-paid-total">${formatPrice(Math.round(paid.totalAmount * 100))}</td></tr>`
+  : ''}</tfoot>
 </table>`;
 }
 
-/** The two ways to pay an order, as links. */
-function payLinks(order: Order): RawHtml {
+/**
+ * The ways to pay an order that are still open, as links: both, or for an order whose mobile-money attempts are
+ * spent the hosted checkout and a new order of the same goods (the cart filled again).
+ */
+function payLinks(order: Order, spent: boolean): RawHtml {
   const path = orderPath(order.reference);
   return html`<div class="actions">
-  <a class="button primary" href="${path}/pay-by-mobile" data-testid="pay-by-mobile-link">Pay with mobile money</a>
-  <a class="button secondary" href="${path}/checkout" data-testid="checkout-link">Pay on the checkout page</a>
+  ${spent ? '' : html`<a class="button primary" href="${path}/pay-by-mobile" data-testid="pay-by-mobile-link">Pay with mobile money</a>`}
+  <a class="button ${spent ? 'primary' : 'secondary'}" href="${path}/checkout" data-testid="checkout-link">Pay on the checkout page</a>
+  ${spent ? reorderButton(order) : ''}
 </div>`;
+}
+
+/** A new order of the same goods: the button fills the cart with them again (the customer chooses how to pay there). */
+export function reorderButton(order: Order): RawHtml {
+  return html`<form method="post" action="${orderPath(order.reference)}/reorder" class="inline-form">
+  <button type="submit" class="button secondary" data-testid="reorder">Start a new order with these goods</button></form>`;
+}
+
+/** A time of day as the shop writes it (the server's clock and zone: this is a demo on one machine). */
+const timeOfDay = (iso: string) => html`<time datetime="${iso}">${new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}</time>`;
+
+/** What the order page says while a mobile-money prompt waits: where it went, when, and until when it can be approved. */
+function promptNote(payment: PaymentSnapshot): RawHtml {
+  const to = payment.msisdn ? html` on <span class="nowrap">${payment.msisdn}</span>` : '';
+  const sent = payment.sentAt ? html`, sent at ${timeOfDay(payment.sentAt)}` : '';
+  const until = payment.promptExpiresAt
+    ? html` It can be approved until ${timeOfDay(payment.promptExpiresAt)}; after that the network ends it.`
+    : '';
+  return html`Waiting for the customer to approve the payment on their phone${to}${sent}.${until} Declining it there ends it at once.`;
 }
 
 /** What the server read of the order's payment, shown plainly (this is a demo of where the truth lives). */
@@ -100,11 +138,17 @@ export function orderRoutes(ctx: ShopContext): Router {
 ${watching
   ? html`<p data-testid="order-waiting">${byCheckout
       ? 'The checkout page is finishing the payment: its result is on its way from the provider.'
-      : 'Waiting for the customer to approve the payment on their phone.'} This page updates by itself.</p>`
+      : payment
+        ? promptNote(payment)
+        : 'Waiting for the customer to approve the payment on their phone.'} This page updates by itself.</p>`
   : ''}
 ${view.status === 'paid' ? html`<p>Thank you! Your goods will be ready for collection at the Makola stall tomorrow.</p>` : ''}
-${linesTable(order.lines, order.total)}
-${view.status === 'paid' || watching ? '' : payLinks(order)}
+${view.spent && view.status !== 'paid' && !watching
+  ? html`<p data-testid="order-spent">This order has no mobile money attempts left. Pay it on the checkout page, or start a new
+order with the same goods.</p>`
+  : ''}
+${linesTable(order.lines, order.total, undefined, view.status === 'paid' && payment?.status === 'COMPLETED' && payment.charge > 0 ? payment : null)}
+${view.status === 'paid' || watching ? '' : payLinks(order, view.spent)}
 ${serverRecord(view)}
 </div>`,
     });
@@ -115,7 +159,8 @@ ${serverRecord(view)}
     const order = ctx.orders.get(req.params.reference);
     if (!order) return ctx.send(req, res, notFoundPage(req.params.reference), 404);
     const view = await ctx.orders.view(order, ctx.proxy);
-    if (view.status === 'paid') return res.redirect(303, orderPath(order.reference));
+    // Paid, or mobile money can do nothing more for it: the order page offers what is still possible.
+    if (view.status === 'paid' || view.spent) return res.redirect(303, orderPath(order.reference));
     const session = sessionOf(req);
     const token = await paymentToken(ctx, order);
     // The proxy refuses this way while the other is under way (ORDER_IN_OTHER_PAYMENT): say so before a try.
@@ -133,8 +178,9 @@ ${other}
   <pay-by-mobile proxy="/merchant-elements" token="${token}" value="${session.customer?.digits ?? ''}"
     data-order-url="${orderPath(order.reference)}" data-testid="pay-by-mobile"></pay-by-mobile>
 </div>
-<p class="hint">Try <code>024 000 0001</code> (completes), <code>024 000 0002</code> (insufficient funds) or
-<code>020 000 0003</code> (declined). Approve or decline on the customer’s phone. When the payment completes you go
+<p class="hint">Try <code>024 000 0001</code> (completes), <code>024 000 0002</code> (insufficient funds),
+<code>020 000 0003</code> (declined) or <code>024 000 0005</code> (waits for you; its prompt expires unanswered after
+${PROMPT_LIFETIME_SECONDS['MTN']} s). Approve or decline on the customer’s phone. When the payment completes you go
 to the <a href="${orderPath(order.reference)}">order page</a>, which shows what the server knows.</p>
 ${linesTable(order.lines, order.total)}
 <p><a href="${orderPath(order.reference)}/checkout">Pay on the checkout page instead</a></p>`,
@@ -148,11 +194,11 @@ ${linesTable(order.lines, order.total)}
     const view = await ctx.orders.view(order, ctx.proxy);
     if (view.status === 'paid') return res.redirect(303, orderPath(order.reference));
     const token = await checkoutToken(ctx, order);
+    // The proxy refuses this way while a prompt may still be approved (ORDER_IN_OTHER_PAYMENT): say so, and until when.
+    const until = view.payment?.promptExpiresAt ? ` It can be approved until ${timeOfDay(view.payment.promptExpiresAt)}; then this page can take the order.` : '';
     const other = view.payment?.status === 'PENDING'
-      ? alertBox(
-          'This order is being paid by mobile money: approve the prompt on the phone, or start a new order.',
-          'order-in-other-payment',
-        )
+      ? html`<p class="alert" role="alert" data-testid="order-in-other-payment">This order is being paid by mobile money: approve
+the prompt on the phone, or decline it there.${new RawHtml(until)}</p>`
       : '';
     const page = layout({
       title: `Checkout ${order.reference}`,
@@ -172,9 +218,18 @@ ${other}
     data-testid="checkout-button">Pay ${formatPrice(order.total)} securely</checkout-button>
 </div>
 ${linesTable(order.lines, order.total)}
-<p><a href="${orderPath(order.reference)}/pay-by-mobile">Pay with mobile money instead</a></p>`,
+${view.spent ? '' : html`<p><a href="${orderPath(order.reference)}/pay-by-mobile">Pay with mobile money instead</a></p>`}`,
     });
     await ctx.send(req, res, page);
+  });
+
+  // A new order of the same goods: they go back into the visitor's cart, where they choose how to pay.
+  router.post('/orders/:reference/reorder', (req, res) => {
+    const order = ctx.orders.get(req.params.reference);
+    if (!order) return void res.redirect(303, '/cart');
+    const { cart } = sessionOf(req);
+    for (const line of order.lines) cart.set(line.product.id, line.quantity);
+    res.redirect(303, '/cart');
   });
 
   return router;

@@ -41,6 +41,11 @@ export interface OrderView {
   status: OrderStatus;
   payment: PaymentSnapshot | null;
   checkout: CheckoutSnapshot | null;
+  /**
+   * Mobile money can do nothing more for it: its last try ended unpaid with no attempt left. What is still
+   * possible: the hosted checkout, or a new order of the same goods.
+   */
+  spent: boolean;
 }
 
 /** Lines of `{ productId: quantity }`, unknown products and non-positive quantities dropped. */
@@ -111,8 +116,13 @@ export class OrderBook {
       proxy.payments.get(order.reference).then((s) => latest(s, order.payment)),
       proxy.checkouts.get(order.reference).then((s) => latest(s, order.checkout)),
     ]);
-    return { order, status: statusOf(payment, checkout), payment, checkout };
+    return { order, status: statusOf(payment, checkout), payment, checkout, spent: isSpent(payment) };
   }
+}
+
+/** The order's mobile-money attempts are all used and none paid (a try that never reached the provider is free). */
+export function isSpent(payment: PaymentSnapshot | null): boolean {
+  return (payment?.status === 'FAILED' || payment?.status === 'CANCELLED') && payment.attemptsLeft === 0;
 }
 
 /** The newer of two snapshots (the hook's record may lag the store, or the store may have expired). */

@@ -50,7 +50,7 @@ export function signInRoutes(ctx: ShopContext): Router {
 ${error ? alertBox(error, 'sign-in-error') : ''}
 <form class="card sign-in" method="post" action="/sign-in" data-testid="sign-in-form">
   <otp-verify name="proof" required proxy="/merchant-elements" token="${token}" data-testid="otp-verify"></otp-verify>
-  <button type="submit" class="button primary" data-testid="sign-in-submit">Sign in</button>
+  <button type="submit" class="button secondary" data-testid="sign-in-submit">Sign in</button>
 </form>
 <p class="hint">Try <code>024 000 0001</code>. The code arrives on the customer’s phone
 (<a href="/sandbox/__sandbox/phone?number=233240000001" target="_blank" rel="noopener">open it ↗</a>).

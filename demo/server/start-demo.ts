@@ -5,6 +5,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { pino } from 'pino';
 import { createServer as createViteServer } from 'vite';
 import { configFromEnv, createMerchantProxy } from '../../src/proxy/index.js';
+import { sandboxNetworks } from './sandbox-networks.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { CDN_IIFE_FILE, buildCdnIife } from './cdn-build.js';
 import { SHOP_NAME } from './catalogue.js';
@@ -115,8 +116,16 @@ async function assemble(server: Server, url: string, options: DemoOptions): Prom
       onCheckoutUpdate: ({ snapshot }) => orders.recordCheckout(snapshot),
     },
     // Everyone trying the demo pays the same few test numbers: a prompt limit per number meant for a real
-    // phone would stop the tenth try within the hour.
-    limits: { paymentPromptsPerNumber: { points: 1_000, durationSec: 3_600 }, paymentsInFlightPerNumber: { points: 50, durationSec: 3_600 } },
+    // phone would stop the tenth try within the hour. The wait between two codes to one number runs on the
+    // sandbox's clock, as the codes' own lifetime does (60 s in real time).
+    limits: {
+      paymentPromptsPerNumber: { points: 1_000, durationSec: 3_600 },
+      paymentsInFlightPerNumber: { points: 50, durationSec: 3_600 },
+      otpSendCooldown: { points: 1, durationSec: Math.max(1, Math.round(60 * Math.min(timeScale, 1))) },
+    },
+    // The sandbox's charge and its networks' prompt lifetimes, so that the customer reads the charge before Pay
+    // and until when the prompt on their phone can be approved.
+    payments: sandboxNetworks(timeScale),
     // The relay polls as fast as the sandbox's clock runs.
     relay: {
       minIntervalMs: Math.max(50, Math.round(1_000 * Math.min(timeScale, 1))),

@@ -1,4 +1,4 @@
-import { TEST_NUMBERS, type TestNumber } from '../../src/sandbox/test-numbers.js';
+import { PROMPT_LIFETIME_SECONDS, TEST_NUMBERS, type TestNumber } from '../../src/sandbox/test-numbers.js';
 import { html, type RawHtml } from '../../src/sandbox/html.js';
 
 /** The sandbox phone page of a number, as mounted by the demo server. */
@@ -17,7 +17,9 @@ export function outcomeOf(number: TestNumber): string {
     case 'CANCELLED':
       return 'The customer declines the payment';
     default:
-      return 'Payment stays pending until you approve or decline it on the phone';
+      return number.neverEnds
+        ? 'Payment stays pending until you approve or decline it on the phone: this network never answers by itself'
+        : `Payment waits for you to approve or decline it on the phone; unanswered, the prompt expires after ${PROMPT_LIFETIME_SECONDS[number.network]} s`;
   }
 }
 

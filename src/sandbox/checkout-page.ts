@@ -3,8 +3,11 @@ import { formatGhs } from './money.js';
 import type { CheckoutRecord } from './state.js';
 import { TEST_NUMBERS } from './test-numbers.js';
 
-/** Number the hosted page's field starts with. */
-export const DEFAULT_CHECKOUT_NUMBER = '233240000001';
+/** Number the hosted page's field starts with, as a Ghanaian writes it. */
+export const DEFAULT_CHECKOUT_NUMBER = '024 000 0001';
+
+/** A test number as a Ghanaian writes it: `233240000001` → `024 000 0001`. */
+export const localFormat = (digits: string) => `0${digits.slice(3, 5)} ${digits.slice(5, 8)} ${digits.slice(8)}`;
 
 const OUTCOME_LABELS: Readonly<Record<string, string>> = {
   '233240000001': 'pays',
@@ -42,7 +45,7 @@ export function payPage(
 ): string {
   const numbers = Object.keys(TEST_NUMBERS)
     .filter((n) => n in OUTCOME_LABELS)
-    .map((n) => html`<li><code>${n}</code>: ${OUTCOME_LABELS[n]}</li>`);
+    .map((n) => html`<li><code>${localFormat(n)}</code>: ${OUTCOME_LABELS[n]}</li>`);
   const described = error ? 'msisdn-error msisdn-help' : 'msisdn-help';
   return page(
     { title: `Pay ${formatGhs(record.amount)}: ${record.title}`, css: CSS },
@@ -50,11 +53,11 @@ export function payPage(
 ${header(record)}
 <form method="post" action="${actions.pay}" id="pay-form">
   <label for="msisdn">Mobile money number</label>
-  <input id="msisdn" name="msisdn" type="tel" inputmode="numeric" autocomplete="tel" required
-    pattern="[0-9]{8,15}" value="${entered}" aria-describedby="${described}"${error ? new RawHtml(' aria-invalid="true"') : ''}>
+  <input id="msisdn" name="msisdn" type="tel" inputmode="tel" autocomplete="tel" required maxlength="20"
+    value="${entered}" aria-describedby="${described}"${error ? new RawHtml(' aria-invalid="true"') : ''}>
   ${error ? html`<p id="msisdn-error" class="error" role="alert">${error}</p>` : ''}
   <div id="msisdn-help" class="muted">
-    <p>Digits only, starting with 233. Test numbers:</p>
+    <p>A Ghanaian mobile number, written as you like (<code>024 000 0001</code>, <code>+233 24 000 0001</code>). Test numbers:</p>
     <ul class="numbers">${numbers}<li>any other valid Ghanaian number: pays</li></ul>
   </div>
 </form>
@@ -75,7 +78,7 @@ export function processingPage(record: CheckoutRecord): string {
     { title: `Processing: ${record.title}`, watchSeconds: 1, css: CSS },
     html`<main>
 ${header(record)}
-<p role="status" aria-live="polite"><strong>Processing…</strong> Paying from <code>${record.msisdn ?? ''}</code>.
+<p role="status" aria-live="polite"><strong>Processing…</strong> Paying from <code>${record.msisdn ? localFormat(record.msisdn) : ''}</code>.
 In the sandbox the payment settles by itself in a few seconds, as the number decides (no prompt is sent to the
 phone page). This page updates by itself and then takes you back to the merchant.</p>
 ${refreshLink}

@@ -20,7 +20,7 @@ import { counted } from './counted.js';
 import { fieldsOf, sendError } from './errors.js';
 import { isWholePesewas } from './money.js';
 import type { CheckoutRecord, SandboxState } from './state.js';
-import { isValidNumber } from './test-numbers.js';
+import { ghanaianDigits } from './test-numbers.js';
 
 /** Currency of every session (the specification does not say; the provider is Ghanaian). */
 export const CHECKOUT_CURRENCY = 'GHS';
@@ -135,9 +135,10 @@ export function checkoutRouter(state: SandboxState): Router {
       return;
     }
     const raw: unknown = (req.body as Record<string, unknown> | undefined)?.msisdn;
-    const msisdn = typeof raw === 'string' ? raw.replace(/[\s+-]/g, '') : '';
-    if (!isValidNumber(msisdn, false)) {
-      const error = 'Enter a Ghanaian mobile number: 233 followed by 9 digits, for example 233240000001.';
+    // What the elements take, the page takes: local (024 000 0001) or international (+233…) forms.
+    const msisdn = typeof raw === 'string' ? ghanaianDigits(raw) : undefined;
+    if (!msisdn) {
+      const error = 'Enter a Ghanaian mobile number, like 024 000 0001.';
       sendHtml(res, 400, payPage(record, actionsOf(req, record), typeof raw === 'string' ? raw : '', error));
       return;
     }

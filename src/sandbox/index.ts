@@ -5,7 +5,7 @@ import type { SandboxOptions } from './options.js';
 
 export { createSandbox, type SandboxApp } from './app.js';
 export { sandboxOptionsFromEnv, type SandboxOptions, FAULT_KINDS, type FaultKind } from './options.js';
-export { TEST_NUMBERS } from './test-numbers.js';
+export { PROMPT_LIFETIME_SECONDS, TEST_NUMBERS } from './test-numbers.js';
 
 export interface StartedSandbox {
   app: SandboxApp;

@@ -59,6 +59,7 @@ export function paymentsView(state: SandboxState): Record<string, unknown>[] {
       callbackId: p.callbackId,
       createdAt: iso(p.createdAt),
       settleAt: Number.isFinite(p.settleAt) ? iso(p.settleAt) : null,
+      promptExpiresAt: Number.isFinite(p.promptExpiresAt) ? iso(p.promptExpiresAt) : null,
       completedAt: p.completedAt === null ? null : iso(p.completedAt),
       failureCode: p.failureCode ?? null,
       callbackSentAt: p.callbackSentAt === undefined ? null : iso(p.callbackSentAt),

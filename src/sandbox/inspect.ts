@@ -76,7 +76,7 @@ export function inspectRouter(state: SandboxState): Router {
       .filter((p) => p.msisdn === number && p.status === 'PENDING')
       .sort((a, b) => b.createdAt - a.createdAt);
     const promptPath = (referenceId: string) => `${req.baseUrl}/phone/payments/${encodeURIComponent(referenceId)}`;
-    res.send(phonePage({ number, messages, prompts, promptPath }));
+    res.send(phonePage({ number, messages, prompts, promptPath, now }));
   });
 
   router.post('/phone/payments/:referenceId/:answer', (req, res) => {

@@ -5,7 +5,10 @@ import {
 } from '../provider/schemas/index.js';
 import { priceOf } from './money.js';
 import type { PaymentRecord, SandboxState } from './state.js';
-import { DEFAULT_PAYMENT_SECONDS, TEST_NUMBERS } from './test-numbers.js';
+import { DEFAULT_PAYMENT_SECONDS, PROMPT_LIFETIME_SECONDS, TEST_NUMBERS, networkOf } from './test-numbers.js';
+
+/** `failureCode` of a payment whose prompt expired unanswered (the inspection view shows it). */
+export const PROMPT_EXPIRED = 'PROMPT_EXPIRED';
 
 /** Real milliseconds the status callback may take before it is abandoned (one try, best effort). */
 export const CALLBACK_TIMEOUT_MS = 2_000;
@@ -51,7 +54,7 @@ function received(
   state: SandboxState,
   request: PaymentInitiateRequest,
   now: number,
-  outcome: Pick<PaymentRecord, 'status' | 'settleAt' | 'scheduledStatus' | 'failureCode'>,
+  outcome: Pick<PaymentRecord, 'status' | 'settleAt' | 'scheduledStatus' | 'promptExpiresAt' | 'failureCode'>,
 ): PaymentRecord {
   return {
     referenceId: state.uuid(),
@@ -75,23 +78,29 @@ function received(
  */
 export function refusePayment(state: SandboxState, request: PaymentInitiateRequest, failureCode: string): PaymentRecord {
   const now = state.now();
-  const record = received(state, request, now, { status: 'FAILED', settleAt: now, scheduledStatus: 'FAILED', failureCode });
+  const record = received(state, request, now, { status: 'FAILED', settleAt: now, scheduledStatus: 'FAILED', promptExpiresAt: now, failureCode });
   state.refusedPayments.push(record);
   return record;
 }
 
 /**
  * Records an accepted payment request, PENDING, with its outcome scheduled by the payer's number: test
- * numbers by their table, any other number COMPLETED after DEFAULT_PAYMENT_SECONDS (time-scaled).
+ * numbers by their table, any other number COMPLETED after DEFAULT_PAYMENT_SECONDS (time-scaled). A prompt
+ * still unanswered when its network's lifetime ends fails then (PROMPT_EXPIRED), unless the number `neverEnds`.
  */
 export function createPayment(state: SandboxState, request: PaymentInitiateRequest): PaymentRecord {
   const now = state.now();
   const test = TEST_NUMBERS[request.msisdn];
   const seconds = test ? test.paymentAfterSeconds : DEFAULT_PAYMENT_SECONDS;
+  const lifetime = test?.neverEnds ? Infinity : (PROMPT_LIFETIME_SECONDS[test?.network ?? networkOf(request.msisdn) ?? ''] ?? Infinity);
+  const outcomeAt = Number.isFinite(seconds) ? now + state.scaled(seconds * 1000) : Infinity;
+  const promptExpiresAt = Number.isFinite(lifetime) ? now + state.scaled(lifetime * 1000) : Infinity;
+  const expires = promptExpiresAt < outcomeAt;
   const record = received(state, request, now, {
     status: 'PENDING',
-    settleAt: Number.isFinite(seconds) ? now + state.scaled(seconds * 1000) : Infinity,
-    scheduledStatus: test ? test.payment : 'COMPLETED',
+    settleAt: expires ? promptExpiresAt : outcomeAt,
+    scheduledStatus: expires ? 'FAILED' : test ? test.payment : 'COMPLETED',
+    promptExpiresAt,
   });
   state.payments.set(record.referenceId, record);
   state.paymentsByNo.set(record.referenceNo, record.referenceId);
@@ -144,5 +153,7 @@ export function notifyIfFinal(state: SandboxState, record: PaymentRecord): void 
 function settle(record: PaymentRecord, status: PaymentStatus, at: number): void {
   record.status = status;
   if (status === 'COMPLETED') record.completedAt = at;
-  if (status === 'FAILED') record.failureCode = TEST_NUMBERS[record.msisdn]?.failureCode ?? 'PAYMENT_FAILED';
+  if (status === 'FAILED') {
+    record.failureCode = at >= record.promptExpiresAt ? PROMPT_EXPIRED : (TEST_NUMBERS[record.msisdn]?.failureCode ?? 'PAYMENT_FAILED');
+  }
 }

@@ -31,7 +31,15 @@ export interface PhoneScreen {
   prompts: PaymentRecord[];
   /** Path of the approve/decline routes of a payment, without the final `/approve` or `/decline`. */
   promptPath: (referenceId: string) => string;
+  /** The sandbox's clock (epoch ms): the prompts' age and the time left to answer them. */
+  now: number;
 }
+
+/** `m:ss` of a duration in milliseconds (whole seconds, rounded up: a prompt with 0.4 s left is not closed). */
+const clock = (ms: number) => {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+};
 
 /** A phone screen: the number's pending payment prompts (Approve / Decline) and its SMS inbox. */
 export function phonePage(screen: PhoneScreen): string {
@@ -40,6 +48,9 @@ export function phonePage(screen: PhoneScreen): string {
     return html`<section class="prompt" aria-label="Payment prompt ${p.referenceNo}">
   <p><strong>Pay ${formatGhs(p.totalAmount)} to ${p.payee}?</strong></p>
   <p class="muted">${p.narration} (amount ${formatGhs(p.amount)}, charge ${formatGhs(p.charge)}). Ref ${p.referenceNo}</p>
+  <p class="muted" data-testid="prompt-age">Sent ${clock(screen.now - p.createdAt)} ago. ${Number.isFinite(p.promptExpiresAt)
+    ? `Expires in ${clock(p.promptExpiresAt - screen.now)}.`
+    : 'This network never ends it: answer it, or it waits.'}</p>
   <div class="actions">
     <form method="post" action="${path}/approve"><button type="submit" class="primary">Approve</button></form>
     <form method="post" action="${path}/decline"><button type="submit" class="secondary">Decline</button></form>

@@ -78,6 +78,11 @@ export interface PaymentRecord {
   settleAt: number;
   /** The outcome the schedule will apply. */
   scheduledStatus: PaymentStatus;
+  /**
+   * Epoch ms until which the prompt can be answered on the phone (its network's lifetime, time-scaled);
+   * Infinity when it never expires. Unanswered by then, the payment is FAILED (`failureCode` PROMPT_EXPIRED).
+   */
+  promptExpiresAt: number;
   failureCode?: string;
   completedAt: number | null;
   /** Epoch ms when the status callback was posted (once, on the final state), if it was. */

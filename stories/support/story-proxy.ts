@@ -1,23 +1,17 @@
 // One story's merchant proxy: the protocol's routes answered like the real proxy in front of the sandbox
-// (test numbers, OTP codes and attempts, payments and checkouts that settle over server-sent events), with the
-// story's own faults on top. Bodies come from the element tests' builders, typed by the protocol schemas.
-import {
-  SseStream,
-  checkout,
-  checkoutCreated,
-  fakeToken,
-  hang,
-  json,
-  offline,
-  otpSent,
-  payment,
-  problem,
-  type FakeRequest,
-} from '../../test/elements/fake-proxy.js';
+// (test numbers, OTP codes and attempts, payments and checkouts that settle over server-sent events, where the
+// order stands), with the story's own faults on top. Bodies come from the element tests' builders, typed by the
+// protocol schemas.
+import { SseStream, checkout, checkoutCreated, fakeToken, hang, json, offline, payment, problem, type FakeRequest } from '../../test/elements/fake-proxy.js';
 import type { CheckoutViewStatus, PaymentViewStatus, ProxyErrorCode } from '../../src/protocol/codes.js';
 import type { PROXY_PATHS } from '../../src/protocol/paths.js';
-import type { CheckoutSnapshot, OtpVerifyResponse, PaymentSnapshot } from '../../src/protocol/schemas.js';
+import type { CheckoutSnapshot, OrderView, PaymentSnapshot } from '../../src/protocol/schemas.js';
+import { priceOf } from '../../src/sandbox/money.js';
+import { PROMPT_LIFETIME_SECONDS } from '../../src/sandbox/test-numbers.js';
+import { StoryOtp, type OtpOptions } from './story-otp.js';
 import { lookUp, maskName, maskPhone, normalise } from './test-numbers.js';
+
+export { OTP_CODE } from './story-otp.js';
 
 /** A route of the protocol, by its name in `PROXY_PATHS`. */
 export type RouteName = keyof typeof PROXY_PATHS;
@@ -39,7 +33,20 @@ export interface FakeProxyOptions {
   /** Routes answered with a protocol error, every time. */
   fail?: Partial<Record<RouteName, Refusal>>;
   /** The OTP the "SMS" carries, its lifetime and resend cooldown in seconds, and the wrong codes allowed. */
-  otp?: { code?: string; lifetime?: number; cooldown?: number; attempts?: number };
+  otp?: OtpOptions;
+  /**
+   * Seconds a payment prompt stays open, as the proxy's configuration knows it; by default the sandbox's
+   * lifetime of the number's network; `null`: unknown (the proxy says no expiry).
+   */
+  promptLifetime?: number | null;
+  /** The configuration knows the network's charge (the sandbox's 1 %): it is estimated before Pay. */
+  estimate?: boolean;
+  /** A payment the order has as the story opens (another tab sent it, or this page before a reload). */
+  waiting?: { msisdn: string; sentAgo: number; status?: PaymentViewStatus };
+  /** Every attempt of the order was refused (insufficient funds) before the story opens. */
+  spent?: boolean;
+  /** Where the hosted checkout holds the order, as `GET /order` says it (`otherMethod`). */
+  otherMethod?: OrderView['otherMethod'];
   /** Milliseconds before a payment (or a checkout with an `outcome`) reaches its final status. */
   settleAfter?: number;
   /** A checkout's final status; unset, it waits for the fake hosted page (popup and tab modes). */
@@ -49,21 +56,10 @@ export interface FakeProxyOptions {
 /** Milliseconds a payment or checkout stays pending by default: long enough to be seen. */
 const SETTLE_AFTER = 1000;
 
-/** The correct OTP unless a story says otherwise. */
-export const OTP_CODE = '123456';
-
 const HTTP_STATUS: Partial<Record<ProxyErrorCode, number>> = {
-  TOKEN_INVALID: 401,
-  TOKEN_EXPIRED: 401,
-  RATE_LIMITED: 429,
-  OTP_EXPIRED: 410,
-  OTP_LOCKED: 423,
-  ACCOUNT_NOT_FOUND: 404,
-  NOT_FOUND: 404,
-  INSUFFICIENT_FUNDS: 402,
-  ATTEMPTS_EXHAUSTED: 409,
-  UPSTREAM_UNAVAILABLE: 503,
-  UPSTREAM_ERROR: 502,
+  TOKEN_INVALID: 401, TOKEN_EXPIRED: 401, RATE_LIMITED: 429, OTP_EXPIRED: 410, OTP_LOCKED: 423, ACCOUNT_NOT_FOUND: 404,
+  NOT_FOUND: 404, INSUFFICIENT_FUNDS: 402, ATTEMPTS_EXHAUSTED: 409, PAYMENT_UNCONFIRMED: 409, REFERENCE_CONFLICT: 409,
+  UPSTREAM_UNAVAILABLE: 503, UPSTREAM_ERROR: 502,
 };
 
 /** A protocol error response, with `Retry-After` when it says when to retry. */
@@ -71,15 +67,6 @@ export function refuse({ error, details = {} }: Refusal): Response {
   const res = problem(HTTP_STATUS[error] ?? 400, error, details);
   if (typeof details['retryAfter'] == 'number') res.headers.set('retry-after', String(details['retryAfter']));
   return res;
-}
-
-interface SentOtp {
-  otpId: string;
-  msisdn: string;
-  code: string;
-  expiresAt: number;
-  attemptsLeft: number;
-  receiptReads: number;
 }
 
 let serial = 0;
@@ -94,8 +81,7 @@ export class StoryProxy {
   readonly token: string;
   readonly claims: Record<string, unknown>;
   private readonly offlineLeft: Set<RouteName>;
-  private readonly otps = new Map<string, SentOtp>();
-  private readonly lastSend = new Map<string, number>();
+  private readonly otp: StoryOtp;
   private readonly payments = new Map<string, PaymentSnapshot>();
   /** Payments the provider refused at initiation; the reference of the last one while it is free. */
   private refusals = 0;
@@ -106,12 +92,18 @@ export class StoryProxy {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(readonly options: FakeProxyOptions = {}) {
-    // Unique per story visit: the token keys this proxy, and its order reference keys pay-by-mobile's
-    // sessionStorage entry, so a payment left pending in another story (or an earlier visit) is not resumed.
+    // Unique per story visit: the token keys this proxy, and its order is this visit's alone.
     const key = `${Date.now().toString(36)}${++serial}`;
     this.claims = { aud: 'merchant-elements', ...options.claims, jti: key, referenceNo: `ORDER-${key.toUpperCase()}` };
     this.token = fakeToken(this.claims);
     this.offlineLeft = new Set(options.offline);
+    this.otp = new StoryOtp(options.otp ?? {}, this.claims['purpose'], (error, details) => refuse({ error, details: details ?? {} }));
+    const { waiting, spent } = options;
+    if (waiting) {
+      const p = this.newPayment(waiting.msisdn, waiting.sentAgo);
+      if (waiting.status) p.status = waiting.status;
+    }
+    if (spent) for (let i = Number(this.claims['maxAttempts'] ?? 3); i > 0; i--) this.createPayment('233240000002');
   }
 
   /** Answers a request to one of the protocol's routes (the token was checked). */
@@ -124,11 +116,13 @@ export class StoryProxy {
     const id = decodeURIComponent(req.path.split('/')[2] ?? '');
     switch (route) {
       case 'otpSend':
-        return this.sendOtp(req.body.recipient);
+        return this.otp.send(req.body.recipient);
       case 'otpVerify':
-        return this.verifyOtp(req.body.recipient, req.body.code);
+        return this.otp.verify(req.body.recipient, req.body.code);
       case 'otpDelivery':
-        return this.delivery(id);
+        return this.otp.delivery(id);
+      case 'order':
+        return json(this.order());
       case 'accountLookup':
         return this.lookUpAccount(req.body.msisdn);
       case 'payments':
@@ -174,55 +168,63 @@ export class StoryProxy {
     this.timers.add(t);
   }
 
-  // ---- OTP ---------------------------------------------------------------------------------------
-
-  private sendOtp(recipient: string) {
-    const msisdn = normalise(recipient);
-    if (!msisdn) return refuse({ error: 'INVALID_PHONE_NUMBER' });
-    const { code = OTP_CODE, lifetime = 300, cooldown = 60, attempts = 5 } = this.options.otp ?? {};
-    const wait = (this.lastSend.get(msisdn) ?? 0) + cooldown * 1000 - Date.now();
-    if (wait > 0) return refuse({ error: 'RATE_LIMITED', details: { retryAfter: Math.ceil(wait / 1000) } });
-    this.lastSend.set(msisdn, Date.now());
-    const otp: SentOtp = { otpId: `otp_${++serial}`, msisdn, code, expiresAt: Date.now() + lifetime * 1000, attemptsLeft: attempts, receiptReads: 0 };
-    this.otps.set(msisdn, otp);
-    return json(
-      otpSent({
-        otpId: otp.otpId,
-        recipient: maskPhone(msisdn),
-        expiresAt: new Date(otp.expiresAt).toISOString(),
-        resendAt: new Date(Date.now() + cooldown * 1000).toISOString(),
-        attemptsLeft: attempts,
-        pinLength: code.length,
-      }),
-    );
-  }
-
-  private verifyOtp(recipient: string, code: string) {
-    const msisdn = normalise(recipient);
-    if (!msisdn) return refuse({ error: 'INVALID_PHONE_NUMBER' });
-    const otp = this.otps.get(msisdn);
-    if (!otp || Date.now() >= otp.expiresAt) return refuse({ error: 'OTP_EXPIRED' });
-    if (otp.attemptsLeft == 0) return refuse({ error: 'OTP_LOCKED', details: { reason: 'code' } });
-    if (code != otp.code) return refuse({ error: 'OTP_INVALID', details: { attemptsLeft: --otp.attemptsLeft } });
-    this.otps.delete(msisdn);
-    const proof = fakeToken({ scope: 'otp-proof', sub: msisdn, purpose: this.claims['purpose'], exp: Date.now() / 1000 + 600 });
-    return json({ verified: true, proof } satisfies OtpVerifyResponse);
-  }
-
-  /** The first read finds no receipt yet (`ACCEPTED`); later ones the number's final status. */
-  private delivery(otpId: string) {
-    const otp = [...this.otps.values()].find((o) => o.otpId == otpId);
-    if (!otp) return refuse({ error: 'NOT_FOUND' });
-    return json({ deliveryStatus: otp.receiptReads++ ? lookUp(otp.msisdn).sms : 'ACCEPTED' });
-  }
-
   // ---- Payments ----------------------------------------------------------------------------------
+
+  /** The charge the configuration knows (the sandbox's), when the story says it does. */
+  private get estimate() {
+    const { charge, totalAmount } = priceOf(Number(this.claims['amount']));
+    return this.options.estimate ? { charge, totalAmount } : null;
+  }
 
   private lookUpAccount(typed: string) {
     const msisdn = normalise(typed);
     if (!msisdn) return refuse({ error: 'INVALID_PHONE_NUMBER' });
     const { accountName, network } = lookUp(msisdn);
-    return accountName ? json({ accountName: maskName(accountName), network, msisdn }) : refuse({ error: 'ACCOUNT_NOT_FOUND' });
+    if (!accountName) return refuse({ error: 'ACCOUNT_NOT_FOUND' });
+    return json({ accountName: maskName(accountName), network, msisdn, chargeEstimate: this.estimate });
+  }
+
+  /** Tries the order has made (a refused one counts, its reference is free) and allows. */
+  private get attempts() {
+    return { used: this.payments.size - (this.refused ? 1 : 0) + this.refusals, max: Number(this.claims['maxAttempts'] ?? 3) };
+  }
+
+  /** `GET /order`: the latest payment, what a new try would meet, the estimate. */
+  private order(): OrderView {
+    const last = [...this.payments.values()].at(-1) ?? null;
+    const { used, max } = this.attempts;
+    const live = last && ['PENDING', 'UNKNOWN', 'TIMED_OUT', 'COMPLETED'].includes(last.status);
+    const { otherMethod = null } = this.options;
+    return {
+      orderReference: String(this.claims['referenceNo']),
+      payment: last,
+      attemptsLeft: Math.max(0, max - used),
+      next: otherMethod ? 'other-method' : live ? 'payment' : used >= max ? 'exhausted' : 'open',
+      otherMethod,
+      chargeEstimate: this.estimate,
+    };
+  }
+
+  /** A payment request of the order to `msisdn`, sent `sentAgo` seconds ago: the prompt's number, age and lifetime. */
+  private newPayment(msisdn: string, sentAgo = 0): PaymentSnapshot {
+    const { used, max } = this.attempts;
+    const n = this.payments.size + (this.refused ? 0 : 1);
+    this.refused = undefined;
+    const orderReference = String(this.claims['referenceNo']);
+    const sent = Date.now() - sentAgo * 1000;
+    const lifetime = this.options.promptLifetime === undefined ? PROMPT_LIFETIME_SECONDS[lookUp(msisdn).network] : this.options.promptLifetime;
+    const p = payment({
+      reference: `${orderReference}-${n}`,
+      orderReference,
+      ...priceOf(Number(this.claims['amount'])),
+      attempt: used + 1,
+      attemptsLeft: max - used - 1,
+      msisdn: maskPhone(msisdn),
+      sentAt: new Date(sent).toISOString(),
+      promptExpiresAt: lifetime ? new Date(sent + lifetime * 1000).toISOString() : null,
+    });
+    this.payments.set(p.reference, p);
+    return p;
   }
 
   private createPayment(typed: string) {
@@ -230,17 +232,9 @@ export class StoryProxy {
     if (!msisdn) return refuse({ error: 'INVALID_PHONE_NUMBER' });
     const pending = [...this.payments.values()].find((p) => p.status == 'PENDING');
     if (pending) return json(pending, 202); // a double click never charges twice
-    const max = Number(this.claims['maxAttempts'] ?? 3);
     // As the real proxy: a refused attempt counts, but its reference is free and the next attempt takes it.
-    const free = this.refused;
-    const used = this.payments.size - (free ? 1 : 0) + this.refusals;
-    if (used >= max) return refuse({ error: 'ATTEMPTS_EXHAUSTED' });
-    const n = this.payments.size + (free ? 0 : 1);
-    this.refused = undefined;
-    const amount = Number(this.claims['amount']);
-    const orderReference = String(this.claims['referenceNo']);
-    const p = payment({ reference: `${orderReference}-${n}`, orderReference, amount, totalAmount: amount, attempt: used + 1, attemptsLeft: max - used - 1 });
-    this.payments.set(p.reference, p);
+    if (this.attempts.used >= this.attempts.max) return refuse({ error: 'ATTEMPTS_EXHAUSTED' });
+    const p = this.newPayment(msisdn);
     const outcome = lookUp(msisdn);
     if (outcome.refusedAtInitiation) {
       // Refused by the provider at once (not enough money): FAILED, no prompt, the reason in the answer.
@@ -251,6 +245,9 @@ export class StoryProxy {
     }
     if (outcome.payment != 'PENDING') {
       this.later(this.options.settleAfter ?? SETTLE_AFTER, () => this.settlePayment(outcome.payment, p.reference, outcome.failureCode));
+    } else if (p.promptExpiresAt && !outcome.neverEnds) {
+      // Nobody answers: the network ends the prompt when it expires.
+      this.later(Date.parse(p.promptExpiresAt) - Date.now(), () => this.settlePayment('FAILED', p.reference));
     }
     return json(p, 202);
   }

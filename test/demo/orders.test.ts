@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { statusOf } from '../../demo/server/orders.js';
+import { isSpent, statusOf } from '../../demo/server/orders.js';
 import type { CheckoutSnapshot, PaymentSnapshot } from '../../src/protocol/index.js';
 
-const payment = (status: PaymentSnapshot['status'], updatedAt = '2026-01-01T10:00:00.000Z'): PaymentSnapshot => ({
+const payment = (status: PaymentSnapshot['status'], updatedAt = '2026-01-01T10:00:00.000Z', attemptsLeft = 2): PaymentSnapshot => ({
   reference: 'ORDER-1-1',
   orderReference: 'ORDER-1',
   status,
@@ -11,7 +11,7 @@ const payment = (status: PaymentSnapshot['status'], updatedAt = '2026-01-01T10:0
   totalAmount: 10.1,
   currency: 'GHS',
   attempt: 1,
-  attemptsLeft: 2,
+  attemptsLeft,
   updatedAt,
   completedAt: null,
 });
@@ -46,5 +46,16 @@ describe('the order status the shop shows', () => {
     expect(statusOf(payment('CANCELLED', '2026-01-01T10:00:00.000Z'), checkout('expired', '2026-01-01T10:05:00.000Z'))).toBe('expired');
     expect(statusOf(payment('FAILED', '2026-01-01T10:05:00.000Z'), checkout('cancelled', '2026-01-01T10:00:00.000Z'))).toBe('failed');
     expect(statusOf(payment('FAILED'), checkout('pending'))).toBe('failed');
+  });
+});
+
+describe('a spent order', () => {
+  it('is one whose last mobile-money try ended unpaid with no attempt left', () => {
+    expect(isSpent(payment('FAILED', undefined, 0))).toBe(true);
+    expect(isSpent(payment('CANCELLED', undefined, 0))).toBe(true);
+    expect(isSpent(payment('FAILED', undefined, 1))).toBe(false);
+    // Still open, paid, or a try that never reached the provider: not spent.
+    for (const status of ['PENDING', 'UNKNOWN', 'TIMED_OUT', 'COMPLETED', 'VOID'] as const) expect(isSpent(payment(status, undefined, 0)), status).toBe(false);
+    expect(isSpent(null)).toBe(false);
   });
 });

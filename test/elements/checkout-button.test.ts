@@ -232,6 +232,20 @@ describe('<checkout-button>', () => {
     expect((openResult as ReturnType<typeof fakeWindow>).closed).to.be.true;
   });
 
+  for (const [code, details, sentence] of [
+    ['ORDER_IN_OTHER_PAYMENT', { method: 'mobile-money', status: 'completed' }, 'This order is already paid.'],
+    ['PAYMENT_UNCONFIRMED', { method: 'mobile-money', status: 'UNKNOWN', retryable: true }, 'An earlier payment is still being confirmed. Try again in a minute.'],
+    ['REFERENCE_CONFLICT', {}, 'This order cannot be paid here. Contact the shop.'],
+  ] as const) {
+    it(`says ${code} (${JSON.stringify(details)}) in its own words`, async () => {
+      proxy.on('POST', '/checkouts', () => problem(409, code, details));
+      const el = await mount();
+      part(el, 'button')!.click();
+      await stateIs(el, 'error');
+      expect(text(el, 'error-message')).to.equal(sentence);
+    });
+  }
+
   it('opens http: pages on this machine (the sandbox)', async () => {
     proxy.on('POST', '/checkouts', () => json(checkoutCreated({ checkoutUrl: 'http://127.0.0.1:4010/checkout/chk_1' }), 201));
     const el = await open();

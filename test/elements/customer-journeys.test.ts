@@ -45,10 +45,13 @@ describe('customer journeys against the real proxy and sandbox', () => {
   it('takes a mobile-money payment approved on the phone', async () => {
     const el = await fixture<PayByMobile>(html`<pay-by-mobile token=${await token('payment')}></pay-by-mobile>`);
     expect(text(el, 'amount')).to.equal('GHS 12.50');
+    // A new order: the proxy says a try may start.
+    await stateIs(el, 'idle');
     typeInto(part<HTMLInputElement>(el, 'phone-input')!, '0260000004');
     part(el, 'continue-button')!.click();
     await stateIs(el, 'confirm');
-    expect(text(el, 'account')).to.match(/^Pay GHS 12\.50 from ESI O\S* on \S+\?$/);
+    // This proxy's configuration has no charge estimate: before Pay, the network's charge is announced.
+    expect(text(el, 'account')).to.match(/^Pay GHS 12\.50 from ESI O\S* on \S+\? Your network may add a charge\.$/);
 
     const pending = oneEvent(el, 'payment-pending');
     part(el, 'confirm-button')!.click();

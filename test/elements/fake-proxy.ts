@@ -6,6 +6,7 @@ import type {
   AccountLookupResponse,
   CheckoutCreateResponse,
   CheckoutSnapshot,
+  OrderView,
   OtpSendResponse,
   PaymentSnapshot,
 } from '../../src/protocol/schemas.js';
@@ -171,6 +172,26 @@ export const payment = (over: Partial<PaymentSnapshot> = {}): PaymentSnapshot =>
   completedAt: null,
   ...over,
 });
+
+/** `GET /order` of an order nobody paid yet: a try may start (`next: 'open'`), no charge estimate. */
+export const order = (over: Partial<OrderView> = {}): OrderView => ({
+  orderReference: 'ORDER-123',
+  payment: null,
+  attemptsLeft: 3,
+  next: 'open',
+  otherMethod: null,
+  chargeEstimate: null,
+  ...over,
+});
+
+/** A payment waiting on the phone as the proxy serves it now: the masked number, when it was sent and until when it can be approved. */
+export const prompt = (sentSecondsAgo: number, lifetime: number | null, over: Partial<PaymentSnapshot> = {}): PaymentSnapshot =>
+  payment({
+    msisdn: '+233 26 *** **04',
+    sentAt: inSeconds(-sentSecondsAgo),
+    promptExpiresAt: lifetime === null ? null : inSeconds(lifetime - sentSecondsAgo),
+    ...over,
+  });
 
 export const checkoutCreated = (over: Partial<CheckoutCreateResponse> = {}): CheckoutCreateResponse => ({
   checkoutId: 'chk_1',

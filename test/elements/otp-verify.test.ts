@@ -267,6 +267,8 @@ describe('<otp-verify>', () => {
     expect(text(el, 'error-message')).to.equal('Too many wrong codes for this number. Try again in 50 min.');
     expect(part<HTMLButtonElement>(el, 'verify-button')!.disabled).to.be.true;
     expect(part<HTMLButtonElement>(el, 'resend-button')!.disabled).to.be.true;
+    // One sentence, one time: no "New code in 0:59" beside it, which would promise the opposite.
+    expect(text(el, 'resend-button')).to.equal('Send a new code');
     await expect(el).to.be.accessible();
     part(el, 'change-button')!.click();
     await stateIs(el, 'idle');
@@ -288,7 +290,7 @@ describe('<otp-verify>', () => {
     const el = await sent();
     typeInto(part<HTMLInputElement>(el, 'code-input')!, '111111');
     await stateIs(el, 'locked');
-    expect(text(el, 'error-message')).to.equal('That code is not right. No tries left: send a new code.');
+    expect(text(el, 'error-message')).to.equal('That code is not right. No tries left. Send a new code.');
     expect(part<HTMLButtonElement>(el, 'verify-button')!.disabled, 'no sixth try').to.be.true;
     expect(part<HTMLButtonElement>(el, 'resend-button')!.disabled).to.be.false;
 
@@ -299,6 +301,26 @@ describe('<otp-verify>', () => {
     await stateIs(el, 'locked');
     expect(text(el, 'error-message')).to.equal('Too many wrong codes. Send a new code.');
     expect(part<HTMLButtonElement>(el, 'resend-button')!.disabled, 'the way that works').to.be.false;
+  });
+
+  it('says in the sentence when a new code can be sent after the last wrong code, and nowhere else', async () => {
+    proxy.on('POST', '/otp/send', otpSent({ resendAt: new Date(Date.now() + 2_000).toISOString() }));
+    proxy.on('POST', '/otp/verify', () => problem(400, 'OTP_INVALID', { attemptsLeft: 0 }));
+    const el = await sent();
+    const failed = oneEvent(el, 'otp-failed');
+    typeInto(part<HTMLInputElement>(el, 'code-input')!, '111111');
+    await stateIs(el, 'locked');
+    expect(text(el, 'error-message')).to.match(/^That code is not right\. No tries left\. Send a new code in 0:0[12]\.$/);
+    expect((await failed).detail.message).to.match(/Send a new code in 0:0[12]\.$/);
+    const resend = part<HTMLButtonElement>(el, 'resend-button')!;
+    expect(resend.disabled).to.be.true;
+    expect(text(el, 'resend-button'), 'the time is in the sentence').to.equal('Send a new code');
+    await expect(el).to.be.accessible();
+    await waitUntil(() => !resend.disabled, 'resend open', { timeout: 3000 });
+    expect(text(el, 'error-message')).to.equal('That code is not right. No tries left. Send a new code.');
+    el.lang = 'fr';
+    await el.updateComplete;
+    expect(text(el, 'error-message')).to.equal("Ce code n'est pas le bon. Plus aucun essai. Demandez un nouveau code.");
   });
 
   it('confirms a new code was sent after a resend', async () => {

@@ -2,34 +2,28 @@ import { expect, fixture, html, oneEvent, waitUntil } from '@open-wc/testing';
 import { emulateMedia, sendKeys } from '@web/test-runner-commands';
 import '../../src/elements/pay-by-mobile/index.js';
 import type { PayByMobile } from '../../src/elements/pay-by-mobile/index.js';
-import { StatusStreamController } from '../../src/elements/shared/status-stream.js';
 import '../../src/elements/translations/fr.js';
-import { FakeProxy, account, fakeToken, hang, json, offline, payment, problem, type SseStream } from './fake-proxy.js';
+import { type FakeProxy, account, fakeToken, hang, json, offline, order, payment, problem, prompt } from './fake-proxy.js';
+import { paymentProxy } from './payment-proxy.js';
 import { deferred, part, sleep, stateIs, tabTo, text, typeInto } from './helpers.js';
 
 const TOKEN = fakeToken({ scope: 'payment', amount: 12.5, referenceNo: 'ORDER-123', narration: 'Order 123' });
-const STORAGE_KEY = 'merchant-elements:payment:ORDER-123';
+/** What the customer reads while a prompt's lifetime is unknown, once the element stopped waiting. */
+const TIMED_OUT = 'No answer from the phone yet. The prompt may still be open on your phone: approve or decline it there, or wait. You may leave: the shop will be told how it ends.';
 
 describe('<pay-by-mobile>', () => {
+  const fake = paymentProxy();
   let proxy: FakeProxy;
-  const defaults = StatusStreamController.defaults;
-  before(() => {
-    StatusStreamController.defaults = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, idleTimeout: 5_000 };
-  });
-  after(() => {
-    StatusStreamController.defaults = defaults;
-  });
-  beforeEach(() => {
-    sessionStorage.clear();
-    proxy = new FakeProxy();
-    proxy.on('POST', '/accounts/lookup', account());
-    proxy.on('POST', '/payments', () => json(payment(), 202));
-    proxy.stream(/^\/payments\/[^/]+\/events$/);
-  });
-  afterEach(() => proxy.restore());
+  beforeEach(() => void (proxy = fake.proxy));
 
-  const mount = (token = TOKEN) => fixture<PayByMobile>(html`<pay-by-mobile token=${token}></pay-by-mobile>`);
-  const stream = (n = 1) => proxy.streams[n - 1] as SseStream;
+  /** The element, once it read where its order stands. */
+  async function mount(token = TOKEN) {
+    const el = await fixture<PayByMobile>(html`<pay-by-mobile token=${token}></pay-by-mobile>`);
+    await waitUntil(() => el.state != 'loading', 'the order read');
+    await el.updateComplete;
+    return el;
+  }
+  const stream = (n = 1) => fake.stream(n);
   async function confirm(el?: PayByMobile) {
     el ??= await mount();
     await el.updateComplete;
@@ -76,7 +70,8 @@ describe('<pay-by-mobile>', () => {
     await stateIs(el, 'confirm');
     expect(proxy.calls('POST', '/accounts/lookup')).to.have.length(1);
     expect(proxy.calls('POST', '/accounts/lookup')[0]!.body).to.deep.equal({ msisdn: '024 000 0001' });
-    expect(text(el, 'account')).to.equal('Pay GHS 12.50 from KWAME M. on MTN?');
+    // No estimate of the charge in this shop's configuration: said before Pay that there may be one.
+    expect(text(el, 'account')).to.equal('Pay GHS 12.50 from KWAME M. on MTN? Your network may add a charge.');
     expect(text(el, 'confirm-button')).to.equal('Pay GHS 12.50');
     expect(text(el, 'error-message')).to.equal('');
     await expect(el).to.be.accessible();
@@ -101,10 +96,11 @@ describe('<pay-by-mobile>', () => {
     expect(proxy.calls('POST', '/payments')[0]!.body).to.deep.equal({ msisdn: '233240000001' });
     expect(text(el, 'status')).to.equal('Approve GHS 12.50 on your phone.');
     expect(text(el, 'error-message')).to.equal('');
+    // A proxy that knows neither when the prompt was sent nor how long the network keeps it: no time invented.
     const progress = part<HTMLProgressElement>(el, 'progress')!;
-    expect(progress.max).to.equal(120);
-    expect(el.shadowRoot!.textContent).to.match(/[12]:\d\d left/);
-    expect(JSON.parse(sessionStorage.getItem(STORAGE_KEY)!).reference).to.equal('ORDER-123-1');
+    expect(progress.position, 'indeterminate').to.equal(-1);
+    expect(el.shadowRoot!.textContent).not.to.match(/\d:\d\d/);
+    expect(el.shadowRoot!.textContent).to.contain('How long it stays open is up to your network.');
     // No cancel the provider would not honour, and no dead end: the ways out that exist, in words.
     expect(text(el, 'way-out')).to.equal('Wrong number? Decline on that phone, then use another. Nothing is charged unless approved.');
     expect(part(el, 'change-button'), 'another number would be refused while this one waits').to.equal(null);
@@ -125,7 +121,6 @@ describe('<pay-by-mobile>', () => {
     expect(el.matches(':state(completed)')).to.be.true;
     expect(text(el, 'status')).to.equal('Payment received. Thank you!');
     expect(text(el, 'error-message')).to.equal('');
-    expect(sessionStorage.getItem(STORAGE_KEY)).to.be.null;
     expect(part(el, 'retry-button')).to.be.null;
     await expect(el).to.be.accessible();
   });
@@ -143,7 +138,6 @@ describe('<pay-by-mobile>', () => {
     });
     await stateIs(el, 'failed');
     expect(text(el, 'error-message')).to.equal('Not enough money in the account.');
-    expect(sessionStorage.getItem(STORAGE_KEY)).to.be.null;
     await expect(el).to.be.accessible();
 
     proxy.on('POST', '/payments', () => json(payment({ reference: 'ORDER-123-2', attempt: 2, attemptsLeft: 1 }), 202));
@@ -203,7 +197,6 @@ describe('<pay-by-mobile>', () => {
     expect((await event).detail).to.deep.equal({ reference: 'ORDER-123-1', orderReference: 'ORDER-123' });
     await stateIs(el, 'cancelled');
     expect(text(el, 'status')).to.equal('Payment declined on the phone.');
-    expect(sessionStorage.getItem(STORAGE_KEY)).to.be.null;
     await expect(el).to.be.accessible();
   });
 
@@ -215,16 +208,15 @@ describe('<pay-by-mobile>', () => {
     await stateIs(el, 'pending');
     await stateIs(el, 'timed-out');
     expect(el.matches(':state(timed-out)')).to.be.true;
-    // A way on (a check that leaves no countdown to wait) and the word that leaving is safe.
-    expect(text(el, 'status')).to.equal('No answer from the phone yet. You may leave: if it is approved later, the shop is told.');
+    // A way on (a check that leaves no countdown to wait), what may still be done, and that leaving is safe.
+    expect(text(el, 'status')).to.equal(TIMED_OUT);
     expect(text(el, 'retry-button')).to.equal('Check again');
-    expect(sessionStorage.getItem(STORAGE_KEY), 'kept: it may still complete').not.to.be.null;
     await waitUntil(() => stream(1).request.signal!.aborted, 'watching stopped');
     await expect(el).to.be.accessible();
 
     proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: 'TIMED_OUT' })));
     part(el, 'retry-button')!.click();
-    await waitUntil(() => text(el, 'status') == 'Still waiting for the phone. You may leave: if it is approved later, the shop is told.', 'honest: still waiting');
+    await waitUntil(() => text(el, 'status') == TIMED_OUT.replace('No answer from the phone yet.', 'Still waiting for the phone.'), 'honest: still waiting');
     expect(el.state, 'no new 2:00 wait').to.equal('timed-out');
     expect(proxy.calls('GET', '/payments/ORDER-123-1')).to.have.length(1);
     expect(proxy.streams, 'no new watch').to.have.length(1);
@@ -235,7 +227,6 @@ describe('<pay-by-mobile>', () => {
     part(el, 'retry-button')!.click();
     await done;
     await stateIs(el, 'completed');
-    expect(sessionStorage.getItem(STORAGE_KEY)).to.be.null;
   });
 
   it('shows a completion that arrives after the timeout without being asked', async () => {
@@ -245,16 +236,17 @@ describe('<pay-by-mobile>', () => {
     proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: ++reads < 3 ? 'TIMED_OUT' : 'COMPLETED' })));
     stream().status(payment({ status: 'TIMED_OUT' }));
     await stateIs(el, 'timed-out');
-    expect(text(el, 'status'), 'quiet reads say nothing').to.equal('No answer from the phone yet. You may leave: if it is approved later, the shop is told.');
+    expect(text(el, 'status'), 'quiet reads say nothing').to.equal(TIMED_OUT);
     await stateIs(el, 'completed');
     expect(reads).to.equal(3);
   });
 
   it('checks the status on request while waiting, without restarting the countdown', async () => {
+    proxy.on('POST', '/payments', () => json(prompt(0, 120), 202));
     const el = await pending();
     await sleep(1100);
     expect(el.shadowRoot!.textContent).to.match(/1:5\d left/);
-    proxy.on('GET', '/payments/ORDER-123-1', () => json(payment()));
+    proxy.on('GET', '/payments/ORDER-123-1', () => json(prompt(1, 120)));
     expect(text(el, 'check-button')).to.equal('Check again');
     part(el, 'check-button')!.click();
     await waitUntil(() => text(el, 'status').includes('Still waiting for the phone.'));
@@ -274,13 +266,13 @@ describe('<pay-by-mobile>', () => {
     proxy.on('GET', '/payments/ORDER-123-1', () => json(payment({ status: 'TIMED_OUT' })));
     part(el, 'check-button')!.click();
     await stateIs(el, 'timed-out');
-    expect(text(el, 'status')).to.equal('No answer from the phone yet. You may leave: if it is approved later, the shop is told.');
+    expect(text(el, 'status')).to.equal(TIMED_OUT);
   });
 
   it('shows what the phone asks: the total with the charge', async () => {
     proxy.on('POST', '/payments', () => json(payment({ amount: 47.5, charge: 0.48, totalAmount: 47.98 }), 202));
     const el = await pending(await mount(fakeToken({ scope: 'payment', amount: 47.5, referenceNo: 'ORDER-123' })));
-    expect(text(el, 'amount')).to.equal('GHS 47.50');
+    expect(text(el, 'amount'), 'what the phone asks, not the price before the charge').to.equal('GHS 47.98');
     expect(text(el, 'status')).to.equal('Approve GHS 47.98 (GHS 47.50 + GHS 0.48 charge) on your phone.');
     el.lang = 'fr';
     await el.updateComplete;
@@ -295,16 +287,18 @@ describe('<pay-by-mobile>', () => {
       const el = await fixture<PayByMobile>(html`<pay-by-mobile token=${TOKEN} amount="1"></pay-by-mobile>`);
       expect(text(el, 'amount')).to.equal('GHS 12.50');
       expect(warnings.join()).to.contain('amount 1 ignored; the token charges 12.5');
+      await waitUntil(() => el.state == 'idle');
       await confirm(el);
-      expect(text(el, 'account')).to.equal('Pay GHS 12.50 from KWAME M. on MTN?');
+      expect(text(el, 'account')).to.equal('Pay GHS 12.50 from KWAME M. on MTN? Your network may add a charge.');
       const free = await fixture<PayByMobile>(html`<pay-by-mobile token=${fakeToken({ referenceNo: 'R' })} amount="3"></pay-by-mobile>`);
+      await waitUntil(() => free.state == 'idle');
       expect(text(free, 'amount'), 'no amount in the token: the attribute').to.equal('GHS 3.00');
     } finally {
       console.warn = warn;
     }
   });
 
-  it('follows a payment already sent to another number of the same order, and says where', async () => {
+  it('follows a payment another tab sent to another number of the same order meanwhile, and says where', async () => {
     proxy.on('POST', '/payments', () =>
       problem(409, 'PAYMENT_IN_PROGRESS', { msisdn: '233 26 *** **04', reference: 'ORDER-123-1' }),
     );
@@ -313,7 +307,7 @@ describe('<pay-by-mobile>', () => {
     part(el, 'confirm-button')!.click();
     expect((await event).detail.reference).to.equal('ORDER-123-1');
     await stateIs(el, 'pending');
-    expect(text(el, 'status')).to.equal('A payment prompt was already sent to 026 *** **04: approve it there.');
+    expect(text(el, 'status')).to.equal('Approve GHS 12.50 on 026 *** **04.');
     await waitUntil(() => proxy.streams.length == 1);
     expect(stream().request.path).to.equal('/payments/ORDER-123-1/events');
     await expect(el).to.be.accessible();
@@ -325,11 +319,13 @@ describe('<pay-by-mobile>', () => {
     proxy.on('POST', '/payments', () => problem(409, 'ATTEMPTS_EXHAUSTED'));
     const el = await confirm();
     const event = oneEvent(el, 'payment-blocked');
+    part(el, 'confirm-button')!.focus();
     part(el, 'confirm-button')!.click();
     const sentence = 'No attempts left for this order. Start a new order or choose another way to pay.';
     expect((await event).detail).to.deep.equal({ code: 'ATTEMPTS_EXHAUSTED', message: sentence });
     await stateIs(el, 'error');
     expect(text(el, 'error-message')).to.equal(sentence);
+    expect(el.shadowRoot!.activeElement === part(el, 'error-message'), 'the focus on the sentence, not lost').to.be.true;
     expect(part(el, 'change-button'), 'no "Use another number" leading nowhere').to.be.null;
     expect(part(el, 'confirm-button')).to.be.null;
     expect(part(el, 'phone-input')).to.be.null;
@@ -368,6 +364,7 @@ describe('<pay-by-mobile>', () => {
   it('says the new codes in French', async () => {
     proxy.on('POST', '/payments', () => problem(409, 'ORDER_IN_OTHER_PAYMENT', { method: 'checkout', status: 'processing' }));
     const el = await fixture<PayByMobile>(html`<pay-by-mobile lang="fr" token=${TOKEN}></pay-by-mobile>`);
+    await stateIs(el, 'idle');
     expect(part<HTMLInputElement>(el, 'phone-input')!.labels![0]!.textContent).to.equal('Numéro mobile money');
     await confirm(el);
     part(el, 'confirm-button')!.click();
@@ -438,11 +435,12 @@ describe('<pay-by-mobile>', () => {
     expect(reads).to.equal(2);
   });
 
-  it('resumes watching the same payment after a reload', async () => {
+  it('resumes watching the same payment after a reload, from where the proxy says the order stands', async () => {
     const first = await pending();
     first.remove();
     await waitUntil(() => stream(1).request.signal!.aborted, 'the old element stopped watching');
 
+    proxy.on('GET', '/order', order({ payment: payment(), next: 'payment', attemptsLeft: 2 }));
     const event = new Promise<string>((resolve) =>
       document.addEventListener('payment-pending', (e) => resolve(e.detail.reference), { once: true }),
     );
@@ -455,8 +453,10 @@ describe('<pay-by-mobile>', () => {
     stream(2).status(payment({ status: 'COMPLETED' }));
     await stateIs(el, 'completed');
 
+    proxy.on('GET', '/order', order({ orderReference: 'ORDER-999' }));
     const other = await mount(fakeToken({ scope: 'payment', amount: 5, referenceNo: 'ORDER-999' }));
     expect(other.state, 'another order starts fresh').to.equal('idle');
+    expect(proxy.calls('GET', '/order').map((r) => r.headers.get('authorization'))).to.have.length(3);
   });
 
   it('shows a failed lookup in its own words and lets the customer correct the number', async () => {
@@ -509,7 +509,7 @@ describe('<pay-by-mobile>', () => {
     expect(text(el, 'amount')).to.equal('EUR 12.50');
     el.lang = 'fr';
     await el.updateComplete;
-    expect(text(el, 'account')).to.equal('Payer 12,50 EUR depuis le compte KWAME M. (MTN) ?');
+    expect(text(el, 'account')).to.equal('Payer 12,50 EUR depuis le compte KWAME M. (MTN) ? Votre réseau peut ajouter des frais.');
     expect(text(el, 'confirm-button')).to.equal('Payer 12,50 EUR');
     await expect(el).to.be.accessible();
     el.token = fakeToken({ scope: 'payment', amount: 7, referenceNo: 'ORDER-124' });
@@ -524,6 +524,7 @@ describe('<pay-by-mobile>', () => {
         .strings=${{ next: 'Find my account' }}
       ></pay-by-mobile>`,
     );
+    await stateIs(el, 'idle');
     expect(part<HTMLInputElement>(el, 'phone-input')!.value).to.equal('233240000001');
     expect(text(el, 'continue-button')).to.equal('Find my account');
   });

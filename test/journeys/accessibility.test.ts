@@ -59,6 +59,15 @@ describe('journey: every demo and sandbox page passes axe, light and dark, lapto
     const paid = await placeOrder(page, 'mobile money');
     await payWith(page, '024 000 0001');
     await page.waitForURL(`**/orders/${paid}`);
+    // An order whose three mobile-money attempts were refused: it offers the checkout and a new order.
+    await addToCart(page, 'Dried mango, 500 g');
+    const spent = await placeOrder(page, 'mobile money');
+    await payWith(page, '024 000 0002');
+    for (let attempt = 1; attempt < 3; attempt++) {
+      await reachesState(payByMobile(page), 'failed');
+      await payByMobile(page).getByRole('button', { name: 'Try again' }).click();
+    }
+    await page.getByTestId('payment-blocked').waitFor();
 
     // Hosted checkout sessions: one waiting for the customer, one processing (233260000004 never settles).
     await addToCart(page, 'Adinkra tote bag');
@@ -81,7 +90,7 @@ describe('journey: every demo and sandbox page passes axe, light and dark, lapto
       demo: [
         '/', '/cart', '/sign-in', '/account',
         `/orders/${unpaid}`, `/orders/${unpaid}/pay-by-mobile`, `/orders/${checkout}/checkout`,
-        `/orders/${pending}`, `/orders/${pending}/pay-by-mobile`, `/orders/${paid}`,
+        `/orders/${pending}`, `/orders/${pending}/pay-by-mobile`, `/orders/${paid}`, `/orders/${spent}`, `/orders/${spent}/checkout`,
         '/embed', '/embed/cdn', '/embed/react/', '/embed/vue/',
       ],
       sandbox: [
@@ -110,7 +119,7 @@ describe('journey: every demo and sandbox page passes axe, light and dark, lapto
             // Elements upgraded and settled into their first state (a resumed payment: pending).
             await page.waitForFunction(() =>
               [...document.querySelectorAll('otp-verify, pay-by-mobile, checkout-button')].every(
-                (el) => el.shadowRoot?.childElementCount && (el as HTMLElement & { state?: string }).state != 'looking-up',
+                (el) => el.shadowRoot?.childElementCount && !['loading', 'looking-up'].includes((el as HTMLElement & { state?: string }).state!),
               ),
             );
             if (path.startsWith('/embed/') && path.endsWith('/')) await payByMobile(page).getByText('GHS').first().waitFor();

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { JOURNEY_TIMEOUT_MS, type ShopVisit, addToCart, launchChromium, orderShows, payOnHostedPage, placeOrder, reachesState, sandboxCheckouts, visitShop } from './shop-browser.js';
+import { JOURNEY_TIMEOUT_MS, SCREENS, type ShopVisit, addToCart, launchChromium, orderShows, payOnHostedPage, placeOrder, reachesState, sandboxCheckouts, visitShop } from './shop-browser.js';
 
 describe('journey: a customer pays on the provider’s hosted checkout page', { timeout: JOURNEY_TIMEOUT_MS }, () => {
   let browser: Browser;
@@ -32,10 +32,25 @@ describe('journey: a customer pays on the provider’s hosted checkout page', { 
     expect(visit.errors).toEqual([]);
   });
 
-  for (const screen of [
-    { name: 'desktop', viewport: { width: 1280, height: 800 } },
-    { name: 'phone', viewport: { width: 390, height: 844 } },
-  ]) {
+  for (const screen of SCREENS) {
+    it(`pays there with the number written as the elements take it, 024 000 0001 (${screen.name})`, async () => {
+      visit = await visitShop(browser, { timeScale: 0.1, screen });
+      const { page, demo } = visit;
+      await addToCart(page, 'Gari, 1 kg');
+      const reference = await placeOrder(page, 'the checkout page');
+      await page.getByTestId('checkout-button').getByRole('button').click();
+      await page.waitForURL(/\/sandbox\/checkout\//);
+      const input = page.getByLabel('Mobile money number');
+      // The page says which forms it takes, and takes them: no browser refusal, no "233 followed by 9 digits".
+      await page.getByText('A Ghanaian mobile number, written as you like').waitFor();
+      await payOnHostedPage(page, '024 000 0001', `/orders/${reference}`);
+      await orderShows(page, 'paid');
+      expect((await sandboxCheckouts(demo)).filter((c) => c.reference === reference).map((c) => c.msisdn)).toEqual(['233240000001']);
+      expect(await input.count(), 'back on the shop').toBe(0);
+      // (Every other form people write, +233… and 0240000001, is test/sandbox/checkout.test.ts's.)
+      expect(visit.errors).toEqual([]);
+    });
+
     it(`pays in a popup, which closes itself back at the shop, and the shop's tab shows the order paid (${screen.name})`, async () => {
       visit = await visitShop(browser, { timeScale: 0.1, screen });
       const { page, context } = visit;

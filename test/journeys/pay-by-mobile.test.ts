@@ -74,11 +74,11 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
     { name: 'desktop', viewport: { width: 1280, height: 800 } },
     { name: 'phone', viewport: { width: 390, height: 844 } },
   ]) {
-    it(`spends the order's three attempts on 024 000 0002 and is told at once what to do next (${screen.name})`, async () => {
+    it(`spends the order's three attempts on 024 000 0002, is told at once what is still possible, and keeps the cart for a new order (${screen.name})`, async () => {
       visit = await visitShop(browser, { timeScale: 0.1, screen });
       const { page, demo } = visit;
       await addToCart(page, 'Gari, 1 kg');
-      await placeOrder(page, 'mobile money');
+      const reference = await placeOrder(page, 'mobile money');
       const element = payByMobile(page);
       await payWith(page, '024 000 0002');
       for (let attempt = 1; attempt <= 3; attempt++) {
@@ -88,15 +88,28 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
         if (attempt < 3) await element.getByRole('button', { name: 'Try again' }).click();
       }
       await element.getByText(/No attempts left for this order\. Start a new order or choose another way to pay\.$/).waitFor();
-      // No 'Use another number' that would only be refused, no retry: the page offers the ways on.
+      // No 'Use another number' that would only be refused, no retry: the page offers what is still possible.
       await expect(element.getByRole('button').count()).resolves.toBe(0);
       const next = page.getByTestId('payment-blocked');
-      await expect(next.getByRole('link', { name: 'Start a new order' }).getAttribute('href')).resolves.toBe('/');
-      await expect(next.getByRole('link', { name: 'See the order' }).isVisible()).resolves.toBe(true);
+      await expect(next.getByRole('link', { name: 'Pay on the checkout page' }).getAttribute('href')).resolves.toBe(`/orders/${reference}/checkout`);
+      await expect(next.getByRole('button', { name: 'Start a new order with these goods' }).isVisible()).resolves.toBe(true);
       expect((await sandboxPayments(demo)).map((p) => `${p.msisdn} ${p.status}`)).toEqual(Array(3).fill('233240000002 FAILED'));
+
+      // Back to paying by mobile money (a reload, a bookmark): the order page, which offers no mobile money now.
+      await page.reload();
+      await page.waitForURL(`**/orders/${reference}`);
+      await page.getByTestId('order-spent').waitFor();
+      expect(await page.getByTestId('pay-by-mobile-link').count()).toBe(0);
+      await page.getByTestId('checkout-link').waitFor();
       // The shop's server knows why, from the proxy's snapshot.
-      await page.goto(new URL((await next.getByRole('link', { name: 'See the order' }).getAttribute('href'))!, page.url()).href);
       await expect(page.getByTestId('payment-status').textContent()).resolves.toMatch(/^FAILED \(insufficient funds\): attempt 3 \(\S+-1\)/);
+
+      // A new order keeps the cart: the same goods, ready to pay another way or with another number.
+      await page.getByRole('button', { name: 'Start a new order with these goods' }).click();
+      await page.waitForURL('**/cart');
+      await page.getByTestId('line-gari').waitFor();
+      await placeOrder(page, 'mobile money');
+      await reachesState(payByMobile(page), 'idle');
       expect(visit.errors).toEqual([]);
     });
   }
@@ -121,6 +134,7 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
     expect((await sandboxPayments(demo)).map((p) => `${p.msisdn} ${p.status}`)).toEqual(['233241234567 CANCELLED']);
   });
 
+  // The element finds the payment again through the proxy's GET /order (the order work).
   it('reloads the page while the payment waits for approval, resumes it, and completes once approved', async () => {
     const { page, context, demo, reference } = await orderToPay(0.1);
     const element = payByMobile(page);

@@ -190,3 +190,34 @@ export async function payOnHostedPage(page: Page, number: string, returnPath: st
   await page.getByRole('button', { name: /^Pay GHS/ }).click();
   await page.waitForURL((url) => url.pathname === returnPath);
 }
+
+/** The screens every issue-20 journey runs at: a laptop's and a phone's. */
+export const SCREENS = [
+  { name: 'desktop', viewport: { width: 1280, height: 800 } },
+  { name: 'phone', viewport: { width: 390, height: 844 } },
+] as const;
+
+/**
+ * What has the keyboard's focus, looked for through shadow roots: `tag[part]` of the deepest focused element
+ * (`pay-by-mobile > button[retry-button]`), or `body` when the focus is lost.
+ */
+export function deepFocus(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    let el = document.activeElement;
+    const path: string[] = [];
+    while (el) {
+      path.push(`${el.localName}${el.getAttribute('part') ? `[${el.getAttribute('part')}]` : ''}`);
+      el = el.shadowRoot?.activeElement ?? null;
+    }
+    return path.join(' > ');
+  });
+}
+
+/** Presses Tab until `deepFocus` ends with `target` (at most 40 presses), as a keyboard user walks a page. */
+export async function tabTo(page: Page, target: string): Promise<void> {
+  for (let i = 0; i < 40; i++) {
+    if ((await deepFocus(page)).endsWith(target)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${target} (at ${await deepFocus(page)})`);
+}

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lastCode } from '../demo/shop-client.js';
-import { JOURNEY_TIMEOUT_MS, type ShopVisit, launchChromium, reachesState, visitShop } from './shop-browser.js';
+import { JOURNEY_TIMEOUT_MS, SCREENS, type ShopVisit, launchChromium, reachesState, visitShop } from './shop-browser.js';
 
 describe('journey: a customer signs in with a code sent by SMS', { timeout: JOURNEY_TIMEOUT_MS }, () => {
   let browser: Browser;
@@ -71,7 +71,7 @@ describe('journey: a customer signs in with a code sent by SMS', { timeout: JOUR
       await reachesState(otp, 'locked');
       const error = otp.locator('[part="error-message"]');
       // Never "0 tries left" with the field still open: a next step, and a wait in minutes if there is one.
-      await expect(error.textContent()).resolves.toMatch(/send a new code\.$|Try again in \d+ (min|s)\.$/i);
+      await expect(error.textContent()).resolves.toMatch(/send a new code( in \d+:\d\d)?\.$|Try again in \d+ (min|s)\.$/i);
       await expect(otp.getByRole('button', { name: 'Verify' }).isDisabled()).resolves.toBe(true);
       const sends = () => fetch(`${demo.urls.sandbox}/__sandbox/outbox?to=233240000001&kind=sms`).then(async (r) => ((await r.json()) as { entries: unknown[] }).entries.length);
       const before = await sends();
@@ -88,6 +88,56 @@ describe('journey: a customer signs in with a code sent by SMS', { timeout: JOUR
         expect(await sends(), 'no code the customer could not use').toBe(before);
         await expect(error.textContent()).resolves.toMatch(/Try again in \d+ (min|s)\.$/);
       }
+      expect(visit.errors).toEqual([]);
+    });
+  }
+
+  for (const screen of SCREENS) {
+    it(`says one time in one sentence: when a new code can be sent after the last wrong one, and a number lock's wait alone (${screen.name})`, async () => {
+      // 0.15 of real time: the wait between two codes is 9 s.
+      visit = await visitShop(browser, { timeScale: 0.15, screen });
+      const { page, demo } = visit;
+      await page.goto('/sign-in');
+      const otp = page.getByTestId('otp-verify');
+      const error = otp.locator('[part="error-message"]');
+      const resend = otp.locator('[part="resend-button"]');
+      const codeInput = otp.getByLabel('Code from the SMS');
+      /** Types wrong codes until the element is locked; resolves how many it took. */
+      const wrongUntilLocked = async () => {
+        const code = await lastCode(demo.url, '233240000001');
+        const wrong = code.replace(/\d$/, (d) => String((Number(d) + 1) % 10));
+        for (let tries = 1; tries <= 5; tries++) {
+          await codeInput.fill('');
+          await codeInput.pressSequentially(wrong, { delay: 5 });
+          await page.waitForFunction((el) => ['wrong-code', 'locked'].includes((el as HTMLElement & { state: string }).state), await otp.elementHandle());
+          if ((await otp.evaluate((el) => (el as HTMLElement & { state: string }).state)) == 'locked') return tries;
+          await reachesState(otp, 'wrong-code');
+        }
+        throw new Error('five wrong codes and no lock');
+      };
+      await otp.getByLabel('Phone number', { exact: true }).pressSequentially('024 000 0001', { delay: 10 });
+      await otp.getByRole('button', { name: 'Send code' }).click();
+      await reachesState(otp, 'sent');
+      expect(await wrongUntilLocked()).toBe(5);
+
+      // The code is dead: the sentence says the way on and, while the wait runs, when; the link beside it says no
+      // other time. (Read at one moment: a slow machine may type the five codes after the wait is over.)
+      const now = await otp.evaluate((el) => {
+        const part = (name: string) => el.shadowRoot!.querySelector<HTMLButtonElement>(`[part~="${name}"]`)!;
+        return { sentence: part('error-message').textContent, link: part('resend-button').textContent!.trim(), waiting: part('resend-button').disabled };
+      });
+      expect(now.sentence).toMatch(now.waiting ? /^That code is not right\. No tries left\. Send a new code in 0:0\d\.$/ : /^That code is not right\. No tries left\. Send a new code\.$/);
+      expect(now.link).toBe('Send a new code');
+      await page.waitForFunction((el) => !(el as HTMLButtonElement).disabled, await resend.elementHandle(), { timeout: 20_000 });
+      await expect(error.textContent()).resolves.toBe('That code is not right. No tries left. Send a new code.');
+
+      // A new code, five wrong again: ten failures lock the number for the hour. Its wait alone, said once.
+      await resend.click();
+      await reachesState(otp, 'sent');
+      await wrongUntilLocked();
+      await expect(error.textContent()).resolves.toMatch(/^Too many wrong codes for this number\. Try again in \d+ min\.$/);
+      await expect(otp.textContent()).resolves.not.toMatch(/New code in/);
+      await expect(resend.isDisabled()).resolves.toBe(true);
       expect(visit.errors).toEqual([]);
     });
   }

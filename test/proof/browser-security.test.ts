@@ -304,10 +304,12 @@ describe('the elements under a strict CSP, on another origin than their proxy', 
     await page.locator('#otp [part~=phone-input]').fill('233240000202');
     await page.locator('#otp [part~=send-button]').click();
     await reach(page, 'otp', 'network-error');
-    // Two reports: the call, then the element's look for a refusal it could read (a GET without its token),
-    // which the policy blocks as well.
+    // Two reports for the send: the call, then the element's look for a refusal it could read (a GET without
+    // its token), which the policy blocks as well.
     const blocked = expect.objectContaining({ directive: 'connect-src', blocked: `${world.open.origin}${MOUNT}/otp/send` });
-    await expect.poll(() => world.violations).toEqual([blocked, blocked]);
+    await expect.poll(() => world.violations.filter((v) => v.blocked.includes('/otp/send'))).toEqual([blocked, blocked]);
+    // Every call of the page's elements is stopped alike (<pay-by-mobile> reads its order as it loads).
+    expect(world.violations.every((v) => v.directive == 'connect-src' && v.blocked.startsWith(world.open.origin))).toBe(true);
     await page.locator('#otp [part~=retry-button]').waitFor();
     expect(world.open.requests).toEqual([]);
     expect(sandbox().smsTo('233240000202')).toEqual([]);

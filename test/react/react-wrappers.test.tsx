@@ -1,4 +1,4 @@
-import { expect } from '@open-wc/testing';
+import { expect, waitUntil } from '@open-wc/testing';
 import { createElement, createRef, type ComponentProps, type ExoticComponent, type ReactElement } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot, type Root } from 'react-dom/client';
@@ -64,6 +64,9 @@ describe('React wrappers', () => {
     expect([pay.current!.token, pay.current!.amount, pay.current!.currency, pay.current!.timeout]).to.deep.equal(['p', 12.5, 'XOF', 30]);
     expect([checkout.current!.token, checkout.current!.mode]).to.deep.equal(['c', 'popup']);
     expect(checkout.current!.textContent).to.equal('Pay GHS 50');
+    // Once it read where its order stands (no proxy here: a new order's form).
+    await pay.current!.updateComplete;
+    await waitUntil(() => pay.current!.state == 'idle', 'the form shown');
     await pay.current!.updateComplete;
     expect(pay.current!.shadowRoot!.querySelector('[part~="phone-input"]')).to.exist;
   });
@@ -107,6 +110,8 @@ describe('React wrappers', () => {
         <OtpVerify ref={otp} token="o" />
       </div>,
     );
+    await pay.current!.updateComplete;
+    await waitUntil(() => pay.current!.state == 'idle', 'the form shown');
     await pay.current!.updateComplete;
     await otp.current!.updateComplete;
     const words = (el: HTMLElement) => el.shadowRoot!.textContent!.replace(/\s+/g, ' ');

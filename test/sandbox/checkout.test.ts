@@ -149,8 +149,9 @@ describe('hosted checkout page', () => {
     expect(page).not.toContain('<b>cakes</b>');
     expect(page).toContain('&quot;Fresh&quot; daily');
     expect(page).toContain('GHS 12.50');
-    expect(page).toMatch(/<input id="msisdn" name="msisdn"[^>]*value="233240000001"/);
-    for (const n of ['233240000001', '233240000002', '233200000003', '233260000004']) expect(page).toContain(n);
+    expect(page).toMatch(/<input id="msisdn" name="msisdn"[^>]*value="024 000 0001"/);
+    expect(page, 'no pattern that refuses what people type').not.toMatch(/<input id="msisdn"[^>]*pattern=/);
+    for (const n of ['024 000 0001', '024 000 0002', '020 000 0003', '026 000 0004']) expect(page).toContain(n);
     expect(page).toMatch(/<label for="msisdn">/);
     expect(page).toMatch(/<button type="submit"[^>]*>Pay GHS 12.50<\/button>/);
     expect(page).toMatch(/<button type="submit"[^>]*>Cancel<\/button>/);
@@ -187,6 +188,18 @@ describe('hosted checkout page', () => {
     expect(Object.fromEntries(target.searchParams)).toEqual({ order: '42', checkoutId: session.checkoutId, status: outcome });
   });
 
+  it.each(['024 000 0001', '0240000001', '+233240000001', '+233 24 000 0001', '00233 24-000-0001', '(024) 000.0001'])(
+    'takes the number as people type it, as the elements do: %s pays as 233240000001',
+    async (typed) => {
+      const { body: session } = await initialize(sandbox);
+      const pay = await postForm(sandbox, `/checkout/${session.checkoutId}/pay`, { msisdn: typed });
+      expect(pay.status).toBe(303);
+      const final = await finalStatusOf(sandbox, session.checkoutId);
+      expect(final.status).toBe('completed');
+      expect(sandbox.app.sandbox.checkouts.get(session.checkoutId)!.msisdn).toBe('233240000001');
+    },
+  );
+
   it('shows Processing… and reads itself every second (no meta refresh), promising no prompt it does not send', async () => {
     const { body: session } = await initialize(sandbox);
     await postForm(sandbox, `/checkout/${session.checkoutId}/pay`, { msisdn: '233260000004' });
@@ -218,13 +231,14 @@ describe('hosted checkout page', () => {
     expect((await status(sandbox, session.checkoutId)).body.status).toBe('cancelled');
   });
 
-  it('refuses an invalid number with the form again, escaped, and stays pending', async () => {
+  it.each(['12"><x', '024 000 000', '0990000001', '+44 7700 900123'])('refuses %s with the form again, escaped, and stays pending', async (typed) => {
     const { body: session } = await initialize(sandbox);
-    const res = await postForm(sandbox, `/checkout/${session.checkoutId}/pay`, { msisdn: '12"><x' });
+    const res = await postForm(sandbox, `/checkout/${session.checkoutId}/pay`, { msisdn: typed });
     expect(res.status).toBe(400);
     const page = await res.text();
     expect(page).toContain('role="alert"');
-    expect(page).toContain('value="12&quot;&gt;&lt;x"');
+    expect(page).toContain('Enter a Ghanaian mobile number, like 024 000 0001.');
+    if (typed.includes('"')) expect(page).toContain('value="12&quot;&gt;&lt;x"');
     expect((await status(sandbox, session.checkoutId)).body.status).toBe('pending');
   });
 

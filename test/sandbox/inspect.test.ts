@@ -143,6 +143,14 @@ describe('the phone page', () => {
     expect(res.text.indexOf('654321')).toBeLessThan(res.text.indexOf('Older'));
     expect(res.text).toMatch(/<button type="submit"[^>]*>Approve<\/button>/);
     expect(res.text).toMatch(/<button type="submit"[^>]*>Decline<\/button>/);
+    // How old the prompt is, and how long Telecel (050) keeps it open: 90 seconds on this real-time sandbox.
+    expect(res.text).toMatch(/Sent 0:0\d ago\. Expires in 1:(2\d|30)\./);
+  });
+
+  it('says of a prompt that never expires that it waits for an answer', async () => {
+    await initiate(sandbox, '233260000004');
+    const res = await send(sandbox, 'GET', '/__sandbox/phone?number=233260000004');
+    expect(res.text).toContain('This network never ends it: answer it, or it waits.');
   });
 
   it('Approve completes a PENDING payment before its schedule and redirects back to the phone', async () => {

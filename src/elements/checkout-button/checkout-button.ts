@@ -170,7 +170,7 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
         @click=${this.handleClick}><slot>${s.label}</slot></button>
       <p part="status" aria-live="polite" class=${state == 'completed' ? 'ok' : ''}>${status}</p>
       <p id="error" part="error-message" aria-live="assertive">
-        ${failed ? (state == 'failed' ? s.failed : this.t.error(this.failure!.code)) : ''}
+        ${failed ? (state == 'failed' ? s.failed : this.t.error(this.failure!.code, this.failure!.details)) : ''}
       </p>
     `;
   }

@@ -1,5 +1,5 @@
 import type { ProxyClientError, ClientErrorCode } from '../shared/proxy-client.js';
-import type { LocalizeController } from '../shared/localize.js';
+import { clock, type LocalizeController } from '../shared/localize.js';
 import type { OtpVerifyStrings } from './otp-verify.strings.js';
 import type { OtpVerifyState } from './otp-verify.js';
 
@@ -17,14 +17,19 @@ export function failureState({ code, details }: ProxyClientError): OtpVerifyStat
   return code == 'OTP_INVALID' && details.attemptsLeft === 0 ? 'locked' : (FAILURE_STATES[code] ?? 'error');
 }
 
-/** The sentence of a failure: the error in the element's words, with the wait counted down and the tries left. */
-export function failureText(t: LocalizeController<OtpVerifyStrings>, failure: ProxyClientError | undefined, wait: number): string {
+/**
+ * The sentence of a failure: the error in the element's words, with the wait counted down and the tries left;
+ * for a dead code (the number is not locked) the one way on, a new code, and when it can be sent (`resend`
+ * seconds, 0: now). One sentence, one time: the resend link then shows none.
+ */
+export function failureText(t: LocalizeController<OtpVerifyStrings>, failure: ProxyClientError | undefined, wait: number, resend: number): string {
   if (!failure) return '';
   const { code, details } = failure;
   const left = details.attemptsLeft;
   return (
     t.error(code, wait ? { ...details, retryAfter: wait } : details) +
-    (code == 'OTP_INVALID' && typeof left == 'number' ? ' ' + t.strings.attemptsLeft(left) : '')
+    (code == 'OTP_INVALID' && typeof left == 'number' ? ' ' + t.strings.attemptsLeft(left) : '') +
+    (failureState(failure) == 'locked' && !details.retryAfter ? ' ' + t.strings.newCode(resend ? clock(resend) : '') : '')
   );
 }
 

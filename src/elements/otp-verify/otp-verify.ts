@@ -183,11 +183,8 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
       this.step = 'code';
       this.code = '';
       this.delivery = undefined;
-      // The proxy's clock decides (from its Date header): cheap phones often have the wrong time.
-      // Its Date header has whole seconds: a skew under 2 s is that rounding, not a wrong clock (else 60 s
-      // would show as 1:01).
-      const skew = Date.parse(this.client.lastHeaders!.get('date')!) - Date.now() || 0;
-      this.resendCountdown.start(Date.parse(sent.resendAt) - (Math.abs(skew) < 2000 ? 0 : skew));
+      // The proxy's clock decides: cheap phones often have the wrong time.
+      this.resendCountdown.start(Date.parse(sent.resendAt) - this.client.skew);
       this.setState('sent');
       this.emit('otp-sent', { otpId: sent.otpId, recipient: sent.recipient, expiresAt: sent.expiresAt });
       const abort = (this.otpAbort = new AbortController());
@@ -241,7 +238,7 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
     }
     if (next == 'expired' || next == 'locked') this.otpAbort?.abort();
     this.setState(next);
-    this.emit('otp-failed', { code: failure.code, message: failureText(this.t, failure, this.waitCountdown.left) });
+    this.emit('otp-failed', { code: failure.code, message: failureText(this.t, failure, this.waitCountdown.left, this.resendCountdown.left) });
   }
 
   /** What the template's controls do (one object, so that no listener is re-bound on render). */
@@ -282,7 +279,7 @@ export class OtpVerify extends FormAssociatedElement<OtpVerifyState> {
         busy: this.busy() || this.disabled,
         waiting: this.waitCountdown.left,
         resendLeft: this.resendCountdown.left,
-        error: failureText(this.t, this.failure, this.waitCountdown.left),
+        error: failureText(this.t, this.failure, this.waitCountdown.left, this.resendCountdown.left),
       },
       this.actions,
     );

@@ -77,7 +77,7 @@ export function renderOtpVerify(v: OtpVerifyView, on: OtpVerifyActions) {
               <div class="links">
                 <button type="button" class="link" part="resend-button" @click=${on.resend}
                   ?disabled=${busy || !!waiting || !!resendLeft}>
-                  ${resendLeft ? s.resendIn(clock(resendLeft)) : s.resend}
+                  ${resendLeft && state != 'locked' ? s.resendIn(clock(resendLeft)) : s.resend}
                 </button>
                 <button type="button" class="link" part="change-button" ?disabled=${busy} @click=${on.changeNumber}>
                   ${s.changeNumber}

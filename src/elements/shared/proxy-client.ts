@@ -71,8 +71,11 @@ export async function responseError(res: Response): Promise<ProxyClientError> {
 export class ProxyClient implements ReactiveController {
   private calls = new AbortController();
 
-  /** Headers of the last response (its `Date` is the proxy's clock). */
-  lastHeaders?: Headers;
+  /**
+   * Milliseconds this device's clock is behind the proxy's (negative: ahead), from the last answer's `Date`
+   * header: cheap phones often have the wrong time. 0 under 2 s, the header's rounding to whole seconds.
+   */
+  skew = 0;
 
   constructor(private readonly host: ProxyHost) {
     host.addController(this);
@@ -109,7 +112,8 @@ export class ProxyClient implements ReactiveController {
         body: body && JSON.stringify(body),
         signal: AbortSignal.any([this.calls.signal, ...(signal ? [signal] : [])]),
       });
-      this.lastHeaders = res.headers;
+      const skew = Date.parse(res.headers.get('date')!) - Date.now() || 0;
+      this.skew = Math.abs(skew) < 2e3 ? 0 : skew;
       if (!res.ok) throw await responseError(res);
       return (await res.json()) as T;
     } catch (e) {

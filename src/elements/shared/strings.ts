@@ -18,9 +18,12 @@ export const commonEn = {
     /^completed$/i.test(d.status ?? '')
       ? 'This order is already paid.'
       : `This order is being paid ${d.method == 'checkout' ? 'on the checkout page' : 'by mobile money'}. Finish there, or start a new order.`,
+  /** An earlier try of the order (either way) is not read final yet: nothing new may start until it is. */
+  PAYMENT_UNCONFIRMED: 'An earlier payment is still being confirmed. Try again in a minute.',
+  /** The provider has this order's reference with other terms: nothing here can pay it. */
+  REFERENCE_CONFLICT: 'This order cannot be paid here. Contact the shop.',
   UPSTREAM_UNAVAILABLE: 'The service is busy. Try again soon.',
   INVALID_PHONE_NUMBER: 'Enter a Ghanaian mobile number, like 024 123 4567.',
-  phone: 'Phone number',
   changeNumber: 'Use another number',
   tryAgain: 'Try again',
 };

@@ -38,7 +38,7 @@ p:empty{margin:0}
 [part~=error-message]{color:var(--danger)}
 [aria-invalid=true]{border-color:var(--danger)}
 .ok{color:var(--success)}
-.spin::before{content:"";display:inline-block;inline-size:1em;block-size:1em;margin-inline-end:.5em;vertical-align:-.15em;border:2px solid;border-inline-end-color:#0000;border-radius:50%;animation:spin 1s linear infinite}
+.spin::before{content:"";display:inline-block;width:1em;height:1em;margin-inline-end:.5em;vertical-align:-.15em;border:2px solid;border-inline-end-color:#0000;border-radius:50%;animation:spin 1s linear infinite}
 @keyframes spin{to{transform:rotate(1turn)}}
 @media(prefers-reduced-motion:reduce){*,::before{transition:none!important;animation:none!important}}
 `;

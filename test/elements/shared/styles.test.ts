@@ -1,11 +1,17 @@
-import { expect, fixture, html } from '@open-wc/testing';
+import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { emulateMedia } from '@web/test-runner-commands';
 import '../../../src/elements/index.js';
 import type { PayByMobile } from '../../../src/elements/index.js';
 import { part } from '../helpers.js';
 
-const buttonColour = async (el: PayByMobile) => {
+/** Once the element read its order (no proxy here: it shows the form). */
+const ready = async (el: PayByMobile) => {
+  await waitUntil(() => el.state == 'idle', 'the form shown');
   await el.updateComplete;
+};
+
+const buttonColour = async (el: PayByMobile) => {
+  await ready(el);
   return getComputedStyle(part(el, 'continue-button')!).backgroundColor;
 };
 
@@ -43,6 +49,7 @@ describe('theme tokens', () => {
 
   it('shows a focus ring on the control focused by keyboard', async () => {
     const el = await fixture<PayByMobile>(html`<pay-by-mobile></pay-by-mobile>`);
+    await ready(el);
     el.focus();
     const input = part(el, 'phone-input')!;
     expect(getComputedStyle(input).outlineStyle).to.equal('solid');
