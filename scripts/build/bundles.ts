@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig } from 'vite';
+import { templateWhitespace } from './template-whitespace.js';
 
 /** The project's root directory. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,6 +43,7 @@ function base(outDir: string): InlineConfig {
     root: ROOT,
     publicDir: false,
     logLevel: 'warn',
+    plugins: [templateWhitespace()],
     // Production exports of Lit whatever NODE_ENV says: the demo builds the CDN bundle inside a process
     // whose Vite dev server has set NODE_ENV=development, which would pick Lit's development build.
     resolve: { conditions: ['module', 'browser', 'production'] },
