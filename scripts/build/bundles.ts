@@ -73,16 +73,16 @@ export function npmBrowserBuild(outDir: string): InlineConfig {
 }
 
 /**
- * A single-file bundle of `entry` with Lit inside, minified: the CDN builds (`es` and `iife`) and the
- * bundles the size budgets measure. `outDir` undefined keeps the output in memory.
+ * A single-file bundle of `entry` with Lit inside, minified, kept in memory: the one-file CDN builds (`es`
+ * and `iife`, which scripts/build/cdn.ts writes) and the bundles the size budgets measure.
  */
-export function selfContainedBuild(entry: string, format: 'es' | 'iife', fileName: string, outDir?: string): InlineConfig {
-  const config = base(outDir ?? `${ROOT}node_modules/.cache/merchant-elements-size`);
+export function selfContainedBuild(entry: string, format: 'es' | 'iife', fileName: string): InlineConfig {
+  const config = base(`${ROOT}node_modules/.cache/merchant-elements-size`);
   return {
     ...config,
     build: {
       ...config.build,
-      write: outDir !== undefined,
+      write: false,
       minify: true,
       lib: { entry, formats: [format], name: 'MerchantElements', fileName: () => fileName },
       // Fully minified, whitespace too: Vite keeps an ES library readable unless told otherwise.
