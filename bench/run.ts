@@ -14,11 +14,12 @@ import { document, machine, resultsTable, writeDocument, type SectionResult } fr
 import { firstRender } from './sections/first-render.js';
 import { fanOut } from './sections/fan-out.js';
 import { proxyOverhead } from './sections/proxy-overhead.js';
+import { scale } from './sections/scale.js';
 import { bundleSizes } from './sections/sizes.js';
 import { soak, startSoakServers } from './sections/soak.js';
 
 const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-const SECTIONS = ['sizes', 'overhead', 'fanout', 'render', 'soak'] as const;
+const SECTIONS = ['sizes', 'overhead', 'fanout', 'render', 'soak', 'scale'] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, write: { type: 'boolean' } } });
@@ -53,6 +54,7 @@ try {
   await run('fanout', 'status-relay fan-out', () => fanOut(log));
   await run('render', 'element first render (Chromium)', () => firstRender(cdnDir));
   await run('soak', 'soak', () => soak(log, soakServers!));
+  await run('scale', 'scale: a flash sale on one instance', () => scale(log));
 } finally {
   await rm(cdnDir, { recursive: true, force: true });
   await soakServers?.then(async ({ sandbox, merchant }) => {
