@@ -23,6 +23,8 @@ export const READ_WINDOW_MS = 3 * POLL_INTERVAL_MS;
 export const APPROVED = 2_000;
 /** Approvals per second, one after another whatever the proxy is doing (open loop). */
 export const APPROVALS_PER_SECOND = 20;
+/** How long the customers may take to make their payments; those still refused by then give up. */
+export const CREATION_DEADLINE_MS = 10 * 60_000;
 /** Customers making their payment at the same moment while the sale fills up. */
 export const CREATING_AT_ONCE = 100;
 /** How long a stream may take to deliver COMPLETED after its approval before it counts as not delivered. */
@@ -45,6 +47,10 @@ export interface ScaleRun {
   createSec: number;
   /** 503 answers to `POST /payments` while the payments were made (each tried again after 1 s), by error code. */
   refusals: Record<string, number>;
+  /** Customers whose payment was made (and whose stream was opened) by the deadline. */
+  made: number;
+  /** Payments approved while the streams were open. */
+  approved: number;
   openSec: number;
   /** Upstream status reads in the window, and its length in ms. */
   reads: { count: number; windowMs: number };
@@ -147,23 +153,28 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
     const created0 = performance.now();
     const refusals: Record<string, number> = {};
     let made = 0;
-    const customers = await mapLimit(orders, CREATING_AT_ONCE, async (order, i) => {
+    const deadline = created0 + CREATION_DEADLINE_MS;
+    const attempts = await mapLimit(orders, CREATING_AT_ONCE, async (order, i) => {
+      if (performance.now() > deadline) return null;
       const [token] = await mint(merchant, 'payment', order);
-      // A customer told "the service is busy" (503) tries again a second later, as the element offers.
-      for (let tries = 1; ; tries++) {
+      // A customer told "the service is busy" (503) tries again a second later, as the element offers,
+      // until the sale's deadline.
+      for (;;) {
         const answer = await call(`${merchant.url}${MOUNT}/payments`, { body: { msisdn: customerNumber(i) }, headers: browserHeaders(merchant, token!, true) });
-        if (answer.status === 202 || answer.status !== 503 || tries === 30) {
+        if (answer.status !== 503) {
           if (++made % 1_000 === 0) log(`  scale: ${made} payments made (${JSON.stringify(refusals)} refused on the way)`);
           return { token: token!, reference: expectStatus(answer, 202, 'payment').body.reference as string };
         }
         refusals[answer.body?.error] = (refusals[answer.body?.error] ?? 0) + 1;
+        if (performance.now() > deadline) return null;
         await sleep(1_000);
       }
     });
+    const customers = attempts.filter((c) => c !== null);
     const createSec = (performance.now() - created0) / 1000;
     const createdAt = performance.now();
 
-    log(`  scale: opening ${CUSTOMERS} status streams`);
+    log(`  scale: opening ${customers.length} status streams`);
     const opened0 = performance.now();
     await mapLimit(customers, 200, async ({ token, reference }) => {
       const stream = openStatusStream(`${merchant.url}${MOUNT}/payments/${encodeURIComponent(reference)}/events`, token);
@@ -190,7 +201,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
     const latencies: number[] = [];
     const undelivered: string[] = [];
     const approved0 = performance.now();
-    const approved = new Set(shuffled(customers.map((_, i) => i)).slice(0, APPROVED));
+    const approved = new Set(shuffled(customers.map((_, i) => i)).slice(0, Math.min(APPROVED, customers.length)));
     const deliveries = [...approved].map((i) => ({ ...customers[i]!, stream: streams[i]! })).map(async ({ reference, stream }, i) => {
       await sleep(approved0 + (i * 1000) / APPROVALS_PER_SECOND - performance.now());
       const start = performance.now();
@@ -217,6 +228,8 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
       collected: { idle: idleCollected, loaded },
       createSec,
       refusals,
+      made: customers.length,
+      approved: approved.size,
       openSec,
       reads: { count: c1 - c0, windowMs },
       redisPerSec: { window: ((r1 - r0) * 1000) / windowMs, approving: ((r3 - r2) * 1000) / (cpu3.at - cpu2.at) },
