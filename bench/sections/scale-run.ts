@@ -45,7 +45,7 @@ export interface ScaleRun {
   collected: { idle: NodeJS.MemoryUsage; loaded: NodeJS.MemoryUsage };
   /** Seconds taken to create the payments, and to open the streams. */
   createSec: number;
-  /** 503 answers to `POST /payments` while the payments were made (each tried again after 1 s), by error code. */
+  /** 503 answers to `POST /payments` (and failed connections) while the payments were made, each tried again after 1 s, by code. */
   refusals: Record<string, number>;
   /** Customers whose payment was made (and whose stream was opened) by the deadline. */
   made: number;
@@ -155,20 +155,25 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
     let made = 0;
     const deadline = created0 + CREATION_DEADLINE_MS;
     const attempts = await mapLimit(orders, CREATING_AT_ONCE, async (order, i) => {
-      if (performance.now() > deadline) return null;
-      const [token] = await mint(merchant, 'payment', order);
-      // A customer told "the service is busy" (503) tries again a second later, as the element offers,
-      // until the sale's deadline.
-      for (;;) {
-        const answer = await call(`${merchant.url}${MOUNT}/payments`, { body: { msisdn: customerNumber(i) }, headers: browserHeaders(merchant, token!, true) });
+      // A customer told "the service is busy" (503), or whose connection failed, tries again a second later,
+      // as the element offers, until the sale's deadline.
+      for (let token: string | undefined; performance.now() <= deadline; await sleep(1_000)) {
+        let answer;
+        try {
+          token ??= (await mint(merchant, 'payment', order))[0]!;
+          answer = await call(`${merchant.url}${MOUNT}/payments`, { body: { msisdn: customerNumber(i) }, headers: browserHeaders(merchant, token, true) });
+        } catch (err) {
+          const code = `NETWORK (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message})`;
+          refusals[code] = (refusals[code] ?? 0) + 1;
+          continue;
+        }
         if (answer.status !== 503) {
           if (++made % 1_000 === 0) log(`  scale: ${made} payments made (${JSON.stringify(refusals)} refused on the way)`);
-          return { token: token!, reference: expectStatus(answer, 202, 'payment').body.reference as string };
+          return { token, reference: expectStatus(answer, 202, 'payment').body.reference as string };
         }
         refusals[answer.body?.error] = (refusals[answer.body?.error] ?? 0) + 1;
-        if (performance.now() > deadline) return null;
-        await sleep(1_000);
       }
+      return null;
     });
     const customers = attempts.filter((c) => c !== null);
     const createSec = (performance.now() - created0) / 1000;
