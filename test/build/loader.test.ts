@@ -5,7 +5,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCdn } from '../../scripts/build/cdn.js';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
-import { MARKUP, openPage, serveCdn, WATCH_JS, type CdnServer, type OpenPage, type TestPage } from './cdn-pages.js';
+import { CDN_PATH, MARKUP, openPage, serveCdn, WATCH_JS, type CdnServer, type OpenPage, type TestPage } from './cdn-pages.js';
 
 const LOADER = '<script type="module" src="CDN/loader.js"></script>';
 const ELEMENTS = ['otp-verify', 'pay-by-mobile', 'checkout-button'] as const;
@@ -86,6 +86,13 @@ describe('cdn/loader.js', () => {
     await p.page.waitForLoadState('networkidle');
     expect(p.cdnFiles().sort()).toEqual(['checkout-button.js', 'loader.js', 'otp-verify.js', 'pay-by-mobile.js', sharedChunk].sort());
     expect(await p.page.evaluate(() => (window as unknown as { litElementVersions: string[] }).litElementVersions.length)).toBe(1);
+  });
+
+  it("exports from each element's module what its npm entry exports: a checkout return page imports closeCheckoutPopup", async () => {
+    const p = await open('pay-by-mobile');
+    // A string: vitest would rewrite an import() in a function passed to the page.
+    const names = await p.page.evaluate(`import('${server.url}${CDN_PATH}/checkout-button.js').then((m) => Object.keys(m).sort())`);
+    expect(names).toEqual(['CheckoutButton', 'MerchantEvent', 'ProxyClientError', 'closeCheckoutPopup']);
   });
 
   it('defines elements added after load inside shadow roots (open, closed, nested), and nothing else', async () => {
