@@ -49,6 +49,9 @@ export interface ScaleRun {
   refusals: Record<string, number>;
   /** Customers whose payment was made (and whose stream was opened) by the deadline. */
   made: number;
+  /** Of those, the payments still PENDING when their stream opened, and the others by their first event. */
+  pending: number;
+  notPending: Record<string, number>;
   /** Payments approved while the streams were open. */
   approved: number;
   openSec: number;
@@ -71,7 +74,7 @@ export interface ScaleRun {
   latencies: number[];
   /** Streams that did not deliver COMPLETED, with why. */
   undelivered: string[];
-  /** Streams that received anything but PENDING then COMPLETED (approved), or PENDING and stayed open (the others). */
+  /** Streams of pending payments that received anything but PENDING then COMPLETED (approved), or PENDING and stayed open (the others). */
   unexpected: string[];
   approveSec: number;
   logs: { byLevel: Record<string, number>; lastErrors: string[]; lastWarnings: string[] };
@@ -181,11 +184,17 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
 
     log(`  scale: opening ${customers.length} status streams`);
     const opened0 = performance.now();
-    await mapLimit(customers, 200, async ({ token, reference }) => {
+    // A payment the proxy gave up on meanwhile (VOID: its initiation timed out and the provider never had
+    // it) opens on that state: counted, never approved.
+    const firstEvents = await mapLimit(customers, 200, async ({ token, reference }, i) => {
       const stream = openStatusStream(`${merchant.url}${MOUNT}/payments/${encodeURIComponent(reference)}/events`, token);
-      streams.push(stream);
-      await stream.arrival('PENDING');
+      streams[i] = stream;
+      await stream.arrival('PENDING').catch(() => undefined);
+      return stream.log.events[0]?.status ?? `nothing (HTTP ${stream.log.status}${stream.log.error ? `, ${stream.log.error}` : ''})`;
     });
+    const notPending: Record<string, number> = {};
+    for (const first of firstEvents) if (first !== 'PENDING') notPending[first] = (notPending[first] ?? 0) + 1;
+    const pending = customers.flatMap((_, i) => (firstEvents[i] === 'PENDING' ? [i] : []));
     const openSec = (performance.now() - opened0) / 1000;
     const referenceIds = new Map(
       ((await call(`${sandbox.url}/__sandbox/payments`)).body.payments as { referenceNo: string; referenceId: string }[]).map((p) => [p.referenceNo, p.referenceId]),
@@ -206,7 +215,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
     const latencies: number[] = [];
     const undelivered: string[] = [];
     const approved0 = performance.now();
-    const approved = new Set(shuffled(customers.map((_, i) => i)).slice(0, Math.min(APPROVED, customers.length)));
+    const approved = new Set(shuffled(pending).slice(0, APPROVED));
     const deliveries = [...approved].map((i) => ({ ...customers[i]!, stream: streams[i]! })).map(async ({ reference, stream }, i) => {
       await sleep(approved0 + (i * 1000) / APPROVALS_PER_SECOND - performance.now());
       const start = performance.now();
@@ -225,15 +234,18 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
     const approveSec = (performance.now() - approved0) / 1000;
     const [cpu3, r3, loop] = [await cpuSeconds(merchant, sandbox, redis), await redisCommands(redis), await merchant.ask<ScaleRun['loop']>('loopDelay')];
     // An approved payment's stream: PENDING, then COMPLETED, then the end. Any other: PENDING, and still open.
-    const unexpected = streams
-      .filter((s, i) => s.log.events.map((e) => e.status).join() !== (approved.has(i) ? 'PENDING,COMPLETED' : 'PENDING') || (!approved.has(i) && s.log.endedAt !== undefined))
-      .map((s) => `${s.log.events.map((e) => e.status).join(',') || 'nothing'} (HTTP ${s.log.status}${s.log.error ? `, ${s.log.error}` : s.log.endedAt !== undefined ? ', ended' : ''})`);
+    const unexpected = pending
+      .map((i) => ({ i, s: streams[i]! }))
+      .filter(({ i, s }) => s.log.events.map((e) => e.status).join() !== (approved.has(i) ? 'PENDING,COMPLETED' : 'PENDING') || (!approved.has(i) && s.log.endedAt !== undefined))
+      .map(({ s }) => `${s.log.events.map((e) => e.status).join(',') || 'nothing'} (HTTP ${s.log.status}${s.log.error ? `, ${s.log.error}` : s.log.endedAt !== undefined ? ', ended' : ''})`);
     return {
       rss: { idle: idleRss, samples: [...rss] },
       collected: { idle: idleCollected, loaded },
       createSec,
       refusals,
       made: customers.length,
+      pending: pending.length,
+      notPending,
       approved: approved.size,
       openSec,
       reads: { count: c1 - c0, windowMs },
