@@ -115,11 +115,11 @@ function shuffled<T>(items: T[]): T[] {
   return out;
 }
 
-/** `promise`, or a rejection after `ms`. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+/** `promise`, or a rejection after `ms` saying nothing came within `ms` of `what`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`nothing within ${ms / 1000} s of the approval`)), ms);
+    timer = setTimeout(() => reject(new Error(`nothing within ${ms / 1000} s of ${what}`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -185,12 +185,13 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
     log(`  scale: opening ${customers.length} status streams`);
     const opened0 = performance.now();
     // A payment the proxy gave up on meanwhile (VOID: its initiation timed out and the provider never had
-    // it) opens on that state: counted, never approved.
+    // it) opens on that state, and a stream may bring nothing at all: counted, never approved.
     const firstEvents = await mapLimit(customers, 200, async ({ token, reference }, i) => {
       const stream = openStatusStream(`${merchant.url}${MOUNT}/payments/${encodeURIComponent(reference)}/events`, token);
       streams[i] = stream;
-      await stream.arrival('PENDING').catch(() => undefined);
-      return stream.log.events[0]?.status ?? `nothing (HTTP ${stream.log.status}${stream.log.error ? `, ${stream.log.error}` : ''})`;
+      await within(stream.arrival('PENDING'), DELIVERY_TIMEOUT_MS, 'the request').catch(() => undefined);
+      const first = stream.log.events[0]?.status;
+      return first ?? `no event within ${DELIVERY_TIMEOUT_MS / 1000} s (HTTP ${stream.log.status || 'no answer'}${stream.log.error ? `, ${stream.log.error}` : stream.log.endedAt !== undefined ? ', ended' : ''})`;
     });
     const notPending: Record<string, number> = {};
     for (const first of firstEvents) if (first !== 'PENDING') notPending[first] = (notPending[first] ?? 0) + 1;
@@ -223,7 +224,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
         const approve = await request(`${sandbox.url}/__sandbox/phone/payments/${encodeURIComponent(referenceIds.get(reference)!)}/approve`, { method: 'POST', dispatcher: phones });
         await approve.body.dump();
         if (approve.statusCode !== 303) throw new Error(`approve: expected 303, got ${approve.statusCode}`);
-        latencies.push((await within(stream.arrival('COMPLETED'), DELIVERY_TIMEOUT_MS)) - start);
+        latencies.push((await within(stream.arrival('COMPLETED'), DELIVERY_TIMEOUT_MS, 'the approval')) - start);
       } catch (err) {
         undelivered.push(`${reference}: ${err instanceof Error ? err.message : String(err)}`);
       }
