@@ -101,6 +101,14 @@ export async function scale(log: (line: string) => void): Promise<SectionResult>
       `CPU, in cores, over the read window (everything pending and open): ${cores(run.cpu.window)}; while approving: ${cores(run.cpu.approving)} (the machine's load average then: ${fmt(run.load.window, 1)} and ${fmt(run.load.approving, 1)} on 2 cores, most of it other work). Redis commands per second: ${fmt(run.redisPerSec.window)} in the window, ${fmt(run.redisPerSec.approving)} while approving. The merchant's event loop while approving: delay p50 ${fmt(run.loop.p50, 1)} ms, p99 ${fmt(run.loop.p99, 1)} ms, max ${fmt(run.loop.max)} ms.`,
       `Upstream, sampled every second: at most ${fmt(run.upstream.maxConnections)} sockets open to the sandbox at once; the proxy's circuit breaker open for ${fmt(run.upstream.circuitOpenSec)} s of the sale (\`GET ${MOUNT}/health\`).`,
       `Proxy log lines by pino level: ${JSON.stringify(run.logs.byLevel)} (40 warn, 50 error)${[...run.logs.lastErrors, ...run.logs.lastWarnings.slice(-2)].map((l) => `; ${lineGist(l)}`).join('')}.`,
+      ...(run.upstream.maxConnections > 1_000
+        ? [
+            `The provider client's pool has no cap: it opens a socket per concurrent upstream request, so when the provider slows, thousands of reads wait at once each on a socket of its own (${fmt(run.upstream.maxConnections)} at the peak); past the provider's listen backlog (511 on this machine) new connections wait for SYN retries and time out, the reads time out after 10 s, and every socket holds memory in the proxy.`,
+          ]
+        : []),
+      ...(perInterval < 0.9
+        ? [`Reads fell behind the relay's own schedule (${fmt(perInterval, 3)} per interval where it plans ${fmt(POLL_INTERVAL_MS / schedule, 3)}): polls wait on timed-out reads, so a payment's status is read less often than its interval says.`]
+        : []),
       ...(run.undelivered.length ? [`Not delivered (${fmt(run.undelivered.length)}), the first: ${run.undelivered.slice(0, 3).join('; ')}.`] : []),
       ...(run.unexpected.length ? [`Unexpected sequences, the first: ${run.unexpected.slice(0, 3).join('; ')}.`] : []),
     ],
