@@ -2,6 +2,8 @@ import { setCustomElementsManifest, type Preview } from '@storybook/web-componen
 // Generated from the elements' JSDoc by `npm run analyze` (build-storybook runs it first).
 import manifest from '../custom-elements.json';
 import '../src/elements/index.js';
+// The stories show French too (the main entry registers English only).
+import '../src/elements/translations/fr.js';
 import { axeRules } from '../stories/support/a11y.js';
 import { withFakeProxy } from '../stories/support/fake-proxy.js';
 import { publicApi } from '../stories/support/public-api.js';

@@ -8,7 +8,8 @@ import { createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { build } from 'vite';
-import { ROOT, npmBrowserBuild, selfContainedBuild } from './build/bundles.js';
+import { ROOT, npmBrowserBuild } from './build/bundles.js';
+import { buildCdn } from './build/cdn.js';
 import { checkSizes } from './check-size.js';
 import { assembleServerPackage, writeServerEntries } from './build/server-package.js';
 
@@ -38,15 +39,13 @@ async function analyze(packageDir: string) {
 async function buildPackage(outDir: string, typecheck: boolean) {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
-  const entry = `${ROOT}src/elements/index.ts`;
   await Promise.all([
     // Node entries, with declarations; declarations alone for the browser entries Vite bundles.
     compile('tsconfig.build.node.json', outDir, typecheck),
     compile('tsconfig.build.browser.json', outDir, typecheck),
     (async () => {
       await build(npmBrowserBuild(outDir));
-      await build(selfContainedBuild(entry, 'es', 'merchant-elements.js', `${outDir}/cdn`));
-      await build(selfContainedBuild(entry, 'iife', 'merchant-elements.iife.js', `${outDir}/cdn`));
+      await buildCdn(`${outDir}/cdn`);
     })(),
     analyze(dirname(outDir)),
     writeServerEntries(outDir),

@@ -1,26 +1,33 @@
-// `npm run check:size`: the size budgets of the elements. Each measured bundle is built in memory from src
+// `npm run check:size`: the size budgets of the elements. Each measured file is built in memory from src
 // the way a CDN or an application would ship it (minified, Lit inside, nothing external) and gzipped at
-// level 9. Prints a table; exits 1 when any bundle is over its budget.
+// level 9. Prints a table; exits 1 when any figure is over its budget.
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Rolldown } from 'vite';
 import { MEASURED_ENTRIES, selfContainedBuild } from './build/bundles.js';
+import { buildLoaderFiles, ELEMENT_MODULES, type CdnFiles } from './build/cdn.js';
 
 /**
- * Gzipped bytes allowed: all three elements with Lit, and any one element alone with Lit. Raised on 2026-11-24
- * from 16,550 and 11,900: by 600 and 350 B for the customer's side (the pending ways out in English and French,
- * the popup note, the otp links' layout) and by 150 B each for the console hint of ORIGIN_NOT_ALLOWED (about
- * 95 B gzip: the page's origin and the fix, in proxy-client.ts).
+ * Gzipped bytes allowed. The targets of issue 22, not numbers to raise when a change needs bytes (a change
+ * that needs bytes finds them elsewhere):
+ * - `loader`: cdn/loader.js alone;
+ * - `page`: everything a page showing one element fetches through the loader, in English: loader.js, the
+ *   shared chunk (Lit and src/elements/shared) and that element's module;
+ * - `all`: the three elements in one file with Lit, in English (what cdn/merchant-elements.js is);
+ * - `one`: one element alone in one file with Lit, as an application's bundler makes it of its own entry.
  */
-export const BUDGETS = { all: 17_300, one: 12_400 } as const;
+export const BUDGETS = { loader: 1_500, page: 11_500, all: 16_000, one: 12_400 } as const;
 
-/** One measured bundle. */
+/** One measured figure: a file, or the files a page fetches, summed. */
 export interface SizeRow {
   name: string;
   minified: number;
   gzipped: number;
   budget: number;
 }
+
+/** gzip -9 of `code`, in bytes. */
+export const gzipped = (code: string | Buffer) => gzipSync(code, { level: 9 }).length;
 
 /** Builds one entry into a single minified ES module in memory and returns its code. */
 export async function bundle(entry: string): Promise<string> {
@@ -31,17 +38,28 @@ export async function bundle(entry: string): Promise<string> {
   return chunks[0]!.code;
 }
 
-/** Measures every budgeted bundle (a production build: Lit's development build is larger). */
+/** The files a page showing `element` fetches through the loader, in English. */
+export const pageFiles = (cdn: CdnFiles, element: string) => ['loader.js', cdn.sharedChunk, `${element}.js`];
+
+/** Measures every budgeted figure (a production build: Lit's development build is larger). */
 export async function measureSizes(): Promise<SizeRow[]> {
   process.env['NODE_ENV'] = 'production';
   const rows: SizeRow[] = [];
   for (const [name, entry] of Object.entries(MEASURED_ENTRIES)) {
     const code = await bundle(entry);
+    const all = entry.endsWith('elements/index.ts');
+    rows.push({ name: all ? `${name}, one file` : `${name} alone, one file`, minified: Buffer.byteLength(code), gzipped: gzipped(code), budget: all ? BUDGETS.all : BUDGETS.one });
+  }
+  const cdn = await buildLoaderFiles();
+  const loader = cdn.files.get('loader.js')!;
+  rows.push({ name: 'loader.js', minified: Buffer.byteLength(loader), gzipped: gzipped(loader), budget: BUDGETS.loader });
+  for (const element of Object.keys(ELEMENT_MODULES)) {
+    const files = pageFiles(cdn, element).map((file) => cdn.files.get(file)!);
     rows.push({
-      name,
-      minified: Buffer.byteLength(code),
-      gzipped: gzipSync(code, { level: 9 }).length,
-      budget: entry.endsWith('elements/index.ts') ? BUDGETS.all : BUDGETS.one,
+      name: `page with <${element}>: loader + shared + element`,
+      minified: files.reduce((sum, code) => sum + Buffer.byteLength(code), 0),
+      gzipped: files.reduce((sum, code) => sum + gzipped(code), 0),
+      budget: BUDGETS.page,
     });
   }
   return rows;
@@ -50,7 +68,7 @@ export async function measureSizes(): Promise<SizeRow[]> {
 /** The table printed by the check: bytes, budget and headroom (negative when over). */
 export function sizeTable(rows: readonly SizeRow[]): string {
   const cells = [
-    ['bundle (minified, Lit included)', 'minified', 'gzip -9', 'budget', 'headroom'],
+    ['figure (minified, Lit included, English)', 'minified', 'gzip -9', 'budget', 'headroom'],
     ...rows.map((r) => [r.name, r.minified, r.gzipped, r.budget, r.budget - r.gzipped].map(String)),
   ];
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
@@ -59,7 +77,7 @@ export function sizeTable(rows: readonly SizeRow[]): string {
   return [line(cells[0]!), ...cells.slice(1).map(line), ...over].join('\n') + '\n';
 }
 
-/** Measures, prints the table, and tells whether every bundle is within its budget. */
+/** Measures, prints the table, and tells whether every figure is within its budget. */
 export async function checkSizes(): Promise<boolean> {
   const rows = await measureSizes();
   process.stdout.write(sizeTable(rows));

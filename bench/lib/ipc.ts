@@ -16,7 +16,9 @@ export type ChildMessage =
  * `handlers`, and exits when the parent goes away (even killed), so no server outlives a bench run.
  */
 export function serveParent(handlers: Handlers, info: Record<string, unknown>): void {
-  const send = (message: ChildMessage) => process.send?.(message);
+  // An answer to a parent that has just gone (it stops a run that failed) is dropped, not an 'error' event
+  // that would end this process with EPIPE and hide the failure that stopped the run.
+  const send = (message: ChildMessage) => process.connected && process.send?.(message, undefined, {}, () => undefined);
   process.on('message', (message: { id: number; ask: string }) => {
     const handler = handlers[message.ask];
     if (!handler) return send({ id: message.id, error: `no handler for ${message.ask}` });

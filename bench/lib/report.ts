@@ -48,26 +48,74 @@ export function resultsTable(sections: readonly SectionResult[]): string {
   return `${head}\n${rows.map((r) => `| ${r} |`).join('\n')}\n`;
 }
 
-/** The whole of docs/benchmarks.md. */
-export function document(sections: readonly SectionResult[], header: { date: string; machine: string; runtimeSec: number }): string {
-  const methods = sections
-    .map((s) => `### ${s.title}\n\n${s.method.map((m) => `- ${m}`).join('\n')}${s.notes.length ? `\n\nThis run:\n\n${s.notes.map((n) => `- ${n}`).join('\n')}` : ''}`)
-    .join('\n\n');
+/** One section as the document holds it: its rows of the results table and its block of how it was measured. */
+interface StoredSection {
+  title: string;
+  rows: string[];
+  block: string;
+}
+
+/** A fresh section as the document holds it; `run` says when and under what load it ran. */
+function stored(section: SectionResult & { run: string }): StoredSection {
+  const notes = section.notes.length ? `\n\nThis run:\n\n${section.notes.map((n) => `- ${n}`).join('\n')}` : '';
+  return {
+    title: section.title,
+    rows: resultsTable([section]).split('\n').slice(2).filter(Boolean),
+    block: `### ${section.title}\n\n${section.run}\n\n${section.method.map((m) => `- ${m}`).join('\n')}${notes}`,
+  };
+}
+
+/**
+ * The sections of a document this module wrote: rows by the title in their first cell, blocks by their
+ * heading. A block from before sections named their run is given the run of the old document's header.
+ */
+function parseSections(doc: string): StoredSection[] {
+  const results = doc.split('## Results')[1]?.split('## How each figure was measured')[0] ?? '';
+  const methods = doc.split('## How each figure was measured')[1]?.split(KEPT_MARKER)[0] ?? '';
+  const oldRun = /comes from the run of (\S+),/.exec(doc)?.[1];
+  const sections = new Map<string, StoredSection>();
+  for (const line of results.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| section |'))) {
+    const title = /^\| ((?:[^|\\]|\\.)*) \|/.exec(line)![1]!;
+    const section = sections.get(title) ?? { title, rows: [], block: '' };
+    section.rows.push(line);
+    sections.set(title, section);
+  }
+  for (const block of methods.split(/^(?=### )/m).filter((b) => b.startsWith('### '))) {
+    const title = block.slice(4, block.indexOf('\n'));
+    const body = block.trimEnd();
+    const dated = /^Run of /m.test(body) || !oldRun ? body : body.replace(/\n\n/, `\n\nRun of ${oldRun}.\n\n`);
+    sections.set(title, { ...(sections.get(title) ?? { title, rows: [] }), block: dated });
+  }
+  return [...sections.values()];
+}
+
+/**
+ * The whole of docs/benchmarks.md: the `fresh` sections of this run, and the sections of `old` (the
+ * document as it was) this run did not measure, kept as they were and where they were.
+ */
+export function document(fresh: readonly (SectionResult & { run: string })[], header: { machine: string }, old = ''): string {
+  const byTitle = new Map(parseSections(old).map((s) => [s.title, s]));
+  for (const section of fresh) byTitle.set(section.title, stored(section));
+  const sections = [...byTitle.values()];
   return `# Benchmarks
 
-Written by \`npm run bench\` (bench/run.ts); every figure below comes from the run of ${header.date}, and
-every ratio is against a baseline measured side by side in that same run. Regenerate with \`npm run bench\`
-(about ${Math.ceil(header.runtimeSec / 60)} minutes); it is not part of \`npm test\`.
+Written by \`npm run bench\` (bench/run.ts). Each section below names the run its figures come from, and
+every ratio is against a baseline measured side by side in that same run. Regenerate with \`npm run bench\`,
+or some sections with \`npm run bench -- --only sizes,scale --write\`, which keeps the others as they were;
+it is not part of \`npm test\`.
 
-Machine: ${header.machine}. The cores are shared with other work, so absolute figures move between runs;
-the same-run ratios are the figures to compare.
+Machine (the latest run): ${header.machine}. The cores are shared with other work, so absolute figures move
+between runs; the same-run ratios are the figures to compare.
 
 ## Results
 
-${resultsTable(sections)}
+| section | figure | measured | baseline (same run) | ratio | target | met |
+|---|---|---|---|---|---|---|
+${sections.flatMap((s) => s.rows).join('\n')}
+
 ## How each figure was measured
 
-${methods}
+${sections.map((s) => s.block).join('\n\n')}
 `;
 }
 

@@ -2,9 +2,11 @@
  * A merchant's server as its own process for the bench (forked by lib/processes.ts): Express with the
  * proxy mounted at /merchant-elements, every rate limit raised out of the way, and the route the merchant's
  * own pages would use to mint element tokens (`POST /__bench/mint`, outside the proxy's mount). Asked over
- * IPC for its memory (after a full collection, or the resident size as it is), CPU time and log lines.
+ * IPC for its memory (after a full collection, or the resident size as it is), CPU time, event-loop delay
+ * and log lines.
  */
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import express, { type Request, type Response } from 'express';
 import { pino, type Level } from 'pino';
 import { providerSettingsFromEnv } from '../../src/proxy/config-env.js';
@@ -21,6 +23,8 @@ export interface MerchantSettings {
   /** pino level of the proxy's logger; lines are counted, never printed. */
   logLevel: Level | 'silent';
   relay?: ProxyConfig['relay'];
+  /** The proxy's store on this Redis (its memory store when absent). */
+  redisUrl?: string;
 }
 
 /** Every policy of DESIGN's defaults, raised so that no bench traffic is ever refused by a limit. */
@@ -29,8 +33,8 @@ const RAISED_LIMITS = Object.fromEntries(
 ) as Record<LimitName, LimitPolicy>;
 
 const settings = JSON.parse(process.env['BENCH_SETTINGS'] ?? '{}') as MerchantSettings;
-/** The proxy's log lines, counted by pino level (40 warn, 50 error…); the last few error lines kept. */
-const logs = { byLevel: {} as Record<string, number>, lastErrors: [] as string[] };
+/** The proxy's log lines, counted by pino level (40 warn, 50 error…); the last few error and warning lines kept. */
+const logs = { byLevel: {} as Record<string, number>, lastErrors: [] as string[], lastWarnings: [] as string[] };
 const logger = pino(
   { level: settings.logLevel },
   {
@@ -38,6 +42,7 @@ const logger = pino(
       const level = String((JSON.parse(line) as { level?: number }).level);
       logs.byLevel[level] = (logs.byLevel[level] ?? 0) + 1;
       if (Number(level) >= 50) logs.lastErrors = [...logs.lastErrors.slice(-4), line];
+      else if (Number(level) >= 40) logs.lastWarnings = [...logs.lastWarnings.slice(-4), line];
     },
   },
 );
@@ -51,7 +56,12 @@ const proxy = createMerchantProxy({
   // The most wrong tries a code may take (10), so that the OTP bench needs as few codes as it can.
   otp: { maxRetries: 10 },
   ...(settings.relay ? { relay: settings.relay } : {}),
+  ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
 });
+
+/** How late the event loop runs its timers: where a saturated process shows first. */
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 
 const app = express();
 app.post('/__bench/mint', express.json(), async (req: Request, res: Response) => {
@@ -69,6 +79,13 @@ const server = app.listen(settings.port ?? 0, '127.0.0.1', () => {
       cpu: () => process.cpuUsage(),
       rss: () => process.memoryUsage().rss,
       logs: () => logs,
+      /** The event loop's delay since the last ask, in ms (p50, p99, max), then starts afresh. */
+      loopDelay: () => {
+        const ms = (ns: number) => ns / 1e6;
+        const answer = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
+        loopDelay.reset();
+        return answer;
+      },
     },
     { url: `http://127.0.0.1:${port}` },
   );

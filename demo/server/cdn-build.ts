@@ -1,5 +1,15 @@
 import { build, type Rolldown } from 'vite';
 import { ROOT, selfContainedBuild } from '../../scripts/build/bundles.js';
+import { buildLoaderFiles } from '../../scripts/build/cdn.js';
+
+/**
+ * The loader's files of the package's `cdn/` folder (loader.js, the three element modules, their shared
+ * chunk, fr.js), built in memory with the package build's configuration, so `npm start` needs no build
+ * step. Resolves them by file name.
+ */
+export async function buildCdnFolder(): Promise<Map<string, string>> {
+  return (await buildLoaderFiles()).files;
+}
 
 /** File name of the classic-script CDN build (DESIGN: `dist/cdn/merchant-elements.iife.js`). */
 export const CDN_IIFE_FILE = 'merchant-elements.iife.js';

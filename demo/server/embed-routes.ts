@@ -40,7 +40,7 @@ export function embedRoutes(ctx: ShopContext): Router {
 with <code>&lt;pay-by-mobile&gt;</code> or <code>&lt;checkout-button&gt;</code>, through the same proxy.</p>
 <ul class="embed-list">
   <li class="card"><h2><a href="/embed/cdn" data-testid="embed-cdn-link">Plain HTML and a <code>&lt;script&gt;</code> tag</a></h2>
-    <p>The CDN build (<code>merchant-elements.iife.js</code>) on a server-rendered page: tokens sit in the attributes, no bundler.</p></li>
+    <p>The package’s loader (<code>cdn/loader.js</code>) on a server-rendered page: it fetches each element the page shows; tokens sit in the attributes, no bundler.</p></li>
   <li class="card"><h2><a href="/embed/react/" data-testid="embed-react-link">React</a></h2>
     <p>The typed wrappers from <code>merchant-elements/react</code>, with <code>onOtpVerified</code> and <code>onPaymentCompleted</code> callbacks. Tokens come from a small JSON API.</p></li>
   <li class="card"><h2><a href="/embed/vue/" data-testid="embed-vue-link">Vue</a></h2>
@@ -55,12 +55,13 @@ with <code>&lt;pay-by-mobile&gt;</code> or <code>&lt;checkout-button&gt;</code>,
     const order = demoOrder(ctx, session);
     const [otp, payment, checkout] = await Promise.all([signInToken(ctx), paymentToken(ctx, order), checkoutToken(ctx, order)]);
     const page = layout({
-      title: 'Plain HTML (CDN build)',
+      title: 'Plain HTML (CDN loader)',
       session,
       elements: 'cdn',
       body: html`<h1>Plain HTML and a <code>&lt;script&gt;</code> tag</h1>
-<p class="lead">This page loads <code>&lt;script src="/cdn/merchant-elements.iife.js"&gt;</code> and nothing else: the
-server put a fresh token in each element’s <code>token</code> attribute when it rendered the page.</p>
+<p class="lead">This page loads <code>&lt;script type="module" src="/cdn/loader.js"&gt;</code> and nothing else: the
+loader fetches the module of each element it finds on the page, and the server put a fresh token in each
+element’s <code>token</code> attribute when it rendered the page.</p>
 <section class="card"><h2>Sign in</h2>
 <form class="sign-in" method="post" action="/sign-in" data-testid="sign-in-form">
   <otp-verify name="proof" required token="${otp}" data-testid="otp-verify"></otp-verify>

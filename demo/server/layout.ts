@@ -11,8 +11,8 @@ export interface PageParts {
   session?: Session;
   body: RawHtml;
   /**
-   * How the page loads the elements: `vite` (the shop's module, through Vite), `cdn` (the classic
-   * `<script>` of the IIFE build), or `none`.
+   * How the page loads the elements: `vite` (the shop's module, through Vite), `cdn` (the package's
+   * loader, `cdn/loader.js`, which fetches the elements the page shows), or `none`.
    */
   elements?: 'vite' | 'cdn' | 'none';
   /** Extra markup at the end of `<head>`. */
@@ -25,7 +25,7 @@ export function layout(parts: PageParts): string {
   const customer = parts.session?.customer;
   const scripts = {
     vite: html`<script type="module" src="/client/shop.ts"></script>`,
-    cdn: html`<script src="/cdn/merchant-elements.iife.js"></script>`,
+    cdn: html`<script type="module" src="/cdn/loader.js"></script>`,
     none: html``,
   }[parts.elements ?? 'none'];
   return html`<!doctype html>

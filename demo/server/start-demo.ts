@@ -7,7 +7,7 @@ import { createServer as createViteServer } from 'vite';
 import { configFromEnv, createMerchantProxy } from '../../src/proxy/index.js';
 import { sandboxNetworks } from './sandbox-networks.js';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { CDN_IIFE_FILE, buildCdnIife } from './cdn-build.js';
+import { buildCdnFolder } from './cdn-build.js';
 import { SHOP_NAME } from './catalogue.js';
 import { embedRoutes } from './embed-routes.js';
 import { orderRoutes } from './order-pages.js';
@@ -141,7 +141,7 @@ async function assemble(server: Server, url: string, options: DemoOptions): Prom
   });
 
   // Built in the background from start-up; the CDN route waits for it.
-  const cdn = buildCdnIife();
+  const cdn = buildCdnFolder();
   cdn.catch(() => undefined);
 
   const ctx: ShopContext = {
@@ -149,8 +149,9 @@ async function assemble(server: Server, url: string, options: DemoOptions): Prom
     orders,
     url,
     async send(req, res, page, status = 200) {
-      // Pages loading modules go through Vite (its client, module preloading); the CDN page needs none.
-      const body = /<script type="module"/.test(page) ? await vite.transformIndexHtml(req.originalUrl, page) : page;
+      // Pages loading modules of the demo go through Vite (its client, module preloading); the CDN page,
+      // whose one module is the package's loader, needs none.
+      const body = /<script type="module" src="\/(?!cdn\/)/.test(page) ? await vite.transformIndexHtml(req.originalUrl, page) : page;
       res.status(status).set('cache-control', 'no-store').type('html').send(body);
     },
   };
@@ -159,8 +160,10 @@ async function assemble(server: Server, url: string, options: DemoOptions): Prom
   app.disable('x-powered-by');
   app.use(SANDBOX_PATH, sandbox);
   app.use(PROXY_PATH, proxy.router);
-  app.get(`/cdn/${CDN_IIFE_FILE}`, async (_req, res) => {
-    res.type('text/javascript').set('cache-control', 'no-cache').send(await cdn);
+  app.get('/cdn/:file', async (req, res) => {
+    const code = (await cdn).get(req.params.file);
+    if (code === undefined) return void res.status(404).type('text').send('Not found');
+    res.type('text/javascript').set('cache-control', 'no-cache').send(code);
   });
   app.use(express.static(fileURLToPath(new URL('public/', DEMO_ROOT)), { index: false }));
   app.use(sessions());

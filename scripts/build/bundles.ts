@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig } from 'vite';
+import { templateWhitespace } from './template-whitespace.js';
 
 /** The project's root directory. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,6 +43,7 @@ function base(outDir: string): InlineConfig {
     root: ROOT,
     publicDir: false,
     logLevel: 'warn',
+    plugins: [templateWhitespace()],
     // Production exports of Lit whatever NODE_ENV says: the demo builds the CDN bundle inside a process
     // whose Vite dev server has set NODE_ENV=development, which would pick Lit's development build.
     resolve: { conditions: ['module', 'browser', 'production'] },
@@ -77,16 +79,16 @@ export function npmBrowserBuild(outDir: string): InlineConfig {
 }
 
 /**
- * A single-file bundle of `entry` with Lit inside, minified: the CDN builds (`es` and `iife`) and the
- * bundles the size budgets measure. `outDir` undefined keeps the output in memory.
+ * A single-file bundle of `entry` with Lit inside, minified, kept in memory: the one-file CDN builds (`es`
+ * and `iife`, which scripts/build/cdn.ts writes) and the bundles the size budgets measure.
  */
-export function selfContainedBuild(entry: string, format: 'es' | 'iife', fileName: string, outDir?: string): InlineConfig {
-  const config = base(outDir ?? `${ROOT}node_modules/.cache/merchant-elements-size`);
+export function selfContainedBuild(entry: string, format: 'es' | 'iife', fileName: string): InlineConfig {
+  const config = base(`${ROOT}node_modules/.cache/merchant-elements-size`);
   return {
     ...config,
     build: {
       ...config.build,
-      write: outDir !== undefined,
+      write: false,
       minify: true,
       lib: { entry, formats: [format], name: 'MerchantElements', fileName: () => fileName },
       // Fully minified, whitespace too: Vite keeps an ES library readable unless told otherwise.

@@ -3,7 +3,6 @@
 // its own entry instead (`merchant-elements/react/pay-by-mobile`), which carries only that element.
 // French is one import away (`merchant-elements/translations/fr`, 2 kB gzip that an English page does not
 // pay for); other languages with `registerTranslation`.
-export { fr } from '../elements/translations/fr.js';
 export { registerTranslation } from '../elements/shared/localize.js';
 export * from './otp-verify.js';
 export * from './pay-by-mobile.js';

@@ -15,7 +15,7 @@ import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
 /** Every code entry point, with names it must export. */
 const ENTRY_POINTS: Record<string, string[]> = {
-  '.': ['OtpVerify', 'PayByMobile', 'CheckoutButton', 'registerTranslation', 'fr'],
+  '.': ['OtpVerify', 'PayByMobile', 'CheckoutButton', 'registerTranslation'],
   './otp-verify': ['OtpVerify'],
   './pay-by-mobile': ['PayByMobile'],
   './checkout-button': ['CheckoutButton'],
@@ -61,7 +61,8 @@ describe('npm run build', () => {
       expect(target(entry, 'default'), entry).toMatch(/\.js$/);
       for (const file of [target(entry, 'types')!, target(entry, 'default')!]) expect(existsSync(join(built.dir, file)), file).toBe(true);
     }
-    for (const file of ['dist/cdn/merchant-elements.js', 'dist/cdn/merchant-elements.iife.js', 'custom-elements.json']) {
+    const cdn = ['merchant-elements.js', 'merchant-elements.iife.js', 'loader.js', 'otp-verify.js', 'pay-by-mobile.js', 'checkout-button.js', 'fr.js'];
+    for (const file of [...cdn.map((f) => `dist/cdn/${f}`), 'custom-elements.json']) {
       expect(existsSync(join(built.dir, file)), file).toBe(true);
     }
   });
@@ -270,7 +271,7 @@ describe('the tarballs npm pack makes, unpacked', () => {
     const attw = join(ROOT, 'node_modules/@arethetypeswrong/cli/dist/index.js');
     for (const t of [tarball, serverTarball]) {
       // The CDN builds are files to serve, not typed modules.
-      const cdn = t === tarball ? ['--exclude-entrypoints', 'cdn/merchant-elements.js', 'cdn/merchant-elements.iife.js'] : [];
+      const cdn = t === tarball ? ['--exclude-entrypoints', 'cdn/merchant-elements.js', 'cdn/merchant-elements.iife.js', 'cdn/loader.js', 'cdn/fr.js'] : [];
       const run = await runNode([attw, t.file, '--format', 'json', '--ignore-rules', 'cjs-resolves-to-esm', ...cdn], t.dir, 60_000);
       const report = JSON.parse(run.stdout) as { analysis: { problems: { kind: string; entrypoint?: string; resolutionKind?: string }[] } };
       expect(report.analysis.problems.filter((p) => p.kind !== 'CJSResolvesToESM')).toEqual([]);
@@ -281,7 +282,7 @@ describe('the tarballs npm pack makes, unpacked', () => {
   }, 120_000);
 
   it('exports the CDN builds: import.meta.resolve finds merchant-elements/cdn/… and …/dist/cdn/… files', async () => {
-    const specifiers = ['cdn/merchant-elements.js', 'cdn/merchant-elements.iife.js', 'dist/cdn/merchant-elements.js', 'dist/cdn/merchant-elements.iife.js'];
+    const specifiers = ['cdn/merchant-elements.js', 'cdn/merchant-elements.iife.js', 'cdn/loader.js', 'cdn/fr.js', 'dist/cdn/merchant-elements.js', 'dist/cdn/merchant-elements.iife.js', 'dist/cdn/pay-by-mobile.js'];
     const script = `
       const { existsSync } = await import('node:fs');
       const { fileURLToPath } = await import('node:url');

@@ -1,4 +1,3 @@
-import { Script } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type RunningDemo } from '../../demo/server/index.js';
 import { Visitor, claimsOf, elementToken } from './shop-client.js';
@@ -15,22 +14,33 @@ describe('the embedding demos', () => {
     return { status: res.status, type: res.headers.get('content-type') ?? '', code: await res.text() };
   };
 
-  it('serves the CDN build as a classic script holding the three elements', async () => {
-    const { status, type, code } = await fetchModule('/cdn/merchant-elements.iife.js');
-    expect(status).toBe(200);
-    expect(type).toMatch(/^text\/javascript/);
-    // A classic script: it parses as one (no import or export statements) and names a global.
-    expect(() => new Script(code)).not.toThrow();
-    expect(code).toMatch(/^var MerchantElements=/);
-    for (const tag of ['otp-verify', 'pay-by-mobile', 'checkout-button']) expect(code).toContain(tag);
+  it("serves the package's CDN loader and the modules it fetches: one per element, and the chunk they share", async () => {
+    const loader = await fetchModule('/cdn/loader.js');
+    expect(loader.status).toBe(200);
+    expect(loader.type).toMatch(/^text\/javascript/);
+    // It imports its files from beside itself, so the folder works under any path.
+    expect(loader.code).toContain('import.meta.url');
+    const shared = /`(shared-[\w-]+\.js)`/.exec(loader.code)?.[1];
+    expect(shared).toBeDefined();
+    for (const tag of ['otp-verify', 'pay-by-mobile', 'checkout-button']) {
+      const element = await fetchModule(`/cdn/${tag}.js`);
+      expect(element.status).toBe(200);
+      expect(element.code).toContain(`from"./${shared}"`);
+      expect(element.code).toContain(`define(\`${tag}\``);
+    }
     // Lit's production build, though the demo's own Vite dev server runs in the same process.
-    expect(code).not.toMatch(/dev mode/i);
+    const lit = await fetchModule(`/cdn/${shared}`);
+    expect(lit.code).toContain('litElementVersions');
+    expect(lit.code).not.toMatch(/dev mode/i);
+    expect((await fetchModule('/cdn/nothing.js')).status).toBe(404);
   });
 
-  it('renders the plain HTML page with the script tag alone and tokens bound to a demo order', async () => {
+  it('renders the plain HTML page with the loader alone and tokens bound to a demo order', async () => {
     const page = (await new Visitor(demo.url).get('/embed/cdn')).text;
-    expect(page).toContain('<script src="/cdn/merchant-elements.iife.js"></script>');
-    expect(page).not.toContain('type="module"');
+    expect(page).toContain('<script type="module" src="/cdn/loader.js"></script>');
+    // No bundler: nothing of Vite's on the page.
+    expect(page).not.toContain('/@vite/client');
+    expect(page.match(/<script type="module"/g)).toHaveLength(1);
     const reference = /data-testid="order-reference">(ORDER-\d+)</.exec(page)?.[1];
     expect(reference).toBeDefined();
     // A tote bag (GHS 60.00) and shea butter (GHS 35.00).

@@ -72,7 +72,7 @@ describe('journey: a customer uses the elements embedded in React, Vue and plain
     await paysDemoOrder(page);
   });
 
-  it('plain HTML (CDN build): pays on the hosted checkout page and comes back to the order, paid', async () => {
+  it('plain HTML (the CDN loader): pays on the hosted checkout page and comes back to the order, paid', async () => {
     const page = await open('/embed/cdn', 'Plain HTML and a <script> tag');
     const reference = await page.getByTestId('order-reference').textContent();
     await page.getByRole('button', { name: 'Pay on the checkout page' }).click();

@@ -11,12 +11,16 @@ export interface LocalizedHost extends ReactiveControllerHost, HTMLElement {
   strings?: Partial<StringsTable> | undefined;
 }
 
-const translations: Record<string, Partial<StringsTable>> = {};
+/**
+ * The registered languages, on the page's global object: one table for every copy of the elements on the
+ * page, so that `cdn/fr.js`, a file of its own, translates the one-file CDN builds and the loader's elements.
+ */
+const translations = ((globalThis as { merchantElementsTranslations?: Record<string, Partial<StringsTable>> }).merchantElementsTranslations ??= {});
 
 /**
  * Adds (or extends) the words of a language for every element, e.g. `registerTranslation('fr', fr)`, before
- * the elements render. The main entry registers French; a page importing one element alone imports
- * `translations/fr.js` for it.
+ * the elements render. French is `translations/fr.js` (npm) or `cdn/fr.js`; the CDN loader fetches it for
+ * an element whose language is French.
  */
 export function registerTranslation(lang: string, table: Partial<StringsTable>) {
   lang = lang.toLowerCase();
