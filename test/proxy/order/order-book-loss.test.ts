@@ -68,7 +68,7 @@ describe('a store that lost everything', () => {
     const pay = await a.apply('O', { type: 'pay', jti: 'j', msisdn: '233240000001', maxAttempts: 3, terms: TERMS, sendId: 's', callbackId: 'cb', promptLifetimeMs: null }, { create: true });
     expect(pay.reply).toMatchObject({ kind: 'send' });
     await a.apply('O', { type: 'sent', ordinal: 1, sendId: 's', result: { kind: 'accepted', referenceId: 'rid-1', amount: 12.5, charge: 0, totalAmount: 12.5 } });
-    await a.apply('O', { type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'found', tx: tx('COMPLETED', { referenceId: 'rid-1' }) } });
+    await a.apply('O', { type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'found', tx: tx('COMPLETED') } });
     const key = OUTBOX_KEYS.message('payment:O-1:COMPLETED');
     expect(await store.get(key)).not.toBeNull();
     // Process b reads the order (a shop's page asked it): it holds a copy. Process a is gone; the store is flushed.
