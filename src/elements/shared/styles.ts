@@ -1,23 +1,9 @@
-import { css, unsafeCSS } from 'lit';
+import { unsafeCSS } from 'lit';
 
-/**
- * The element's theme: for each token an internal property (`--accent`) taken from the element's own
- * (`--otp-verify-accent`), else the library's (`--me-accent`), else the default of `baseStyles` (`--d-accent`), light or
- * dark after `prefers-color-scheme`. `font` has no default: unset, the element inherits the page's.
- */
-export const themeStyles = (tag: string) =>
-  unsafeCSS(
-    `:host{${'accent radius font surface text danger success'
-      .split(' ')
-      .map((k) => `--${k}:var(--${tag}-${k},var(--me-${k},var(--d-${k})))`)
-      .join(';')}}`,
-  );
-
-// Written compactly on purpose (tagged templates are not minified; the size budget counts every byte).
+// Written compactly on purpose (template literals are not minified; the size budget counts every byte).
 // Logical properties only, so right-to-left pages work; 44px targets for thumbs on small phones.
 /** Layout, controls, focus rings and motion shared by the elements. */
-export const baseStyles = css`
-:host{--d-accent:#1d4ed8;--d-radius:8px;--d-surface:#fff;--d-text:#1b1f24;--d-danger:#b42318;--d-success:#067647}
+const BASE = `:host{--d-accent:#1d4ed8;--d-radius:8px;--d-surface:#fff;--d-text:#1b1f24;--d-danger:#b42318;--d-success:#067647}
 @media(prefers-color-scheme:dark){:host{--d-accent:#8ab4f8;--d-surface:#1f2328;--d-text:#e6edf3;--d-danger:#ffb4a9;--d-success:#6ee7a8}}
 :host{display:block;font-family:var(--font);color:var(--text);line-height:1.5}
 :host([hidden]){display:none}
@@ -40,5 +26,19 @@ p:empty{margin:0}
 .ok{color:var(--success)}
 .spin::before{content:"";display:inline-block;width:1em;height:1em;margin-inline-end:.5em;vertical-align:-.15em;border:2px solid;border-inline-end-color:#0000;border-radius:50%;animation:spin 1s linear infinite}
 @keyframes spin{to{transform:rotate(1turn)}}
-@media(prefers-reduced-motion:reduce){*,::before{transition:none!important;animation:none!important}}
-`;
+@media(prefers-reduced-motion:reduce){*,::before{transition:none!important;animation:none!important}}`;
+
+/**
+ * An element's styles, one sheet: its theme, where for each token an internal property (`--accent`) is taken
+ * from the element's own (`--otp-verify-accent`), else the library's (`--me-accent`), else the default of
+ * the base styles (`--d-accent`), light or dark after `prefers-color-scheme`; the base styles; then `own`.
+ * `font` has no default: unset, the element inherits the page's. Plain strings, not Lit's `css` tag: the
+ * text is ours and static, and the tag's checks cost bytes on every page.
+ */
+export const elementStyles = (tag: string, own: string) =>
+  unsafeCSS(
+    `:host{${'accent radius font surface text danger success'
+      .split(' ')
+      .map((k) => `--${k}:var(--${tag}-${k},var(--me-${k},var(--d-${k})))`)
+      .join(';')}}${BASE}${own}`,
+  );
