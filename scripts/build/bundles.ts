@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig } from 'vite';
+import { mangleMembers } from './mangle-members.js';
 import { templateWhitespace } from './template-whitespace.js';
 
 /** The project's root directory. */
@@ -86,6 +87,7 @@ export function selfContainedBuild(entry: string, format: 'es' | 'iife', fileNam
   const config = base(`${ROOT}node_modules/.cache/merchant-elements-size`);
   return {
     ...config,
+    plugins: [...config.plugins!, mangleMembers()],
     build: {
       ...config.build,
       write: false,
