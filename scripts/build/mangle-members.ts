@@ -28,6 +28,10 @@ function names(node: ts.Node): string[] {
   return [];
 }
 
+/** True for the object of a Lit element's `static properties = {…}`. */
+const declaresProperties = (object: ts.Node) =>
+  ts.isPropertyDeclaration(object.parent) && ts.isIdentifier(object.parent.name) && object.parent.name.text === 'properties' && has(object.parent, ts.SyntaxKind.StaticKeyword);
+
 const has = (node: ts.Node, kind: ts.SyntaxKind) => ts.canHaveModifiers(node) && !!ts.getModifiers(node)?.some((m) => m.kind === kind);
 
 /**
@@ -53,7 +57,8 @@ export function internalMembers(): string[] {
         else if (ts.isClassElement(node)) reserved.add(text);
       }
       // A field of an interface or type, a key of an object literal (a strings table, which pages override).
-      if (text && (ts.isTypeElement(node) || ts.isObjectLiteralExpression(node.parent))) reserved.add(text);
+      // (Not the keys of `static properties`: there Lit declares the members themselves.)
+      if (text && (ts.isTypeElement(node) || (ts.isObjectLiteralExpression(node.parent) && !declaresProperties(node.parent)))) reserved.add(text);
       if (!ts.isIdentifier(node)) names(node).forEach((w) => reserved.add(w));
       ts.forEachChild(node, visit);
     };
