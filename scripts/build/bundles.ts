@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { InlineConfig } from 'vite';
 import { mangleMembers } from './mangle-members.js';
 import { templateWhitespace } from './template-whitespace.js';
+import { terserPass } from './terser-pass.js';
 
 /** The project's root directory. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -87,7 +88,7 @@ export function selfContainedBuild(entry: string, format: 'es' | 'iife', fileNam
   const config = base(`${ROOT}node_modules/.cache/merchant-elements-size`);
   return {
     ...config,
-    plugins: [...config.plugins!, mangleMembers()],
+    plugins: [...config.plugins!, mangleMembers(), terserPass()],
     build: {
       ...config.build,
       write: false,
