@@ -94,8 +94,9 @@ export function selfContainedBuild(entry: string, format: 'es' | 'iife', fileNam
       write: false,
       minify: true,
       lib: { entry, formats: [format], name: 'MerchantElements', fileName: () => fileName },
-      // Fully minified, whitespace too: Vite keeps an ES library readable unless told otherwise.
-      rolldownOptions: { output: { codeSplitting: false, minify: true, comments: { annotation: false } } },
+      // Fully minified, whitespace too: Vite keeps an ES library readable unless told otherwise. Terser is
+      // slow by Rolldown's measure, on purpose: no warning about the time it takes.
+      rolldownOptions: { output: { codeSplitting: false, minify: true, comments: { annotation: false } }, checks: { bundlerTimings: false } },
     },
   };
 }
