@@ -1,14 +1,14 @@
 // dist/cdn: the files a page loads with a script tag, built from src with Lit inside, minified.
 //
 // - loader.js, the one script of a page, and what it imports on demand: otp-verify.js, pay-by-mobile.js and
-//   checkout-button.js (one module per element), the chunk they share (shared-<hash>.js: Lit and
-//   src/elements/shared, split once), and fr.js (the French words; a classic script as well as a module, so
+//   checkout-button.js (one module per element), the chunk all three share (shared-<hash>.js: Lit
+//   and most of src/elements/shared, split once), and fr.js (the French words; a classic script as well as a module, so
 //   that it also translates the one-file builds);
 // - merchant-elements.js (ES module) and merchant-elements.iife.js (classic script): all three elements in
 //   one file, English, for a page that wants one file.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { build, type InlineConfig, type Rolldown } from 'vite';
+import { build, type InlineConfig, type Plugin, type Rolldown } from 'vite';
 import { ROOT, selfContainedBuild } from './bundles.js';
 
 const src = (path: string) => `${ROOT}src/${path}`;
@@ -56,17 +56,48 @@ function libBuild(entries: Record<string, string>, format: 'es' | 'iife', output
   };
 }
 
-/** The three element modules and their one shared chunk: whatever two or more of them import goes there. */
+/**
+ * The three element modules and their one shared chunk, in two passes. The first splits the three entries:
+ * what all three import (Lit, most of src/elements/shared) goes to the shared chunk, and what two of them
+ * share (the status stream, the countdown) to chunks of its own. The second bundles each element's module
+ * again with those pair chunks inside it, the shared chunk left external: a page fetches the loader, the
+ * shared chunk and its element's module, none of which carries code its element does not run. The price is
+ * paid by a page showing two elements that share a pair module: it fetches two copies (for <pay-by-mobile>
+ * and <checkout-button> together, the status stream's, about 650 B gzip more than one shared copy), with no
+ * state between them.
+ */
 async function elementModules(): Promise<CdnFiles> {
-  const files = await chunksOf(
+  const split = await chunksOf(
     libBuild(ELEMENT_MODULES, 'es', {
-      codeSplitting: { groups: [{ name: 'shared', minShareCount: 2 }] },
+      codeSplitting: { groups: [{ name: 'shared', minShareCount: Object.keys(ELEMENT_MODULES).length }] },
       chunkFileNames: '[name]-[hash].js',
     }),
   );
-  const shared = [...files.keys()].filter((name) => !(name.replace(/\.js$/, '') in ELEMENT_MODULES));
+  const shared = [...split.keys()].filter((name) => name.startsWith('shared-'));
   if (shared.length !== 1) throw new Error(`the element modules should share one chunk, got ${shared.join(', ') || 'none'}`);
-  return { files, sharedChunk: shared[0]! };
+  const sharedChunk = shared[0]!;
+  const files = new Map([[sharedChunk, split.get(sharedChunk)!]]);
+  for (const element of Object.keys(ELEMENT_MODULES)) files.set(`${element}.js`, await withPairChunks(`${element}.js`, split, sharedChunk));
+  return { files, sharedChunk };
+}
+
+/** `file` of the first pass bundled with the chunks it imports, apart from the shared chunk (left as it is). */
+async function withPairChunks(file: string, split: Map<string, string>, sharedChunk: string): Promise<string> {
+  // An id of the first pass's output, wherever Vite resolved it from (an entry, relative to the root).
+  const ID = '\0cdn:';
+  const inMemory: Plugin = {
+    name: 'merchant-elements:cdn-pass-two',
+    enforce: 'pre',
+    resolveId: (source) => {
+      const name = /(?:cdn-pass-two:|^\.\/)([^/]+)$/.exec(source)?.[1];
+      if (name === sharedChunk) return { id: `./${sharedChunk}`, external: true };
+      return name && split.has(name) ? ID + name : null;
+    },
+    load: (id) => (id.startsWith(ID) ? split.get(id.slice(ID.length))! : null),
+  };
+  const config = libBuild({ [file.replace(/\.js$/, '')]: `cdn-pass-two:${file}` }, 'es', { codeSplitting: false });
+  const chunks = await chunksOf({ ...config, plugins: [inMemory] });
+  return chunks.get(file)!;
 }
 
 /**

@@ -1,11 +1,3 @@
-import { css } from 'lit';
-import { baseStyles, themeStyles } from '../shared/styles.js';
+import { elementStyles } from '../shared/styles.js';
 
-export const checkoutButtonStyles = [
-  themeStyles('checkout-button'),
-  baseStyles,
-  css`
-:host{display:inline-block}
-[part~=button]{inline-size:100%;padding-inline:1.5rem}
-`,
-];
+export const checkoutButtonStyles = elementStyles('checkout-button', ':host{display:inline-block}[part~=button]{inline-size:100%;padding-inline:1.5rem}');

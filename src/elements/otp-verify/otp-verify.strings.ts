@@ -1,8 +1,10 @@
 import { commonEn, wait } from '../shared/strings.js';
+import { phoneEn } from '../shared/phone-strings.js';
 
 /** English words of `<otp-verify>`; set some per instance with the `strings` property. */
 export const otpVerifyEn = {
   ...commonEn,
+  ...phoneEn,
   OTP_INVALID: 'That code is not right.',
   OTP_EXPIRED: 'This code has expired. Ask for a new one.',
   /** Locked for the number (a wait, in words) or for this code alone (no wait: {@link newCode} follows). */

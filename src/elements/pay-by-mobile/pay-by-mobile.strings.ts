@@ -1,8 +1,12 @@
 import { commonEn } from '../shared/strings.js';
+import { orderEn } from '../shared/order-strings.js';
+import { phoneEn } from '../shared/phone-strings.js';
 
 /** English words of `<pay-by-mobile>`; set some per instance with the `strings` property. */
 export const payByMobileEn = {
   ...commonEn,
+  ...phoneEn,
+  ...orderEn,
   ACCOUNT_NOT_FOUND: 'No mobile money account on this number.',
   INSUFFICIENT_FUNDS: 'Not enough money in the account.',
   PAYMENT_FAILED: 'The payment did not go through.',

@@ -1,0 +1,36 @@
+// The minified builds rename the elements' internal members (scripts/build/mangle-members.ts): only names no
+// code outside the elements can reach. The CDN pages of loader.test.ts run the renamed elements in Chromium.
+import { describe, expect, it } from 'vitest';
+import { internalMembers } from '../../scripts/build/mangle-members.js';
+import { bundle } from '../../scripts/check-size.js';
+import { ROOT } from '../../scripts/build/bundles.js';
+
+const names = internalMembers();
+
+describe('the internal members the minified builds rename', () => {
+  it("are the elements' private and protected members that only their own code names", () => {
+    // <otp-verify>'s focus flag and countdowns, the proxy client's controller, the status stream's loop, and a
+    // reactive state that `static properties` declares (its key there is the member itself).
+    expect(names).toEqual(expect.arrayContaining(['refocus', 'resendCountdown', 'waitCountdown', 'calls', 'run', 'failure']));
+  });
+
+  it('leave out what a name outside them reaches: Lit, the DOM, the protocol, strings tables, overrides', () => {
+    const kept = {
+      host: "Lit's render options name it too",
+      read: 'the status stream calls reader.read() of the DOM',
+      reset: 'a DOM member (HTMLFormElement.reset)',
+      timedOut: "a key of <pay-by-mobile>'s strings table, which pages override by name",
+      code: "a field of the protocol's bodies",
+      willUpdate: 'an override: Lit calls it by name',
+      t: 'one letter: nothing to gain',
+    };
+    for (const [name, why] of Object.entries(kept)) expect(names, `${name}: ${why}`).not.toContain(name);
+  });
+
+  it('are gone from the one-file build, while the public members stay', async () => {
+    process.env['NODE_ENV'] = 'production';
+    const code = await bundle(`${ROOT}src/elements/index.ts`);
+    for (const name of names) expect(code, name).not.toMatch(new RegExp(`\\.${name}\\b`));
+    for (const name of ['requestUpdate', 'deliveryPoll', 'lateInterval', 'navigate', 'strings']) expect(code, name).toMatch(new RegExp(`\\.${name}\\b`));
+  }, 60_000);
+});
