@@ -69,6 +69,8 @@ export interface HttpSettings {
   timeouts: { connectMs: number; totalMs: number };
   retry: RetrySettings;
   circuitBreaker: BreakerSettings | false;
+  /** Sockets the client's own pool opens to one origin at most; unlimited when absent. */
+  maxConnections?: number | undefined;
   logger?: ProviderLogger | undefined;
   /** Whether the errors thrown capture a stack (see the client's `errorStacks`); true when absent. */
   errorStacks?: boolean | undefined;
@@ -98,7 +100,9 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
  */
 export function createHttp(settings: HttpSettings): Http {
   const { timeouts, logger } = settings;
-  const agent = settings.fetch ? undefined : new Agent({ connect: { timeout: timeouts.connectMs } });
+  const agent = settings.fetch
+    ? undefined
+    : new Agent({ connect: { timeout: timeouts.connectMs }, ...(settings.maxConnections ? { connections: settings.maxConnections } : {}) });
 
   const resilience = createResilience(settings.retry, settings.circuitBreaker);
   const stackless = settings.errorStacks === false;
