@@ -64,7 +64,7 @@ export interface ScaleRun {
   load: { window: number; approving: number };
   /**
    * The upstream side, sampled every second through the sale: the most sockets open to the sandbox at once
-   * (the proxy's provider client opens one per concurrent request), and the seconds its circuit breaker
+   * (the proxy's provider client holds at most its `maxConnections` per host), and the seconds its payment circuit breaker
    * was open (`GET /health`).
    */
   upstream: { maxConnections: number; circuitOpenSec: number };
@@ -143,7 +143,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
   const sampler = setInterval(() => {
     void merchant.ask<number>('rss').then((b) => rss.push(b / 2 ** 20), () => undefined);
     void sandbox.ask<number>('connections').then((n) => (upstream.maxConnections = Math.max(upstream.maxConnections, n)), () => undefined);
-    void call(`${merchant.url}${MOUNT}/health`).then((a) => a.body?.upstream?.circuit === 'open' && upstream.circuitOpenSec++, () => undefined);
+    void call(`${merchant.url}${MOUNT}/health`).then((a) => a.body?.upstream?.circuits?.payment === 'open' && upstream.circuitOpenSec++, () => undefined);
   }, 1_000);
   try {
     // A fresh process hands back start-up memory over its first seconds (bench/sections/soak.ts).

@@ -54,7 +54,8 @@ export async function scale(log: (line: string) => void): Promise<SectionResult>
       figure: `Status events delivered: ${fmt(run.made)} streams open at once, ${fmt(run.approved)} of their payments approved meanwhile (${APPROVALS_PER_SECOND} a second)`,
       value: `${fmt(delivered)} of ${fmt(run.approved)} COMPLETED delivered; ${fmt(run.pending - run.unexpected.length)} of the ${fmt(run.pending)} streams of pending payments saw exactly their events (PENDING, and COMPLETED when approved)${run.made > run.pending ? `; ${fmt(run.made - run.pending)} payments were no longer pending when their stream opened: ${JSON.stringify(run.notPending)}` : ''}`,
       target: 'all delivered',
-      met: delivered === run.approved && run.unexpected.length === 0,
+      // A stream that brought nothing at all within its minute lost its first event (PENDING) too.
+      met: delivered === run.approved && run.unexpected.length === 0 && !Object.keys(run.notPending).some((first) => first.startsWith('no event')),
     },
     {
       figure: 'Proxy resident memory growth, idle to the peak of the sale (sampled every second)',
@@ -101,16 +102,11 @@ export async function scale(log: (line: string) => void): Promise<SectionResult>
     notes: [
       `Making ${fmt(run.made)} payments took ${fmt(run.createSec, 1)} s (${fmt(run.made / run.createSec)} a second, ${CREATING_AT_ONCE} at a time; answers 503 on the way, by code: ${JSON.stringify(run.refusals)}), opening their streams ${fmt(run.openSec, 1)} s, approving ${fmt(run.approved)} of them ${fmt(run.approveSec, 1)} s.`,
       `CPU, in cores, over the read window (everything pending and open): ${cores(run.cpu.window)}; while approving: ${cores(run.cpu.approving)} (the machine's load average then: ${fmt(run.load.window, 1)} and ${fmt(run.load.approving, 1)} on 2 cores, most of it other work). Redis commands per second: ${fmt(run.redisPerSec.window)} in the window, ${fmt(run.redisPerSec.approving)} while approving. The merchant's event loop while approving: delay p50 ${fmt(run.loop.p50, 1)} ms, p99 ${fmt(run.loop.p99, 1)} ms, max ${fmt(run.loop.max)} ms.`,
-      `Upstream, sampled every second: at most ${fmt(run.upstream.maxConnections)} sockets open to the sandbox at once; the proxy's circuit breaker open for ${fmt(run.upstream.circuitOpenSec)} s of the sale (\`GET ${MOUNT}/health\`).`,
+      `Upstream, sampled every second: at most ${fmt(run.upstream.maxConnections)} sockets open to the sandbox at once (the proxy's provider client holds at most 256 per host, the phones' pool 16); the proxy's payment circuit breaker open for ${fmt(run.upstream.circuitOpenSec)} s of the sale (\`GET ${MOUNT}/health\`, sampled every second).`,
       `Proxy log lines by pino level: ${JSON.stringify(run.logs.byLevel)} (40 warn, 50 error). By message: ${Object.entries(run.logs.byMessage)
         .sort((a, b) => b[1].count - a[1].count)
         .map(([, { count, first }]) => `${fmt(count)} × ${lineGist(first)}`)
         .join('; ')}.`,
-      ...(run.upstream.maxConnections > 1_000
-        ? [
-            `The provider client's pool has no cap: it opens a socket per concurrent upstream request, so when the provider slows, thousands of reads wait at once each on a socket of its own (${fmt(run.upstream.maxConnections)} at the peak); past the provider's listen backlog (511 on this machine) new connections wait for SYN retries and time out, the reads time out after 10 s, and every socket holds memory in the proxy.`,
-          ]
-        : []),
       ...(perInterval < 0.9
         ? [`Reads fell behind the relay's own schedule (${fmt(perInterval, 3)} per interval where it plans ${fmt(POLL_INTERVAL_MS / schedule, 3)}): polls wait on timed-out reads, so a payment's status is read less often than its interval says.`]
         : []),

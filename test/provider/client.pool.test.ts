@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProviderClient, type ClosableProviderClient, type ProviderClientConfig } from '../../src/provider/index.js';
+import { localConfig } from './local-config.js';
 
 /** A loopback server that holds every request until the test answers it, counting the sockets opened to it. */
 async function holdingServer() {
@@ -50,15 +51,7 @@ afterEach(async () => {
 });
 
 function clientOf(port: number, overrides: Partial<ProviderClientConfig>): ClosableProviderClient {
-  const base = `http://127.0.0.1:${port}`;
-  const client = createProviderClient({
-    messaging: { baseUrl: base, apiKey: 'k', apiSecret: 's' },
-    payment: { baseUrl: base, username: 'u', password: 'p' },
-    checkout: { apiKey: 'c' },
-    retry: { maxRetries: 0 },
-    circuitBreaker: false,
-    ...overrides,
-  });
+  const client = createProviderClient(localConfig(port, { circuitBreaker: false, ...overrides }));
   opened.push(client);
   return client;
 }
