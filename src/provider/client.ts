@@ -98,7 +98,8 @@ export const providerClientConfigSchema = z.strictObject({
  *   then is known unsent): when the provider slows under load, a client without a cap opened a socket for
  *   every call in flight, thousands at once, past the provider's accept queue (`npm run bench`, scale).
  * - `logger`: pino-compatible; gets operation, status and duration of each attempt, never credentials,
- *   bodies or path parameters.
+ *   bodies or path parameters; and each turn of a circuit (a warning when one opens and when it closes
+ *   again; each call refused while it is open at debug only).
  * - `errorStacks`: whether the errors the client throws capture a stack (true). The merchant proxy turns
  *   it off: it answers and logs each failure by its fields (operation, status, code), and capturing a
  *   stack under a route's async frames cost it more than any other step of a refused OTP validation.
