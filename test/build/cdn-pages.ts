@@ -5,12 +5,16 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Browser, Page } from 'playwright-core';
+import type { OrderView } from '../../src/protocol/index.js';
 import { strictCsp } from '../proof/browser-shop.js';
 
 /** Where the CDN folder is served: any path will do, so a deep one. */
 export const CDN_PATH = '/static/shop/v1/merchant-elements/cdn';
 
-/** A JWT-shaped token: the elements only read its claims, and call no proxy before a person acts. */
+/**
+ * A JWT-shaped token: the elements only read its claims; the one call made before a person acts,
+ * `<pay-by-mobile>`'s read of its order, is answered by the page's server.
+ */
 function token(claims: Record<string, unknown>): string {
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ exp: Math.floor(Date.now() / 1000) + 900, ...claims })}.signature`;
@@ -72,6 +76,12 @@ export async function serveCdn(files: Map<string, string>, pages: Record<string,
     const code = scripts[req.params.name];
     if (code === undefined) return void res.status(404).end();
     js(res, code);
+  });
+  // <pay-by-mobile> reads where its order stands as it loads (GET /order on its default proxy mount): an order
+  // nothing was tried on yet.
+  app.get('/merchant-elements/order', (_req, res) => {
+    const view: OrderView = { orderReference: 'ORDER-1', payment: null, attemptsLeft: 3, next: 'open', otherMethod: null, chargeEstimate: null };
+    res.set('cache-control', 'no-store').json(view);
   });
   app.get('/page/:name', (req, res) => {
     const page = pages[req.params.name];

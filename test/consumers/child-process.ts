@@ -1,9 +1,9 @@
 // What the consumer apps run on: child processes (the proxy as a service of its own, `next start`, a shop)
 // started and stopped cleanly, free ports, and the secrets a shop and its proxy share. Everything listens on
 // 127.0.0.1.
+export { freePort } from '../support/free-port.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -48,17 +48,6 @@ export function startChild(command: string, args: string[], env: NodeJS.ProcessE
   });
 }
 
-/** A port free right now on 127.0.0.1 (for servers that cannot be told port 0, like `php -S`). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The secrets a shop and its proxy share, fresh for each run. */
 export interface SharedSecrets {

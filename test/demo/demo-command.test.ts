@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { freePort } from '../support/free-port.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runMain } from '../cli/cli-harness.js';
 
@@ -83,13 +84,3 @@ describe('npm start and merchant-elements demo', () => {
   }, 60_000);
 });
 
-/** A port nothing listens on (the demo takes it a moment later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}

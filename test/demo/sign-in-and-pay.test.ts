@@ -172,7 +172,8 @@ describe('the demo shop (npm start)', () => {
     // The shop's script reads the page again and updates the banner, a live region.
     expect(page).toMatch(/data-testid="order-status" data-status="pending" role="status" data-watch-seconds="2"/);
     expect(page).toContain('/client/shop.ts');
-    expect(page).toContain('Waiting for the customer to approve the payment on their phone.');
+    // Where the prompt went (masked) and when, as the proxy's snapshot says.
+    expect(page).toMatch(/Waiting for the customer to approve the payment on their phone on <span class="nowrap">\+233 26 \*\*\* \*\*04<\/span>, sent at <time datetime="[^"]+">\d\d:\d\d<\/time>\./);
 
     // The other way is refused while this one waits, and the checkout page says why before a try.
     const checkoutPage = (await visitor.get(`/orders/${reference}/checkout`)).text;

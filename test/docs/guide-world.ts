@@ -6,24 +6,14 @@
 // same everywhere in one run, since tests listen on free ports only.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from '../support/free-port.js';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildCdnIife } from '../../demo/server/cdn-build.js';
 import { blocksOf, type CodeBlock, fileOf, kindOf, ROOT } from './markdown.js';
 
-/** A port free right now on 127.0.0.1 (for servers that cannot be told port 0, like `php -S`). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A command started in a terminal of its own, and what it printed. */
 export interface Terminal {

@@ -121,7 +121,8 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
     await payWith(page, '024 123 4567');
     await reachesState(element, 'pending');
     // What the phone asks: the total, charge included.
-    await element.getByText(/^Approve GHS\s[\d.,]+ (\(GHS\s[\d.,]+ \+ GHS\s[\d.,]+ charge\) )?on your phone\.$/).waitFor();
+    // What the phone asks, and on which number (masked, as the proxy tells it; written the local way).
+    await element.getByText(/^Approve GHS\s[\d.,]+ (\(GHS\s[\d.,]+ \+ GHS\s[\d.,]+ charge\) )?on 024\s\*\*\*\s\*\*67\.$/).waitFor();
 
     await answerOnPhone(context, '233241234567', 'Decline');
     await reachesState(element, 'cancelled');
@@ -144,7 +145,7 @@ describe('journey: a customer pays an order with mobile money', { timeout: JOURN
 
     await page.reload();
     await reachesState(element, 'pending');
-    await element.getByText(/^Approve .*on your phone/).waitFor();
+    await element.getByText(/^Approve .* on 0\d\d\s[\d*\s]+\.$/).waitFor();
     await expect(element.getByRole('progressbar').isVisible()).resolves.toBe(true);
 
     await answerOnPhone(context, '233260000004', 'Approve');

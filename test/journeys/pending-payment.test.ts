@@ -71,11 +71,11 @@ describe('journey: a payment waiting on the phone', { timeout: JOURNEY_TIMEOUT_M
       await page.goto('/');
       await page.goto(`/orders/${reference}`);
       await orderShows(page, 'pending');
-      await page.getByTestId('order-waiting').getByText('Waiting for the customer to approve the payment on their phone.').waitFor();
+      await page.getByTestId('order-waiting').getByText(/^Waiting for the customer to approve the payment on their phone on \+233 [\d* ]+, sent at \d\d:\d\d\./).waitFor();
       // Back to paying: the element picks the same payment up, no second request.
       await page.goto(`/orders/${reference}/pay-by-mobile`);
       await reachesState(element, 'pending');
-      await element.getByText(/^Approve .*on your phone/).waitFor();
+      await element.getByText(/^Approve .* on 0\d\d\s[\d*\s]+\.$/).waitFor();
 
       await answerOnPhone(context, '233260000004', 'Approve');
       await page.waitForURL(`**/orders/${reference}`);

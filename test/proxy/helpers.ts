@@ -1,12 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
-import { createServer, type AddressInfo, connect } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
+import { freePort } from '../support/free-port.js';
 import express, { type Express } from 'express';
 import { pino, type Logger } from 'pino';
 import { createMerchantProxy, type MerchantProxy } from '../../src/proxy/create-proxy.js';
 import type { ProxyConfig } from '../../src/proxy/config.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from '../../src/proxy/tokens/claims.js';
 import { startSandbox, type SandboxOptions, type StartedSandbox } from '../../src/sandbox/index.js';
+
+export { freePort };
 
 /** Mount path of the proxy in the test app. */
 export const MOUNT = '/merchant-elements';
@@ -193,17 +196,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
-/** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** A redis-server the test started, on a free port, without persistence. */
 export interface TestRedis {

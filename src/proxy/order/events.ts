@@ -91,6 +91,11 @@ export type OrderEvent =
    * of ours being created that is not in it does not exist; false: one session an operator named.
    */
   | { type: 'sessions-listed'; startedAt: number; complete: boolean; jti: string; terms?: CheckoutTerms; createId: string; sessions: UpstreamSession[] }
+  /**
+   * The provider's sessions could not be listed before the order's first mobile-money try (the checkout
+   * interface down): its history there is unreadable, as with a provider that lists none.
+   */
+  | { type: 'sessions-unlisted' }
   /** A callback named a referenceId for a try whose own is unknown: worth a read (by the reconciler). */
   | { type: 'hinted'; reference: string; referenceId: string }
   /** Time passed: leases end, deadlines pass. */

@@ -218,13 +218,18 @@ export class OrderBook {
 
   /**
    * Writes this process's copy of an order where the store has none (`raw` null) or an older version of it;
-   * the order as stored after, or null when the store changed meanwhile (read again).
+   * the order as stored after, or null when the store changed meanwhile (read again). A record the store lost
+   * is put back with the messages of where its tries and sessions stand: the process that recorded them may be
+   * gone, and the store lost them too (at least once: a consumer that had one gets it again, with its key).
    */
   private async putBack(ref: string, raw: string | null, stored: Order | null): Promise<{ raw: string; order: Order } | null> {
     const copy = this.copies.get(ref) as Order;
     const value = JSON.stringify(copy);
-    const also = indexWrites(stored, copy, this.options.env());
+    const env = this.options.env();
+    const messages = raw === null ? messagesOf({ ...copy, tries: [], sessions: [] }, copy, env) : [];
+    const also = [...messages.flatMap((m) => this.options.outbox.writesFor(m)), ...indexWrites(stored, copy, env)];
     if (!(await this.options.store.commit({ key: ORDER_KEYS.order(ref), expected: raw, value, ttlMs: RECORD_TTL_MS, also }))) return null;
+    this.options.outbox.remember(messages);
     this.options.logger.warn({ orderReference: ref, version: copy.v }, 'order put back from this process (the store lost it, or held an older version)');
     return { raw: value, order: copy };
   }

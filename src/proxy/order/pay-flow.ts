@@ -56,7 +56,7 @@ export async function payFlow(deps: OrderDeps, claims: PaymentClaims, msisdn: st
         await probePayment(deps, claims, applied, reply);
         continue;
       case 'probe-sessions':
-        await probeSessions(deps, ref, applied);
+        await probeSessions(deps, ref, applied, { unreadable: true });
         continue;
       case 'send':
         return send(deps, claims, applied, reply.ordinal);
@@ -108,14 +108,21 @@ async function probePayment(deps: OrderDeps, claims: PaymentClaims, applied: App
   else if (read.kind === 'found') deps.logger.warn({ reference: reply.reference, status: read.tx.status }, 'payment found upstream for a reference this store did not know; adopted, not sent again');
 }
 
-/** Lists the order's checkout sessions upstream before its first try (a store that lost the order). */
-export async function probeSessions(deps: OrderDeps, ref: string, applied: Applied): Promise<void> {
+/**
+ * Lists the order's checkout sessions upstream before its first try or session (a store that lost the order).
+ * Unlisted: a checkout refuses; mobile money (`unreadable`) goes on as with a provider that lists none.
+ */
+export async function probeSessions(deps: OrderDeps, ref: string, applied: Applied, options: { unreadable?: boolean } = {}): Promise<void> {
   const startedAt = deps.now();
   const listed = await deps.checkouts.list(deps.references.checkout(ref));
   if (listed.kind === 'error') {
     const now = await deps.book.read(ref);
     if ((now?.v ?? -1) !== (applied.order?.v ?? -1)) return;
-    throw toProxyError(listed.err, deps.logger);
+    if (!options.unreadable) throw toProxyError(listed.err, deps.logger);
+    // Mobile money does not wait on the checkout interface: an order the store never knew is taken as a
+    // provider that lists no sessions would take it (what that leaves to a total loss: DESIGN, lost records).
+    await deps.book.apply(ref, { type: 'sessions-unlisted' }, { create: true });
+    return;
   }
   await deps.book.apply(
     ref,

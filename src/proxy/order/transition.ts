@@ -37,6 +37,8 @@ function dispatch(order: Order, e: OrderEvent, env: TransitionEnv): Step<Order> 
       return sessionRead(order, e);
     case 'sessions-listed':
       return sessionsListed(order, e, env);
+    case 'sessions-unlisted':
+      return { order: order.history.sessions === 'unread' ? { ...order, history: { ...order.history, sessions: 'unreadable' } } : order, reply: none };
     case 'tick':
       return { order: tick(order, env), reply: none };
     case 'hinted':

@@ -24,17 +24,10 @@ export function viewStatus(order: Order, t: PaymentTry, env: ViewEnv): PaymentVi
     case 'unknown':
       if (order.conflict?.reference === t.reference || !canRead(t, env)) return 'UNKNOWN';
       return t.timedOut ? 'TIMED_OUT' : 'PENDING';
-    case 'pending':
-      return t.timedOut ? 'TIMED_OUT' : 'PENDING';
-    case 'completed':
-      return 'COMPLETED';
-    case 'failed':
-    case 'refused':
-      return 'FAILED';
-    case 'cancelled':
-      return 'CANCELLED';
     case 'void':
       return 'VOID';
+    default:
+      return said(t.phase, t.timedOut);
   }
 }
 
@@ -45,21 +38,15 @@ export function viewStatus(order: Order, t: PaymentTry, env: ViewEnv): PaymentVi
  * risk telling VOID or FAILED of a payment that later completes.
  */
 export function reportedStatus(t: PaymentTry): PaymentViewStatus | null {
-  switch (t.phase) {
-    case 'sending':
-    case 'unknown':
-    case 'void':
-      return null;
-    case 'pending':
-      return t.timedOut ? 'TIMED_OUT' : 'PENDING';
-    case 'completed':
-      return 'COMPLETED';
-    case 'failed':
-    case 'refused':
-      return 'FAILED';
-    case 'cancelled':
-      return 'CANCELLED';
-  }
+  if (t.phase === 'sending' || t.phase === 'unknown' || t.phase === 'void') return null;
+  return said(t.phase, t.timedOut);
+}
+
+/** The status of a try the provider answered (or refused in words). */
+function said(phase: 'pending' | 'completed' | 'failed' | 'refused' | 'cancelled', timedOut: boolean | undefined): PaymentViewStatus {
+  if (phase === 'pending') return timedOut ? 'TIMED_OUT' : 'PENDING';
+  if (phase === 'completed') return 'COMPLETED';
+  return phase === 'cancelled' ? 'CANCELLED' : 'FAILED';
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { OrderEvent, TransitionEnv } from '../../../src/proxy/order/events.js';
-import type { Order } from '../../../src/proxy/order/order-record.js';
+import { newOrder, type Order } from '../../../src/proxy/order/order-record.js';
 import {
   SESSION_EVENTS,
   SESSION_STATES,
@@ -200,4 +200,31 @@ describe('the order state machine', () => {
       }
     });
   }
+});
+
+describe('an order the store never knew', () => {
+  const fresh = () => newOrder('id', 'O', NOW, { payments: true, sessions: true });
+  const probed: OrderEvent = { type: 'payment-probed', n: 1, jti: 'j2', maxAttempts: 3, terms: TERMS, callbackId: 'cb2', result: { kind: 'not-found' } };
+
+  it('reads the provider\u2019s payments, then its sessions, before the first send', () => {
+    const first = transition(fresh(), pay('233240000001'), ENV);
+    expect(first.reply).toEqual({ kind: 'probe-payment', n: 1, reference: 'O-1' });
+    const second = transition(transition(first.order, probed, ENV).order, pay('233240000001'), ENV);
+    expect(second.reply).toEqual({ kind: 'probe-sessions', reference: 'O' });
+    expect(second.order.tries).toEqual([]);
+  });
+
+  it('sends mobile money when the sessions cannot be listed (the checkout interface down), as for a provider that lists none', () => {
+    const probedOrder = transition(fresh(), probed, ENV).order;
+    const unlisted = transition(probedOrder, { type: 'sessions-unlisted' }, ENV).order;
+    expect(unlisted.history).toEqual({ payments: 'read', sessions: 'unreadable' });
+    const sent = transition(unlisted, pay('233240000001'), ENV);
+    expect(sent.reply).toMatchObject({ kind: 'send' });
+    expect(sent.order.tries.map((t) => t.phase)).toEqual(['sending']);
+  });
+
+  it('keeps a listing it has: an unlisted sessions read later changes nothing', () => {
+    const read = order();
+    expect(transition(read, { type: 'sessions-unlisted' }, ENV).order.history).toEqual({ payments: 'read', sessions: 'read' });
+  });
 });

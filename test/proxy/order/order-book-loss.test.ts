@@ -1,0 +1,83 @@
+/**
+ * The order book when the store loses everything: what a process puts back from its copies. Two books (two
+ * processes) on one memory store; "flushing" swaps the store's contents for an empty one, as a Redis flush or
+ * a failover to an empty replica does.
+ */
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Outbox, OUTBOX_KEYS, type OutboxConsumer } from '../../../src/proxy/notify/outbox.js';
+import { ORDER_KEYS } from '../../../src/proxy/order/keys.js';
+import { OrderBook } from '../../../src/proxy/order/order-book.js';
+import { MemoryStore } from '../../../src/proxy/store/memory.js';
+import type { ProxyStore } from '../../../src/proxy/store/types.js';
+import { ENV, NOW, TERMS, tx } from './fixtures.js';
+
+/** A store whose contents can be lost at once, behind one object every process holds. */
+function flushableStore(): { store: ProxyStore; flush(): void; inners: MemoryStore[] } {
+  const inners = [new MemoryStore()];
+  const store = new Proxy({} as ProxyStore, {
+    get: (_target, name) => {
+      const inner = inners[inners.length - 1] as unknown as Record<string | symbol, unknown>;
+      const value = inner[name];
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(inner) : value;
+    },
+  });
+  return { store, flush: () => void inners.push(new MemoryStore()), inners };
+}
+
+/** The merchant's hook, down the whole time: every message stays pending. */
+const down: OutboxConsumer = {
+  name: 'hooks',
+  accepts: () => true,
+  deliver: () => Promise.reject(new Error('merchant database busy')),
+};
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of cleanup.splice(0)) await close();
+});
+
+function process(store: ProxyStore, name: string): OrderBook {
+  const logger = pino({ level: 'silent' });
+  const outbox = new Outbox(store, [down], logger, () => NOW);
+  cleanup.push(() => outbox.close());
+  let ids = 0;
+  return new OrderBook({
+    store,
+    outbox,
+    logger,
+    env: () => ({ ...ENV, listsSessions: false, reconcileWindowMs: 86_400_000 }),
+    readable: { payments: false, sessions: false },
+    newId: () => `${name}-${++ids}`,
+    changed: () => undefined,
+    recoveryMs: 300,
+  });
+}
+
+describe('a store that lost everything', () => {
+  it('gets back, with the order another process put back, the completion message the process that recorded it took away with it', async () => {
+    const { store, flush, inners } = flushableStore();
+    cleanup.push(async () => {
+      for (const inner of inners) await inner.close();
+    });
+    const a = process(store, 'a');
+    const b = process(store, 'b');
+    await a.guard();
+    await b.guard();
+    // Process a sends the order's payment and reads it completed: the completion is in the outbox, undelivered.
+    const pay = await a.apply('O', { type: 'pay', jti: 'j', msisdn: '233240000001', maxAttempts: 3, terms: TERMS, sendId: 's', callbackId: 'cb', promptLifetimeMs: null }, { create: true });
+    expect(pay.reply).toMatchObject({ kind: 'send' });
+    await a.apply('O', { type: 'sent', ordinal: 1, sendId: 's', result: { kind: 'accepted', referenceId: 'rid-1', amount: 12.5, charge: 0, totalAmount: 12.5 } });
+    await a.apply('O', { type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'found', tx: tx('COMPLETED') } });
+    const key = OUTBOX_KEYS.message('payment:O-1:COMPLETED');
+    expect(await store.get(key)).not.toBeNull();
+    // Process b reads the order (a shop's page asked it): it holds a copy. Process a is gone; the store is flushed.
+    expect((await b.read('O'))?.tries.map((t) => t.phase)).toEqual(['completed']);
+    flush();
+
+    expect(await b.guard()).toBe(false); // the loss noticed: b puts back what it has, and holds new orders back
+    expect(JSON.parse((await store.get(ORDER_KEYS.order('O'))) ?? 'null')).toMatchObject({ ref: 'O', tries: [{ phase: 'completed' }] });
+    expect(JSON.parse((await store.get(key)) ?? 'null')).toMatchObject({ message: { id: 'payment:O-1:COMPLETED', payload: { final: true } } });
+    expect(await store.members(OUTBOX_KEYS.pending)).toContain('payment:O-1:COMPLETED');
+  });
+});
