@@ -1,15 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createProviderClient } from '../../src/provider/index.js';
-import { localConfig } from './local-config.js';
+import { BALANCE, localConfig } from './local-config.js';
 
-const BALANCE = {
-  statusCode: '200',
-  statusMessage: 'OK',
-  transactionId: 'tx-1',
-  sequenceNo: null,
-  data: { id: 1, credit: 10, intlCredit: 0, intlTotalAmount: '0', userId: { id: 1, name: 'Shop', username: null, phone: '233240000001' } },
-  timestamp: '2026-01-01T00:00:00Z',
-};
 
 /** A fetch answering 503 until `healthy` is set, then the balance; counts what it was asked. */
 function provider() {

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProviderClient, type ClosableProviderClient, type ProviderClientConfig } from '../../src/provider/index.js';
-import { localConfig } from './local-config.js';
+import { BALANCE, localConfig } from './local-config.js';
 
 /** A loopback server that holds every request until the test answers it, counting the sockets opened to it. */
 async function holdingServer() {
@@ -34,14 +34,6 @@ async function holdingServer() {
   };
 }
 
-const BALANCE = {
-  statusCode: '200',
-  statusMessage: 'OK',
-  transactionId: 'tx-1',
-  sequenceNo: null,
-  data: { id: 1, credit: 10, intlCredit: 0, intlTotalAmount: '0', userId: { id: 1, name: 'Shop', username: null, phone: '233240000001' } },
-  timestamp: '2026-01-01T00:00:00Z',
-};
 const opened: ClosableProviderClient[] = [];
 const servers: Array<{ close(): Promise<void> }> = [];
 

@@ -11,3 +11,13 @@ export function localConfig(port: number, overrides: Partial<ProviderClientConfi
     ...overrides,
   };
 }
+
+/** A balance answer of the messaging interface, as the client's schema takes it. */
+export const BALANCE = {
+  statusCode: '200',
+  statusMessage: 'OK',
+  transactionId: 'tx-1',
+  sequenceNo: null,
+  data: { id: 1, credit: 10, intlCredit: 0, intlTotalAmount: '0', userId: { id: 1, name: 'Shop', username: null, phone: '233240000001' } },
+  timestamp: '2026-01-01T00:00:00Z',
+};
