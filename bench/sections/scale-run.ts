@@ -5,7 +5,7 @@ import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import { freePort, startRedis } from '../../test/proxy/helpers.js';
-import { BENCH_SECRET, browserHeaders, call, expectStatus, mapLimit, mint, MOUNT, sleep } from '../lib/http.js';
+import { BENCH_SECRET, browserHeaders, call, mapLimit, mint, MOUNT, sleep } from '../lib/http.js';
 import { startProcess, type BenchProcess } from '../lib/processes.js';
 import { openStatusStream, type StatusStream } from '../lib/status-streams.js';
 
@@ -64,7 +64,7 @@ export interface ScaleRun {
   load: { window: number; approving: number };
   /**
    * The upstream side, sampled every second through the sale: the most sockets open to the sandbox at once
-   * (the proxy's provider client opens one per concurrent request), and the seconds its circuit breaker
+   * (the proxy's provider client holds at most its `maxConnections` per host), and the seconds its payment circuit breaker
    * was open (`GET /health`).
    */
   upstream: { maxConnections: number; circuitOpenSec: number };
@@ -77,7 +77,9 @@ export interface ScaleRun {
   /** Streams of pending payments that received anything but PENDING then COMPLETED (approved), or PENDING and stayed open (the others). */
   unexpected: string[];
   approveSec: number;
-  logs: { byLevel: Record<string, number>; lastErrors: string[]; lastWarnings: string[] };
+  logs: { byLevel: Record<string, number>; lastErrors: string[]; lastWarnings: string[]; byMessage: Record<string, { count: number; first: string }> };
+  /** Answers to `POST /payments` other than 202 and 503, by status and code: each of those customers gave up. */
+  failures: Record<string, number>;
 }
 
 /** Redis's own count of the commands it processed. */
@@ -141,7 +143,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
   const sampler = setInterval(() => {
     void merchant.ask<number>('rss').then((b) => rss.push(b / 2 ** 20), () => undefined);
     void sandbox.ask<number>('connections').then((n) => (upstream.maxConnections = Math.max(upstream.maxConnections, n)), () => undefined);
-    void call(`${merchant.url}${MOUNT}/health`).then((a) => a.body?.upstream?.circuit === 'open' && upstream.circuitOpenSec++, () => undefined);
+    void call(`${merchant.url}${MOUNT}/health`).then((a) => a.body?.upstream?.circuits?.payment === 'open' && upstream.circuitOpenSec++, () => undefined);
   }, 1_000);
   try {
     // A fresh process hands back start-up memory over its first seconds (bench/sections/soak.ts).
@@ -155,6 +157,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
     const orders = Array.from({ length: CUSTOMERS }, (_, i) => ({ referenceNo: `SALE-${i}`, amount: 12.5, narration: 'Flash sale order' }));
     const created0 = performance.now();
     const refusals: Record<string, number> = {};
+    const failures: Record<string, number> = {};
     let made = 0;
     const deadline = created0 + CREATION_DEADLINE_MS;
     const attempts = await mapLimit(orders, CREATING_AT_ONCE, async (order, i) => {
@@ -170,9 +173,17 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
           refusals[code] = (refusals[code] ?? 0) + 1;
           continue;
         }
-        if (answer.status !== 503) {
+        if (answer.status === 202) {
           if (++made % 1_000 === 0) log(`  scale: ${made} payments made (${JSON.stringify(refusals)} refused on the way)`);
-          return { token, reference: expectStatus(answer, 202, 'payment').body.reference as string };
+          return { token, reference: answer.body.reference as string };
+        }
+        if (answer.status !== 503) {
+          // Not "busy, try again": the element shows the error and this customer does not pay. Counted, and
+          // the sale goes on (the proxy's log lines say why).
+          const code = `${answer.status} ${answer.body?.error ?? ''}`.trim();
+          failures[code] = (failures[code] ?? 0) + 1;
+          log(`  scale: customer ${i} answered ${code}; gives up`);
+          return null;
         }
         refusals[answer.body?.error] = (refusals[answer.body?.error] ?? 0) + 1;
       }
@@ -260,6 +271,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
       unexpected,
       approveSec,
       logs: await merchant.ask('logs'),
+      failures,
     };
   } finally {
     clearInterval(sampler);

@@ -19,10 +19,12 @@ function meanCeilingDelay(): number {
 }
 
 const mib = (bytes: number) => bytes / 2 ** 20;
-/** A pino line as `level msg (reason)`, for a note. */
+/** A pino line as `level "msg" {its other fields}`, for a note (the fields cut at 240 characters). */
 function lineGist(line: string): string {
-  const { level, msg, err, reason } = JSON.parse(line) as { level: number; msg: string; err?: { message?: string }; reason?: string };
-  return `${level} "${msg}"${err?.message ? ` (${err.message})` : reason ? ` (${reason})` : ''}`;
+  const { level, msg, ...fields } = JSON.parse(line) as Record<string, unknown>;
+  for (const noise of ['time', 'pid', 'hostname']) delete fields[noise];
+  const rest = JSON.stringify(fields);
+  return `${String(level)} "${String(msg)}"${rest === '{}' ? '' : ` ${rest.length > 240 ? `${rest.slice(0, 240)}…` : rest}`}`;
 }
 const cores = (c: CpuShare) => `merchant ${fmt(c.merchant, 2)}, sandbox ${fmt(c.sandbox, 2)}, redis-server ${fmt(c.redis, 2)}`;
 
@@ -44,7 +46,7 @@ export async function scale(log: (line: string) => void): Promise<SectionResult>
   const figures: Figure[] = [
     {
       figure: `Customers whose payment was made and whose status stream was held, within ${CREATION_DEADLINE_MS / 60_000} min`,
-      value: `${fmt(run.made)} of ${fmt(CUSTOMERS)} (${fmt(Object.values(run.refusals).reduce((a, b) => a + b, 0))} answers 503 on the way, each tried again)`,
+      value: `${fmt(run.made)} of ${fmt(CUSTOMERS)} (${fmt(Object.values(run.refusals).reduce((a, b) => a + b, 0))} answers 503 on the way, each tried again${Object.keys(run.failures).length ? `; gave up on ${JSON.stringify(run.failures)}` : ''})`,
       target: `${fmt(CUSTOMERS)} streams on one instance`,
       met: run.made === CUSTOMERS,
     },
@@ -52,7 +54,8 @@ export async function scale(log: (line: string) => void): Promise<SectionResult>
       figure: `Status events delivered: ${fmt(run.made)} streams open at once, ${fmt(run.approved)} of their payments approved meanwhile (${APPROVALS_PER_SECOND} a second)`,
       value: `${fmt(delivered)} of ${fmt(run.approved)} COMPLETED delivered; ${fmt(run.pending - run.unexpected.length)} of the ${fmt(run.pending)} streams of pending payments saw exactly their events (PENDING, and COMPLETED when approved)${run.made > run.pending ? `; ${fmt(run.made - run.pending)} payments were no longer pending when their stream opened: ${JSON.stringify(run.notPending)}` : ''}`,
       target: 'all delivered',
-      met: delivered === run.approved && run.unexpected.length === 0,
+      // A stream that brought nothing at all within its minute lost its first event (PENDING) too.
+      met: delivered === run.approved && run.unexpected.length === 0 && !Object.keys(run.notPending).some((first) => first.startsWith('no event')),
     },
     {
       figure: 'Proxy resident memory growth, idle to the peak of the sale (sampled every second)',
@@ -99,13 +102,11 @@ export async function scale(log: (line: string) => void): Promise<SectionResult>
     notes: [
       `Making ${fmt(run.made)} payments took ${fmt(run.createSec, 1)} s (${fmt(run.made / run.createSec)} a second, ${CREATING_AT_ONCE} at a time; answers 503 on the way, by code: ${JSON.stringify(run.refusals)}), opening their streams ${fmt(run.openSec, 1)} s, approving ${fmt(run.approved)} of them ${fmt(run.approveSec, 1)} s.`,
       `CPU, in cores, over the read window (everything pending and open): ${cores(run.cpu.window)}; while approving: ${cores(run.cpu.approving)} (the machine's load average then: ${fmt(run.load.window, 1)} and ${fmt(run.load.approving, 1)} on 2 cores, most of it other work). Redis commands per second: ${fmt(run.redisPerSec.window)} in the window, ${fmt(run.redisPerSec.approving)} while approving. The merchant's event loop while approving: delay p50 ${fmt(run.loop.p50, 1)} ms, p99 ${fmt(run.loop.p99, 1)} ms, max ${fmt(run.loop.max)} ms.`,
-      `Upstream, sampled every second: at most ${fmt(run.upstream.maxConnections)} sockets open to the sandbox at once; the proxy's circuit breaker open for ${fmt(run.upstream.circuitOpenSec)} s of the sale (\`GET ${MOUNT}/health\`).`,
-      `Proxy log lines by pino level: ${JSON.stringify(run.logs.byLevel)} (40 warn, 50 error)${[...run.logs.lastErrors, ...run.logs.lastWarnings.slice(-2)].map((l) => `; ${lineGist(l)}`).join('')}.`,
-      ...(run.upstream.maxConnections > 1_000
-        ? [
-            `The provider client's pool has no cap: it opens a socket per concurrent upstream request, so when the provider slows, thousands of reads wait at once each on a socket of its own (${fmt(run.upstream.maxConnections)} at the peak); past the provider's listen backlog (511 on this machine) new connections wait for SYN retries and time out, the reads time out after 10 s, and every socket holds memory in the proxy.`,
-          ]
-        : []),
+      `Upstream, sampled every second: at most ${fmt(run.upstream.maxConnections)} sockets open to the sandbox at once (the proxy's provider client holds at most 256 per host, the phones' pool 16); the proxy's payment circuit breaker open for ${fmt(run.upstream.circuitOpenSec)} s of the sale (\`GET ${MOUNT}/health\`, sampled every second).`,
+      `Proxy log lines by pino level: ${JSON.stringify(run.logs.byLevel)} (40 warn, 50 error). By message: ${Object.entries(run.logs.byMessage)
+        .sort((a, b) => b[1].count - a[1].count)
+        .map(([, { count, first }]) => `${fmt(count)} × ${lineGist(first)}`)
+        .join('; ')}.`,
       ...(perInterval < 0.9
         ? [`Reads fell behind the relay's own schedule (${fmt(perInterval, 3)} per interval where it plans ${fmt(POLL_INTERVAL_MS / schedule, 3)}): polls wait on timed-out reads, so a payment's status is read less often than its interval says.`]
         : []),

@@ -33,16 +33,32 @@ const RAISED_LIMITS = Object.fromEntries(
 ) as Record<LimitName, LimitPolicy>;
 
 const settings = JSON.parse(process.env['BENCH_SETTINGS'] ?? '{}') as MerchantSettings;
-/** The proxy's log lines, counted by pino level (40 warn, 50 error…); the last few error and warning lines kept. */
-const logs = { byLevel: {} as Record<string, number>, lastErrors: [] as string[], lastWarnings: [] as string[] };
+/**
+ * The proxy's log lines, counted by pino level (40 warn, 50 error…); the last few error and warning lines
+ * kept; and warnings and errors counted by message, with the first line of each (what went wrong, and how
+ * often, when a run ends with thousands of lines: the last few alone say only what came last).
+ */
+const logs = {
+  byLevel: {} as Record<string, number>,
+  lastErrors: [] as string[],
+  lastWarnings: [] as string[],
+  byMessage: {} as Record<string, { count: number; first: string }>,
+};
+/** Distinct messages kept: log messages are fixed sentences, so a few dozen at most. */
+const MESSAGES_KEPT = 50;
 const logger = pino(
   { level: settings.logLevel },
   {
     write(line: string) {
-      const level = String((JSON.parse(line) as { level?: number }).level);
-      logs.byLevel[level] = (logs.byLevel[level] ?? 0) + 1;
+      const { level, msg } = JSON.parse(line) as { level?: number; msg?: string };
+      logs.byLevel[String(level)] = (logs.byLevel[String(level)] ?? 0) + 1;
       if (Number(level) >= 50) logs.lastErrors = [...logs.lastErrors.slice(-4), line];
       else if (Number(level) >= 40) logs.lastWarnings = [...logs.lastWarnings.slice(-4), line];
+      if (Number(level) < 40) return;
+      const key = `${level} ${msg ?? ''}`;
+      const seen = logs.byMessage[key];
+      if (seen) seen.count++;
+      else if (Object.keys(logs.byMessage).length < MESSAGES_KEPT) logs.byMessage[key] = { count: 1, first: line };
     },
   },
 );

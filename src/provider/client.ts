@@ -64,6 +64,7 @@ export const providerClientConfigSchema = z.strictObject({
       path: ['maxDelayMs'],
     }),
   circuitBreaker: z.union([z.literal(false), breakerSchema]).prefault({}),
+  maxConnections: z.number(required('a number')).int('must be a whole number').min(1, 'must be at least 1').default(256),
   errorStacks: z.boolean(required('true or false')).default(true),
   logger: z
     .custom<ProviderLogger>(
@@ -92,8 +93,13 @@ export const providerClientConfigSchema = z.strictObject({
  *   one never refuses calls to another. Each opens when at least `threshold` (0.5) of its calls in the
  *   last `windowMs` (30000) failed with unavailability, once `minimumCalls` (10) were made, and lets a
  *   trial call through after `halfOpenAfterMs` (30000). `false` disables them.
+ * - `maxConnections`: sockets the client's own pool opens to one provider host at most (256), kept alive
+ *   between calls. Calls beyond them wait for a free one, within their total timeout (one still waiting
+ *   then is known unsent): when the provider slows under load, a client without a cap opened a socket for
+ *   every call in flight, thousands at once, past the provider's accept queue (`npm run bench`, scale).
  * - `logger`: pino-compatible; gets operation, status and duration of each attempt, never credentials,
- *   bodies or path parameters.
+ *   bodies or path parameters; and each turn of a circuit (a warning when one opens and when it closes
+ *   again; each call refused while it is open at debug only).
  * - `errorStacks`: whether the errors the client throws capture a stack (true). The merchant proxy turns
  *   it off: it answers and logs each failure by its fields (operation, status, code), and capturing a
  *   stack under a route's async frames cost it more than any other step of a refused OTP validation.
@@ -122,6 +128,7 @@ export function createProviderClient(config: ProviderClientConfig): ClosableProv
     timeouts: transport.timeouts,
     retry: transport.retry,
     circuitBreaker: transport.circuitBreaker,
+    maxConnections: transport.maxConnections,
     logger: transport.logger,
     errorStacks: transport.errorStacks,
   });

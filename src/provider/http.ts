@@ -69,6 +69,8 @@ export interface HttpSettings {
   timeouts: { connectMs: number; totalMs: number };
   retry: RetrySettings;
   circuitBreaker: BreakerSettings | false;
+  /** Sockets the client's own pool opens to one origin at most; unlimited when absent. */
+  maxConnections?: number | undefined;
   logger?: ProviderLogger | undefined;
   /** Whether the errors thrown capture a stack (see the client's `errorStacks`); true when absent. */
   errorStacks?: boolean | undefined;
@@ -98,9 +100,19 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
  */
 export function createHttp(settings: HttpSettings): Http {
   const { timeouts, logger } = settings;
-  const agent = settings.fetch ? undefined : new Agent({ connect: { timeout: timeouts.connectMs } });
+  const agent = settings.fetch
+    ? undefined
+    : new Agent({ connect: { timeout: timeouts.connectMs }, ...(settings.maxConnections ? { connections: settings.maxConnections } : {}) });
 
-  const resilience = createResilience(settings.retry, settings.circuitBreaker);
+  // The breaker's turns are logged, not each call it refuses: with thousands of payments pending, an outage
+  // refused a status read a second per payment, and a warning line for each (`npm run bench`, scale).
+  const resilience = createResilience(settings.retry, settings.circuitBreaker, (upstream, state) => {
+    if (state === 'open') {
+      const forMs = settings.circuitBreaker ? settings.circuitBreaker.halfOpenAfterMs : 0;
+      logger?.warn({ upstream, circuit: state }, `provider circuit open: calls to the ${upstream} interface are refused for ${forMs} ms, then one is tried`);
+    } else if (state === 'closed') logger?.warn({ upstream, circuit: state }, `provider circuit closed: the ${upstream} interface answers again`);
+    else logger?.debug({ upstream, circuit: state }, `provider circuit half-open: trying one call to the ${upstream} interface`);
+  });
   const stackless = settings.errorStacks === false;
 
   const send: Transport = agent ? undiciTransport(agent) : fetchTransport(settings.fetch!);
@@ -157,7 +169,7 @@ export function createHttp(settings: HttpSettings): Http {
       const outgoing: Outgoing = { url, method: spec.method, headers, body, deadline };
 
       const upstream = spec.upstream.name;
-      const refused = () => logger?.warn({ operation: spec.operation, upstream, reason: 'circuit-open' }, 'provider call refused: circuit open');
+      const refused = () => logger?.debug({ operation: spec.operation, upstream, reason: 'circuit-open' }, 'provider call refused: circuit open');
       const once = (n: number) => resilience.guard(upstream, spec.operation, () => attempt(spec, outgoing, n), refused);
       try {
         return await (spec.method === 'GET' && spec.retry !== false ? resilience.retried(once, deadline) : once(1));

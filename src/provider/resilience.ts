@@ -54,7 +54,11 @@ export interface Resilience {
  * separate hosts and credentials, and an outage of one (checkout status reads failing) must not refuse
  * calls to the others (a mobile-money payment, an OTP).
  */
-export function createResilience(retrySettings: RetrySettings, breakerSettings: BreakerSettings | false): Resilience {
+export function createResilience(
+  retrySettings: RetrySettings,
+  breakerSettings: BreakerSettings | false,
+  onCircuitChange?: (upstream: ProviderInterface, state: CircuitStateName) => void,
+): Resilience {
   const retryPolicy: RetryPolicy | undefined =
     retrySettings.maxRetries > 0
       ? retry(
@@ -71,7 +75,7 @@ export function createResilience(retrySettings: RetrySettings, breakerSettings: 
       : undefined;
 
   const breakers = breakerSettings
-    ? new Map(PROVIDER_INTERFACES.map((name) => [name, createBreaker(breakerSettings)] as const))
+    ? new Map(PROVIDER_INTERFACES.map((name) => [name, createBreaker(breakerSettings, (state) => onCircuitChange?.(name, state))] as const))
     : undefined;
 
   return {
@@ -102,7 +106,7 @@ export function createResilience(retrySettings: RetrySettings, breakerSettings: 
 }
 
 /** One interface's breaker, and its state as the next call will find it. */
-function createBreaker(settings: BreakerSettings): { policy: CircuitBreakerPolicy; state(): CircuitStateName } {
+function createBreaker(settings: BreakerSettings, onChange: (state: CircuitStateName) => void): { policy: CircuitBreakerPolicy; state(): CircuitStateName } {
   const policy = circuitBreaker(handleWhen((error) => error instanceof ProviderUnavailableError), {
     halfOpenAfter: settings.halfOpenAfterMs,
     breaker: new SamplingBreaker({
@@ -116,7 +120,10 @@ function createBreaker(settings: BreakerSettings): { policy: CircuitBreakerPolic
   let openedAt = 0;
   policy.onBreak(() => {
     openedAt = Date.now();
+    onChange('open');
   });
+  policy.onHalfOpen(() => onChange('half-open'));
+  policy.onReset(() => onChange('closed'));
   return {
     policy,
     state() {

@@ -147,24 +147,28 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       return;
     }
     holdBodyToDeadline(req, res, config.bodyTimeoutMs);
+    // `req.path` is a getter that parses the URL again on each read.
+    const path = req.path;
     const guard = (err?: unknown) => {
       if (err) next(err);
-      else if (req.path.startsWith('/callbacks/')) callbackBodies(req, res, next);
-      else if (req.path.startsWith('/server/')) bodies(req, res, next);
+      else if (path.startsWith('/callbacks/')) callbackBodies(req, res, next);
+      else if (path.startsWith('/server/')) bodies(req, res, next);
       else origins(req, res, (refused?: unknown) => (refused ? next(refused) : bodies(req, res, next)));
     };
     if (logger.isLevelEnabled('error')) accessLog(req, res, guard);
     else guard();
   });
+  // The browser's routes first: Express tries each route's path in turn, and an OTP check or a status read
+  // should not be matched against the dozen server routes on its way (their paths never overlap).
+  otpRoutes(router, ctx);
+  paymentsRoutes(router, ctx, relay);
+  accountsRoutes(router, ctx, relay);
+  checkoutsRoutes(router, ctx, relay);
+  callbacksRoutes(router, ctx, relay);
   healthRoutes(router, ctx);
   readyRoutes(router, ctx);
   // The server API (server key), its webhook routes included.
   serverApiRoutes(router, ctx, relay, webhooks);
-  otpRoutes(router, ctx);
-  accountsRoutes(router, ctx, relay);
-  paymentsRoutes(router, ctx, relay);
-  checkoutsRoutes(router, ctx, relay);
-  callbacksRoutes(router, ctx, relay);
   router.use(notFoundHandler);
   router.use(errorHandler(logger));
 

@@ -66,12 +66,23 @@ export function normaliseLocalPhone(input: string, country: string): Readonly<No
   return phone;
 }
 
+/**
+ * Calling codes by country, looked up once: libphonenumber builds a metadata object on every
+ * `getCountryCallingCode`, and every number a page sends is checked against its country's code.
+ */
+const callingCodes = new Map<string, string | undefined>();
+
 function callingCodeOf(country: string): string | undefined {
+  if (callingCodes.has(country)) return callingCodes.get(country);
+  let code: string | undefined;
   try {
-    return getCountryCallingCode(country as CountryCode);
+    code = getCountryCallingCode(country as CountryCode);
   } catch {
-    return undefined;
+    code = undefined;
   }
+  // Only the configured country reaches here (routes pass `defaultCountry`): the map holds one entry.
+  callingCodes.set(country, code);
+  return code;
 }
 
 function invalidNumber(): ProxyError {

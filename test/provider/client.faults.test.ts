@@ -12,6 +12,7 @@ import {
   type ProviderClientConfig,
 } from '../../src/provider/index.js';
 import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
+import { localConfig } from './local-config.js';
 
 let sandbox: StartedSandbox;
 const opened: ClosableProviderClient[] = [];
@@ -54,14 +55,7 @@ function clientWith(fetch: typeof globalThis.fetch | undefined, overrides: Parti
 
 /** A client of a server of the test's own on loopback `port` (every interface there), without retries. */
 function localClient(port: number, overrides: Partial<ProviderClientConfig> = {}): ClosableProviderClient {
-  const base = `http://127.0.0.1:${port}`;
-  const client = createProviderClient({
-    messaging: { baseUrl: base, apiKey: 'k', apiSecret: 's' },
-    payment: { baseUrl: base, username: 'u', password: 'p' },
-    checkout: { apiKey: 'c' },
-    retry: { maxRetries: 0 },
-    ...overrides,
-  });
+  const client = createProviderClient(localConfig(port, overrides));
   opened.push(client);
   return client;
 }

@@ -47,9 +47,9 @@ export function holdBodyToDeadline(req: IncomingMessage, res: ServerResponse, ti
   };
   deadline.timer.unref();
   (req as Held)[DEADLINE] = deadline;
-  const settle = () => clearTimeout(deadline.timer);
-  req.once('end', settle);
-  req.once('close', settle);
+  // 'close' alone: a request emits it once its body is read (right after 'end') or when it is gone, and
+  // `expire` checks `complete` anyway. One listener per POST rather than two.
+  req.once('close', () => clearTimeout(deadline.timer));
 }
 
 function expire(req: IncomingMessage, res: ServerResponse, deadline: BodyDeadline): void {

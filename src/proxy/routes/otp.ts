@@ -163,10 +163,11 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     checkBound(claims.recipient, digits, 'recipient');
     const log = req.log ?? ctx.logger;
 
-    const lock = await peek(ctx, 'otpVerifyFailuresPerNumber', digits);
+    // Both reads at once: one store round trip, not two, before the code goes upstream.
+    const [lock, stored] = await Promise.all([peek(ctx, 'otpVerifyFailuresPerNumber', digits), ctx.store.get(keys.latest(digits))]);
     if (lock && lock.consumedPoints >= limits.otpVerifyFailuresPerNumber.points) throw numberLocked(lock.msBeforeNext);
 
-    const record = readRecord(await ctx.store.get(keys.latest(digits)));
+    const record = readRecord(stored);
     if (!record || record.purpose !== claims.purpose) {
       throw new ProxyError('OTP_EXPIRED', 'No code is waiting for this number. Request a new code.');
     }
