@@ -7,6 +7,7 @@ import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPackage } from '../../scripts/check-package.js';
+import { CEILINGS } from '../../scripts/check-size.js';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { buildPackage, ROOT, runNode, runScript, type BuiltPackage } from './built-package.js';
@@ -202,6 +203,12 @@ describe('npm run build', () => {
     expect(run.stdout).toMatch(/all three elements/);
     expect(run.stdout).not.toMatch(/OVER BUDGET/);
     expect(run.code).toBe(0);
+    // A ceiling follows its figure down: one left more than 100 B above what it holds is lowered, never kept
+    // as room to grow into.
+    for (const [name, ceiling] of Object.entries(CEILINGS)) {
+      const figure = Number(new RegExp(`^${name.replace(/[<>+:,]/g, '.')}\\s+\\d+\\s+(\\d+)`, 'm').exec(run.stdout)?.[1]);
+      expect(ceiling - figure, `${name}: ${figure} B under a ceiling of ${ceiling} B`).toBeLessThanOrEqual(100);
+    }
   }, 60_000);
 
   it('is publint clean and packs what users need and nothing else', async () => {
