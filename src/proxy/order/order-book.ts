@@ -6,6 +6,7 @@ import type { ProxyStore, SideWrite } from '../store/types.js';
 import type { OrderEvent, Reply, TransitionEnv } from './events.js';
 import { ORDER_CHANNELS, ORDER_KEYS, RECORD_TTL_MS, type Subject } from './keys.js';
 import { messagesOf } from './messages.js';
+import { joinLost } from './join-lost.js';
 import { isLiveTry, newOrder, type Order } from './order-record.js';
 import { isUnsettled, type PlanEnv } from '../reconcile/reconcile-plan.js';
 import { transition } from './transition.js';
@@ -96,6 +97,10 @@ export class OrderBook {
       const raw = await this.options.store.get(ORDER_KEYS.order(ref));
       const stored = raw === null ? null : (JSON.parse(raw) as Order);
       if (!stored || (stored.id === copy.id && stored.v < copy.v)) await this.putBack(ref, raw, stored);
+      else if (raw !== null && stored.id !== copy.id) {
+        const merged = await this.mergeLost(ref, raw, stored, copy);
+        if (merged) this.copies.set(ref, merged.order);
+      }
     }
   }
 
@@ -204,6 +209,14 @@ export class OrderBook {
       const order = JSON.parse(raw) as Order;
       // An older version of the record this process saw (another process put back what it had): ours wins.
       if (copy && copy.id === order.id && copy.v > order.v) return (await this.putBack(ref, raw, order)) ?? this.load(ref);
+      // Another record of the order, begun after a loss by a process that had no copy of ours: what ours knows
+      // and it does not (a session, a try) joins it, or it would never be read or reported again.
+      if (copy && copy.id !== order.id) {
+        const merged = await this.mergeLost(ref, raw, order, copy);
+        if (merged === null) return this.load(ref);
+        this.copies.set(ref, merged.order);
+        return merged;
+      }
       this.copies.set(ref, order);
       return { raw, order };
     }
@@ -232,6 +245,28 @@ export class OrderBook {
     this.options.outbox.remember(messages);
     this.options.logger.warn({ orderReference: ref, version: copy.v }, 'order put back from this process (the store lost it, or held an older version)');
     return { raw: value, order: copy };
+  }
+
+  /**
+   * Joins to `stored` the sessions and tries of this process's copy of another record of the order (begun
+   * after a loss, while this process had not put its copy back) that `stored` does not have, renumbered after
+   * its own, with their messages and indexes; `stored` itself when it has them all; null when the store
+   * changed meanwhile (read again).
+   */
+  private async mergeLost(ref: string, raw: string, stored: Order, copy: Order): Promise<{ raw: string; order: Order } | null> {
+    const merged = joinLost(stored, copy);
+    if (merged === stored) return { raw, order: stored };
+    const env = this.options.env();
+    const messages = messagesOf(stored, merged, env);
+    const also = [...messages.flatMap((m) => this.options.outbox.writesFor(m)), ...indexWrites(stored, merged, env)];
+    const value = JSON.stringify(merged);
+    if (!(await this.options.store.commit({ key: ORDER_KEYS.order(ref), expected: raw, value, ttlMs: RECORD_TTL_MS, also }))) return null;
+    this.options.outbox.remember(messages);
+    this.options.logger.error(
+      { orderReference: ref, sessions: merged.sessions.slice(stored.sessions.length).map((x) => x.checkoutId), tries: merged.tries.slice(stored.tries.length).map((t) => t.reference) },
+      'order begun again after a loss of the store without what this process knew of it: joined to it (check the order for two charges)',
+    );
+    return { raw: value, order: merged };
   }
 
   /** Tells this process's watchers at once, and the other instances through the store, what changed. */

@@ -10,7 +10,7 @@ import { ORDER_KEYS } from '../../../src/proxy/order/keys.js';
 import { OrderBook } from '../../../src/proxy/order/order-book.js';
 import { MemoryStore } from '../../../src/proxy/store/memory.js';
 import type { ProxyStore } from '../../../src/proxy/store/types.js';
-import { ENV, NOW, TERMS, tx } from './fixtures.js';
+import { CHECKOUT_TERMS, ENV, NOW, TERMS, tx, upstreamSession } from './fixtures.js';
 
 /** A store whose contents can be lost at once, behind one object every process holds. */
 function flushableStore(): { store: ProxyStore; flush(): void; inners: MemoryStore[] } {
@@ -79,5 +79,33 @@ describe('a store that lost everything', () => {
     expect(JSON.parse((await store.get(ORDER_KEYS.order('O'))) ?? 'null')).toMatchObject({ ref: 'O', tries: [{ phase: 'completed' }] });
     expect(JSON.parse((await store.get(key)) ?? 'null')).toMatchObject({ message: { id: 'payment:O-1:COMPLETED', payload: { final: true } } });
     expect(await store.members(OUTBOX_KEYS.pending)).toContain('payment:O-1:COMPLETED');
+  });
+
+  it('joins to an order begun again after the loss what a process that had not put its copy back knew of it (found by the model checker, seed 701161590 path 4664)', async () => {
+    const { store, flush, inners } = flushableStore();
+    cleanup.push(async () => {
+      for (const inner of inners) await inner.close();
+    });
+    const a = process(store, 'a');
+    await a.guard();
+    // Process a makes the order's hosted checkout session, then the store loses everything.
+    const asked = await a.apply('O', { type: 'checkout', jti: 'j', terms: CHECKOUT_TERMS, createId: 'c1' }, { create: true });
+    expect(asked.reply).toMatchObject({ kind: 'create' });
+    const first = { ...upstreamSession('pending', { checkoutId: 'co-1' }), checkoutUrl: 'https://pay.example/co-1' };
+    await a.apply('O', { type: 'created', ordinal: 1, createId: 'c1', result: { kind: 'created', session: first } });
+    flush();
+    // Process b, started after the loss with no copy, begins the order again (a's recovery window long over).
+    const b = process(store, 'b');
+    await b.guard();
+    await b.apply('O', { type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2' }, { create: true });
+    const second = { ...upstreamSession('pending', { checkoutId: 'co-2' }), checkoutUrl: 'https://pay.example/co-2' };
+    await b.apply('O', { type: 'created', ordinal: 1, createId: 'c2', result: { kind: 'created', session: second } });
+
+    // Process a looks at the order again: the record it finds is another; its session joins it.
+    const order = await a.read('O');
+    expect(order?.sessions.map((x) => [x.ordinal, x.checkoutId])).toEqual([[1, 'co-2'], [2, 'co-1']]);
+    expect((await b.read('O'))?.sessions.map((x) => x.checkoutId)).toEqual(['co-2', 'co-1']);
+    expect(await store.get(ORDER_KEYS.checkout('co-1'))).toBe('O');
+    expect(await store.members(ORDER_KEYS.pending)).toContain('O');
   });
 });

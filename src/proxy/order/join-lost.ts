@@ -1,0 +1,18 @@
+import type { Order } from './order-record.js';
+
+/**
+ * `stored` with what `copy` (another record of the same order, which a process held while the store lost
+ * everything and another process began the order again) knows and it does not: sessions with a checkoutId and
+ * tries that may be a charge, renumbered after its own. `stored` itself when it has them all.
+ */
+export function joinLost(stored: Order, copy: Order): Order {
+  const sessions = copy.sessions.filter((s) => s.checkoutId !== null && !stored.sessions.some((x) => x.checkoutId === s.checkoutId));
+  const tries = copy.tries.filter((t) => t.phase !== 'void' && !stored.tries.some((x) => x.reference === t.reference));
+  if (sessions.length === 0 && tries.length === 0) return stored;
+  return {
+    ...stored,
+    v: stored.v + 1,
+    tries: [...stored.tries, ...tries.map((t, i) => ({ ...t, ordinal: stored.tries.length + i + 1 }))],
+    sessions: [...stored.sessions, ...sessions.map((s, i) => ({ ...s, ordinal: stored.sessions.length + i + 1 }))],
+  };
+}
