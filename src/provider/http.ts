@@ -1,6 +1,7 @@
 import { Agent } from 'undici';
 import type { z } from 'zod';
 import { Deadline } from './deadline.js';
+import { transportError } from './transport-error.js';
 import { errorFromResponse } from './error-mapping.js';
 import {
   isProviderError,
@@ -14,10 +15,7 @@ import {
 } from './errors.js';
 import { fieldsOfIssues } from './fields.js';
 import {
-  AnswerTooLarge,
   fetchTransport,
-  MAX_ANSWER_BYTES,
-  NeverSent,
   undiciTransport,
   type Answer,
   type Outgoing,
@@ -84,9 +82,6 @@ export interface Http {
   /** Closes the connection pool, if the client made one. */
   close(): Promise<void>;
 }
-
-/** Connection errors after which nothing can have reached the provider. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
 
 /**
  * Builds the request function every provider call goes through: it validates the request (nothing is
@@ -246,59 +241,6 @@ function parseAnswer<T>(spec: RequestSpec<T>, response: Answer): T {
     raw: text,
     message: `The provider's answer to ${spec.operation} does not match its schema: ${problems}`,
   });
-}
-
-/** Maps a fetch or body-read failure to an error; a caller's abort is passed through as its reason. */
-function transportError(spec: RequestSpec<unknown>, caught: unknown, deadline: Deadline, totalMs: number): unknown {
-  if (spec.signal?.aborted) return spec.signal.reason;
-  if (caught instanceof AnswerTooLarge) {
-    return new ProviderMalformedResponseError({
-      operation: spec.operation,
-      status: caught.status,
-      message: `The provider's answer to ${spec.operation} is larger than ${MAX_ANSWER_BYTES} bytes`,
-    });
-  }
-  const isGet = spec.method === 'GET';
-  if (deadline.timedOut) {
-    const neverSent = caught instanceof NeverSent;
-    return new ProviderUnavailableError({
-      operation: spec.operation,
-      reason: 'timeout',
-      outcomeUnknown: !isGet && !neverSent,
-      message: neverSent
-        ? `No connection to the provider for ${spec.operation} within ${totalMs} ms`
-        : `The provider did not answer ${spec.operation} within ${totalMs} ms`,
-      cause: neverSent ? caught.reason : caught,
-    });
-  }
-  const code = causeCode(caught);
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new ProviderUnavailableError({
-      operation: spec.operation,
-      reason: 'timeout',
-      outcomeUnknown: false,
-      message: `Connecting to the provider for ${spec.operation} timed out`,
-      cause: caught,
-    });
-  }
-  return new ProviderUnavailableError({
-    operation: spec.operation,
-    reason: 'network',
-    outcomeUnknown: !isGet && !(code !== undefined && NOT_SENT_CODES.has(code)),
-    message: `The provider could not be reached for ${spec.operation}${code ? ` (${code})` : ''}`,
-    cause: caught,
-  });
-}
-
-/** The first `code` along an error's cause chain (undici puts it one or two levels down). */
-function causeCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 /** Calls `make` with stack capture off: the errors it builds carry no frames (no closure made per call). */

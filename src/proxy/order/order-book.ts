@@ -7,7 +7,8 @@ import type { OrderEvent, Reply, TransitionEnv } from './events.js';
 import { ORDER_CHANNELS, ORDER_KEYS, RECORD_TTL_MS, type Subject } from './keys.js';
 import { messagesOf } from './messages.js';
 import { joinLost } from './join-lost.js';
-import { isLiveTry, newOrder, type Order } from './order-record.js';
+import { indexWrites } from './order-indexes.js';
+import { newOrder, type Order } from './order-record.js';
 import { isUnsettled, type PlanEnv } from '../reconcile/reconcile-plan.js';
 import { transition } from './transition.js';
 
@@ -285,28 +286,4 @@ export class OrderBook {
       });
     }
   }
-}
-
-/**
- * The indexes an order's change implies (all of them when `before` is null: a restored order): its callback
- * ids, its sessions' ids, the numbers its live tries wait on, and its place in the reconciler's set.
- */
-export function indexWrites(before: Order | null, after: Order, env: PlanEnv): SideWrite[] {
-  const writes: SideWrite[] = [];
-  for (const t of after.tries) {
-    const old = before?.tries.find((x) => x.ordinal === t.ordinal);
-    if (!old) writes.push({ op: 'set', key: ORDER_KEYS.callback(t.callbackId), value: t.reference, ttlMs: RECORD_TTL_MS });
-    const wasLive = old ? isLiveTry(old) : false;
-    const live = isLiveTry(t);
-    if (wasLive && old && (!live || old.msisdn !== t.msisdn)) writes.push({ op: 'removeFromSet', key: ORDER_KEYS.inFlight(old.msisdn), member: t.reference });
-    if (live && (!wasLive || old?.msisdn !== t.msisdn)) writes.push({ op: 'addToSet', key: ORDER_KEYS.inFlight(t.msisdn), member: t.reference, ttlMs: RECORD_TTL_MS });
-  }
-  for (const s of after.sessions) {
-    const old = before?.sessions.find((x) => x.ordinal === s.ordinal);
-    if (s.checkoutId !== null && old?.checkoutId !== s.checkoutId) {
-      writes.push({ op: 'set', key: ORDER_KEYS.checkout(s.checkoutId), value: after.ref, ttlMs: RECORD_TTL_MS });
-    }
-  }
-  if (isUnsettled(after, env)) writes.push({ op: 'addToSet', key: ORDER_KEYS.pending, member: after.ref });
-  return writes;
 }
