@@ -10,5 +10,7 @@ export default defineConfig({
     testTimeout: 3_600_000,
     pool: 'forks',
     maxWorkers: 2,
+    // Room for the checker's worlds between two collections on a busy machine.
+    execArgv: ['--max-old-space-size=4096'],
   },
 });
