@@ -5,7 +5,7 @@ import { Visitor, elementToken, lastCode } from './shop-client.js';
 describe('the account page of the demo shop', () => {
   let demo: RunningDemo;
   beforeAll(async () => {
-    demo = await startDemo({ port: 0, timeScale: 0.01, logLevel: 'silent' });
+    demo = await startDemo({ port: 0, timeScale: 1, logLevel: 'silent' });
   });
   afterAll(() => demo?.close());
 

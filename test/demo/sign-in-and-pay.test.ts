@@ -5,7 +5,7 @@ import { Visitor, claimsOf, elementToken, eventually, lastCode, orderStatus } fr
 describe('the demo shop (npm start)', () => {
   let demo: RunningDemo;
   beforeAll(async () => {
-    demo = await startDemo({ port: 0, timeScale: 0.01, logLevel: 'silent' });
+    demo = await startDemo({ port: 0, timeScale: 0.1, logLevel: 'silent' });
   });
   afterAll(() => demo?.close());
 
