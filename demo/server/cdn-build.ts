@@ -11,6 +11,21 @@ export async function buildCdnFolder(): Promise<Map<string, string>> {
   return (await buildLoaderFiles()).files;
 }
 
+let folder: Promise<Map<string, string>> | undefined;
+
+/**
+ * The CDN folder of this process, built on first use and kept: only the CDN page asks for it, and the build
+ * takes seconds of CPU (built at every start, it slowed every demo a test suite starts, CDN page or not).
+ * A failed build is forgotten, so the next request tries again.
+ */
+export function cdnFolder(): Promise<Map<string, string>> {
+  folder ??= buildCdnFolder().catch((err: unknown) => {
+    folder = undefined;
+    throw err;
+  });
+  return folder;
+}
+
 /** File name of the classic-script CDN build (DESIGN: `dist/cdn/merchant-elements.iife.js`). */
 export const CDN_IIFE_FILE = 'merchant-elements.iife.js';
 

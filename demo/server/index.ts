@@ -1,2 +1,2 @@
-export { startDemo, PROXY_PATH, SANDBOX_PATH, type DemoOptions, type RunningDemo } from './start-demo.js';
+export { startDemo, createDemoVite, PROXY_PATH, SANDBOX_PATH, type DemoOptions, type RunningDemo } from './start-demo.js';
 export { demoBanner } from './banner.js';

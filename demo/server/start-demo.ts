@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { pino } from 'pino';
-import { createServer as createViteServer } from 'vite';
+import { createServer as createViteServer, type ViteDevServer } from 'vite';
 import { configFromEnv, createMerchantProxy } from '../../src/proxy/index.js';
 import { sandboxNetworks } from './sandbox-networks.js';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { buildCdnFolder } from './cdn-build.js';
+import { cdnFolder } from './cdn-build.js';
 import { SHOP_NAME } from './catalogue.js';
 import { embedRoutes } from './embed-routes.js';
 import { orderRoutes } from './order-pages.js';
@@ -27,6 +27,11 @@ export interface DemoOptions {
   timeScale?: number;
   /** Level of the proxy's logs (pino), `warn` by default; `silent` in tests. */
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
+  /**
+   * A Vite from {@link createDemoVite} to serve the pages' modules, instead of one of the shop's own (with
+   * live reload): a test suite that starts many shops shares one, and its transforms. The shop leaves it open.
+   */
+  vite?: ViteDevServer;
 }
 
 /** A running demo: the shop, the proxy and the sandbox on one origin. */
@@ -133,16 +138,7 @@ async function assemble(server: Server, url: string, options: DemoOptions): Prom
     },
   });
 
-  const vite = await createViteServer({
-    configFile: fileURLToPath(new URL('vite.config.ts', DEMO_ROOT)),
-    appType: 'custom',
-    logLevel: options.logLevel === 'silent' ? 'silent' : 'warn',
-    server: { middlewareMode: true, ws: { server } },
-  });
-
-  // Built in the background from start-up; the CDN route waits for it.
-  const cdn = buildCdnFolder();
-  cdn.catch(() => undefined);
+  const vite = options.vite ?? (await createDemoVite(options.logLevel, server));
 
   const ctx: ShopContext = {
     proxy,
@@ -161,7 +157,8 @@ async function assemble(server: Server, url: string, options: DemoOptions): Prom
   app.use(SANDBOX_PATH, sandbox);
   app.use(PROXY_PATH, proxy.router);
   app.get('/cdn/:file', async (req, res) => {
-    const code = (await cdn).get(req.params.file);
+    // Built on the first request of the process (the CDN page's), then kept.
+    const code = (await cdnFolder()).get(req.params.file);
     if (code === undefined) return void res.status(404).type('text').send('Not found');
     res.type('text/javascript').set('cache-control', 'no-cache').send(code);
   });
@@ -196,11 +193,36 @@ async function assemble(server: Server, url: string, options: DemoOptions): Prom
       (closed ??= (async () => {
         await proxy.close();
         sandbox.sandbox.close();
-        await vite.close();
-        await cdn.catch(() => undefined);
+        if (vite !== options.vite) await vite.close();
         await closeServer(server);
       })()),
   };
+}
+
+/**
+ * The demo's Vite in middleware mode, with live reload over WebSocket upgrades of `server`; without one (a
+ * Vite serving several shops, its pages' modules transformed once for all), over a loopback server of its own.
+ */
+export async function createDemoVite(logLevel?: DemoOptions['logLevel'], server?: Server): Promise<ViteDevServer> {
+  const own = server ? undefined : createHttpServer();
+  if (own) await listen(own, 0, '127.0.0.1');
+  const vite = await createViteServer({
+    configFile: fileURLToPath(new URL('vite.config.ts', DEMO_ROOT)),
+    appType: 'custom',
+    logLevel: logLevel === 'silent' ? 'silent' : 'warn',
+    server: {
+      middlewareMode: true,
+      ws: own ? { server: own, clientPort: (own.address() as AddressInfo).port } : { server: server! },
+    },
+  });
+  if (own) {
+    const close = vite.close.bind(vite);
+    vite.close = async () => {
+      await close();
+      await closeServer(own);
+    };
+  }
+  return vite;
 }
 
 function closeServer(server: Server): Promise<void> {

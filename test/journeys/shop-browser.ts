@@ -1,15 +1,35 @@
 // A customer's Chromium on a fresh demo shop (`startDemo`, what `npm start` runs), and the steps every
 // journey shares, taken through the UI as a person would: labels, roles, the keyboard and clicks.
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { startDemo, type RunningDemo } from '../../demo/server/index.js';
+import type { ViteDevServer } from 'vite';
+import { createDemoVite, startDemo, type RunningDemo } from '../../demo/server/index.js';
 import { lastCode } from '../demo/shop-client.js';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
-/** The system's Chromium with the team's flags: nothing here may download a browser. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+let vite: Promise<ViteDevServer> | undefined;
+
+/**
+ * The Vite every shop of this test file serves its pages' modules with: each journey starts a fresh shop,
+ * but transforming the elements' sources again for each took a second or two of every journey.
+ */
+function sharedVite(): Promise<ViteDevServer> {
+  return (vite ??= createDemoVite('silent'));
+}
+
+/**
+ * The system's Chromium with the team's flags: nothing here may download a browser. The file's shared Vite
+ * closes with it (every journey file closes its browser last).
+ */
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({
     ...chromiumLaunchOptions(),
   });
+  browser.on('disconnected', () => {
+    const closing = vite;
+    vite = undefined;
+    void closing?.then((v) => v.close());
+  });
+  return browser;
 }
 
 /** The longest any one step waits (a busy machine shares two cores among several test suites). */
@@ -59,7 +79,7 @@ export async function newCustomer(browser: Browser, demo: RunningDemo, screen: S
 
 /** Starts a fresh demo shop (what `npm start` runs) and a new customer on it. */
 export async function visitShop(browser: Browser, options: VisitOptions): Promise<ShopVisit> {
-  const demo = await startDemo({ port: 0, timeScale: options.timeScale, logLevel: 'silent' });
+  const demo = await startDemo({ port: 0, timeScale: options.timeScale, logLevel: 'silent', vite: await sharedVite() });
   const customer = await newCustomer(browser, demo, options.screen);
   return {
     ...customer,
