@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Element tests run in Chromium under @web/test-runner (web-test-runner.config.mjs).
     // The consumer applications run by `npm run test:consumers` (vitest.consumers.config.ts).
-    // The order model's long run by `npm run proof:model` (vitest.proof.config.ts).
+    // The long proofs (the order model's long run, the long fuzzing) by `npm run proof:long` (vitest.proof.config.ts).
     exclude: ['test/elements/**', 'test/consumers/**', 'test/proof/long/**', 'node_modules/**'],
     environment: 'node',
     testTimeout: 20_000,

@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// `npm run proof:model`: the order model checker's long run (DESIGN: proof), 100,000 generated runs split
-// over two files so the two cores of a CI machine share them; `.ci/run` runs it after `npm test` (which runs
-// 1,000). A failure prints fast-check's seed and path: replay it with MODEL_SEED and MODEL_PATH.
+// `npm run proof:long`: the proofs too long for `npm test`, which `.ci/run` runs after it. The order model
+// checker's long run (DESIGN: proof), 100,000 generated runs split over two files so the two cores of a CI
+// machine share them (`npm test` runs 1,000; a failure prints the chunk's seed: replay it with MODEL_SEED),
+// and the fuzzing of the proxy and the sandbox at 2,000 requests a route (`npm test` sends 200).
+// `npm run proof:model` runs the model's half only.
 export default defineConfig({
   test: {
     include: ['test/proof/long/**/*.test.ts'],

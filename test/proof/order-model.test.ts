@@ -10,7 +10,8 @@
  * the money rules are checked (invariants.ts).
  *
  * A failure prints fast-check's seed and path; `MODEL_SEED=… MODEL_PATH=… npx vitest run
- * test/proof/order-model.test.ts` replays it bit for bit. `npm run proof:model` runs it long (vitest.proof.config.ts).
+ * test/proof/order-model.test.ts` replays it bit for bit. `npm run proof:model` runs it long (vitest.proof.config.ts;
+ * CI runs it with the other long proofs, `npm run proof:long`).
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
