@@ -1,7 +1,8 @@
 // The order model checker's long run, in chunks of the `npm test` run's size: each chunk is one fast-check
 // assertion of 1,000 runs from a seed of its own, so a failure replays with the ordinary model test
-// (`MODEL_SEED=<the chunk's seed> npx vitest run test/proof/order-model.test.ts`), and nothing a chunk
-// allocated outlives it (one assertion of 50,000 runs ran a worker out of heap).
+// (`MODEL_SEED=<the chunk's seed> npx vitest run test/proof/order-model.test.ts`). Every tenth chunk says
+// how far the run is and the worker's heap, which stays flat (each world closes its stores: unclosed, their
+// timers held every world and a worker ran out of heap after 36 minutes).
 import fc from 'fast-check';
 import { modelProperty } from '../model/property.js';
 
@@ -10,7 +11,13 @@ export const CHUNK = 1_000;
 
 /** Runs `runs` generated runs in chunks; chunk `k` takes seed `2 × (base + k) + half`, so the halves never meet. */
 export async function longRun(runs: number, base: number, half: 0 | 1): Promise<void> {
+  const started = performance.now();
   for (let k = 0; k * CHUNK < runs; k++) {
     await fc.assert(modelProperty(), { numRuns: Math.min(CHUNK, runs - k * CHUNK), seed: 2 * (base + k) + half });
+    if ((k + 1) % 10 === 0) {
+      const seconds = Math.round((performance.now() - started) / 1000);
+      const heap = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+      console.info(`half ${half}: ${Math.min((k + 1) * CHUNK, runs)} of ${runs} runs kept every rule (${seconds} s, heap ${heap} MiB)`);
+    }
   }
 }

@@ -127,22 +127,26 @@ export function modelProperty(trace = false) {
     fc.array(fc.tuple(command, fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
     async (s, config, seed, commands) => {
       const w = new World(config, seed, (label) => s.schedule(Promise.resolve(label)).then(() => undefined));
-      w.ready();
-      await settle(s, w);
-      for (const [c, steps] of commands) {
-        apply(w, c);
-        for (let k = 0; k < steps && s.count() > 0; k++) {
-          await drained();
-          if (s.count() > 0) await s.waitOne();
+      try {
+        w.ready();
+        await settle(s, w);
+        for (const [c, steps] of commands) {
+          apply(w, c);
+          for (let k = 0; k < steps && s.count() > 0; k++) {
+            await drained();
+            if (s.count() > 0) await s.waitOne();
+          }
         }
+        await quiesce(s, w);
+        const broken = await brokenRules(w);
+        if (broken.length > 0 && trace) {
+          const orders = await Promise.all(ORDERS.map((o) => w.memory.get(`ord:${o}`)));
+          console.log(JSON.stringify({ config, commands, broken, orders, provider: [...w.provider.payments.values(), ...w.provider.sessions.values()], received: [...w.received.keys()] }, null, 1));
+        }
+        if (broken.length > 0) throw new Error(`money rules broken:\n${broken.join('\n')}`);
+      } finally {
+        await w.close();
       }
-      await quiesce(s, w);
-      const broken = await brokenRules(w);
-      if (broken.length > 0 && trace) {
-        const orders = await Promise.all(ORDERS.map((o) => w.memory.get(`ord:${o}`)));
-        console.log(JSON.stringify({ config, commands, broken, orders, provider: [...w.provider.payments.values(), ...w.provider.sessions.values()], received: [...w.received.keys()] }, null, 1));
-      }
-      if (broken.length > 0) throw new Error(`money rules broken:\n${broken.join('\n')}`);
     },
   );
 }
