@@ -8,6 +8,8 @@ export default defineConfig({
     // The long proofs (the order model's long run, the long fuzzing) by `npm run proof:long` (vitest.proof.config.ts).
     exclude: ['test/elements/**', 'test/consumers/**', 'test/proof/long/**', 'node_modules/**'],
     environment: 'node',
+    // A folder of the run, for what several files share and one builds (test/support/built-once.ts).
+    globalSetup: ['test/support/run-folder.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Files run two at a time, each starting its own servers on port 0. Vitest's default is one worker fewer

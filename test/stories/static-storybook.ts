@@ -1,14 +1,14 @@
 // The static Storybook as a designer opens it: built once with `npm run build-storybook` into a temporary
 // folder, served as plain files on loopback, and opened story by story in the system's Chromium.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import express from 'express';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { builtOnce } from '../support/built-once.js';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
 
 /** The repository's root. */
@@ -29,7 +29,7 @@ export interface StaticStorybook {
   stories: IndexEntry[];
   /** Every docs page of the build (each element's, the introduction). */
   docs: IndexEntry[];
-  /** Seconds the build took. */
+  /** Seconds the build took (or this file waited for another's). */
   buildSeconds: number;
   browser: Browser;
   /**
@@ -41,16 +41,20 @@ export interface StaticStorybook {
   close(): Promise<void>;
 }
 
-/** Builds the Storybook (analyze first, as the script does), serves it and launches Chromium. */
+/**
+ * Builds the Storybook (analyze first, as the script does) once a run for the files that open it (this one's
+ * and the docs site's), serves it and launches Chromium.
+ */
 export async function startStaticStorybook(): Promise<StaticStorybook> {
-  const out = await mkdtemp(join(tmpdir(), 'storybook-static-'));
   const started = performance.now();
-  // Into a folder of its own: two runs at once (or `npm run storybook`) never share an output.
-  await promisify(execFile)('npm', ['run', 'build-storybook', '--', '--output-dir', out], {
-    cwd: ROOT,
-    env: { ...process.env, STORYBOOK_DISABLE_TELEMETRY: '1' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  // Into the run's folder: two runs at once (or `npm run storybook`) never share an output.
+  const out = await builtOnce('storybook-static', (folder) =>
+    promisify(execFile)('npm', ['run', 'build-storybook', '--', '--output-dir', folder], {
+      cwd: ROOT,
+      env: { ...process.env, STORYBOOK_DISABLE_TELEMETRY: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+    }).then(() => undefined),
+  );
   const buildSeconds = (performance.now() - started) / 1000;
   const index = JSON.parse(await readFile(join(out, 'index.json'), 'utf8')) as { entries: Record<string, IndexEntry> };
   const entries = Object.values(index.entries);
@@ -76,7 +80,6 @@ export async function startStaticStorybook(): Promise<StaticStorybook> {
     async close() {
       await browser.close();
       await new Promise((resolve) => server.close(resolve));
-      await rm(out, { recursive: true, force: true });
     },
   };
 }
