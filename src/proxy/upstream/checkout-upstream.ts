@@ -4,7 +4,7 @@ import { isProviderError, ProviderNotFoundError, ProviderUnavailableError, Provi
 import type { CheckoutInitializeRequest, CheckoutStatusResult } from '../../provider/schemas/index.js';
 import type { ProviderClient } from '../../provider/types.js';
 import type { CreateResult, UpstreamSession } from '../order/events.js';
-import { summary } from './payment-upstream.js';
+import { readFailed, summary } from './payment-upstream.js';
 
 /** What one read of a session (or a listing) found. */
 export type SessionReadResult = { kind: 'found'; session: UpstreamSession } | { kind: 'not-found' } | { kind: 'error'; err: unknown };
@@ -60,7 +60,7 @@ export class CheckoutUpstream {
       return { kind: 'found', session: sessionOf(await this.client.checkout.status(checkoutId)) };
     } catch (err) {
       if (err instanceof ProviderNotFoundError) return { kind: 'not-found' };
-      this.logger.warn({ checkoutId, err: summary(err) }, 'checkout status read failed; reading on');
+      readFailed(this.logger, err, { checkoutId }, 'checkout status read failed; reading on');
       return { kind: 'error', err };
     }
   }
@@ -70,7 +70,7 @@ export class CheckoutUpstream {
       const { sessions } = await this.client.checkout.sessions(reference);
       return { kind: 'listed', sessions: sessions.filter((s) => s.reference === reference).map((s) => ({ ...sessionOf(s), checkoutUrl: s.checkoutUrl ?? null })) };
     } catch (err) {
-      this.logger.warn({ reference, err: summary(err) }, 'checkout sessions could not be listed; reading on');
+      readFailed(this.logger, err, { reference }, 'checkout sessions could not be listed; reading on');
       return { kind: 'error', err };
     }
   }

@@ -87,7 +87,7 @@ export class PaymentUpstream {
       return { kind: 'found', tx: upstreamOf((await this.client.payments.status(reference)).data) };
     } catch (err) {
       if (err instanceof ProviderNotFoundError) return { kind: 'not-found', canSee: true };
-      this.logger.warn({ reference, err: summary(err) }, 'payment status read failed; reading on');
+      readFailed(this.logger, err, { reference }, 'payment status read failed; reading on');
       return { kind: 'error', err };
     }
   }
@@ -158,6 +158,16 @@ function upstreamOf(tx: PaymentTransaction): UpstreamPayment {
 function normaliseIso(value: string): string | null {
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+/**
+ * Logs a status read that failed and will be tried again: at debug when the provider client has logged the
+ * call itself (a provider error: its operation, status and reason, at warn), so an outage under thousands of
+ * pending payments writes one line a failed read, not two; at warn for anything else.
+ */
+export function readFailed(logger: Logger, err: unknown, subject: Record<string, string>, message: string): void {
+  if (isProviderError(err)) logger.debug({ ...subject, err: summary(err) }, message);
+  else logger.warn({ ...subject, err: summary(err) }, message);
 }
 
 /** What of an error is safe in a log line (`errorCode`, not `code`: the logger redacts every `code`). */
