@@ -77,11 +77,14 @@ export class OrderBook {
       current = (await store.setIfAbsent(ORDER_KEYS.epoch, fresh)) ? fresh : await store.get(ORDER_KEYS.epoch);
     }
     const lost = this.epoch !== null && current !== this.epoch;
-    this.epoch = current;
     if (lost) {
       logger.error('the store lost its records (flushed or replaced); orders wait while every instance puts its copies back');
+      // The hold first: until it is in the store, this process's other requests write under the epoch they
+      // knew, and fail. Adopting the new epoch first let one of them begin an order afresh in between, without
+      // what this process's copy knew of it (the model checker's seed 715880767, path 730).
       await store.setIfAbsent(ORDER_KEYS.recovering, '1', this.options.recoveryMs);
     }
+    this.epoch = current;
     const held = (await store.get(ORDER_KEYS.recovering)) !== null;
     if (lost || (held && !this.restored)) await this.restoreAll();
     this.restored = held;

@@ -108,4 +108,37 @@ describe('a store that lost everything', () => {
     expect(await store.get(ORDER_KEYS.checkout('co-1'))).toBe('O');
     expect(await store.members(ORDER_KEYS.pending)).toContain('O');
   });
+  it('writes nothing under the new store before the hold on new orders is in it (found by the model checker, seed 715880767 path 730)', async () => {
+    const { store: inner, flush, inners } = flushableStore();
+    cleanup.push(async () => {
+      for (const x of inners) await x.close();
+    });
+    // The store answers the hold's write only when the test says: the moment between the two writes of noticing a loss.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const store = new Proxy(inner, {
+      get: (target, name) =>
+        name === 'setIfAbsent'
+          ? async (key: string, ...rest: unknown[]) => {
+              if (key === ORDER_KEYS.recovering) await gate;
+              return (target.setIfAbsent as (...a: unknown[]) => Promise<boolean>)(key, ...rest);
+            }
+          : (target as unknown as Record<string | symbol, unknown>)[name],
+    });
+    const a = process(store, 'a');
+    await a.guard();
+    await a.apply('O', { type: 'pay', jti: 'j', msisdn: '233240000001', maxAttempts: 3, terms: TERMS, sendId: 's', callbackId: 'cb', promptLifetimeMs: null }, { create: true });
+    flush();
+    // One of a's requests notices the loss (a new epoch written, the hold not yet); another, whose read of an
+    // order came before a's copy of it existed (in the model: a checkout begun beside the payment), writes the
+    // order afresh. Under the new epoch and without the hold it went through, and the new record had no try.
+    const noticing = a.guard();
+    const other = a.apply('N', { type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2' }, { create: true });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    expect(await noticing).toBe(false);
+    await expect(other).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(await store.get(ORDER_KEYS.order('N'))).toBeNull();
+    expect(JSON.parse((await store.get(ORDER_KEYS.order('O'))) ?? 'null')).toMatchObject({ tries: [{ reference: 'O-1' }] });
+  });
 });
