@@ -12,11 +12,10 @@ export default defineConfig({
     globalSetup: ['test/support/run-folder.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    // Files run three at a time, each starting its own servers on port 0. Vitest's default is one worker
-    // fewer than the cores, so on this 2-core machine every file ran alone: 536 s of a CI run under load, 334 s
-    // with two. With two, the cores were still idle a third of the run (files waiting on the sandbox's clock,
-    // on Chromium, on child processes), so a third file runs in that time.
+    // Files run two at a time, each starting its own servers on port 0. Vitest's default is one worker fewer
+    // than the cores, so on this 2-core machine every file ran alone: 536 s of a CI run under load, 334 s
+    // with two.
     pool: 'forks',
-    maxWorkers: 3,
+    maxWorkers: 2,
   },
 });
