@@ -143,6 +143,16 @@ describe('finding 8: a provider that reads status by referenceId only', () => {
         } else {
           const listed = await h.get('/server/orders/unresolved', server);
           expect(listed.body.orders.find((o: { orderReference: string }) => o.orderReference === ref)).toMatchObject({ tries: [{ reference: `${ref}-1`, phase: 'unknown', referenceId: null }] });
+          // The provider cannot be read to check the operator's word: told so (try again), never "no such
+          // payment", which would send the operator to resolve it absent (the model checker's seed 721355591).
+          const faults = `${sandbox.url}/__sandbox/faults`;
+          await fetch(faults, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: '502', method: 'GET', path: `/gateway/v1/payment/${upstream.referenceId}/status`, count: 20 }) });
+          const unread = await h.post(`/server/orders/${ref}/resolve`, { reference: `${ref}-1`, referenceId: upstream.referenceId }, server);
+          await fetch(faults, { method: 'DELETE' });
+          expect(unread.status).toBe(503);
+          expect(unread.body).toMatchObject({ error: 'UPSTREAM_UNAVAILABLE', details: { retryable: true } });
+          const still = await h.get('/server/orders/unresolved', server);
+          expect(still.body.orders.find((o: { orderReference: string }) => o.orderReference === ref)).toMatchObject({ tries: [{ phase: 'unknown' }] });
           const wrong = await h.post(`/server/orders/${ref}/resolve`, { reference: `${ref}-1`, referenceId: 'not-its-id' }, server);
           expect(wrong.body).toMatchObject({ error: 'INVALID_INPUT' });
           const resolved = await h.post(`/server/orders/${ref}/resolve`, { reference: `${ref}-1`, referenceId: upstream.referenceId }, server);

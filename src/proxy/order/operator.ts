@@ -45,6 +45,11 @@ function describe(deps: OrderDeps, order: Order): UnresolvedOrder {
   };
 }
 
+/** The provider could not be read to check the operator's word: nothing is changed, and the call may be made again. */
+function unreadable(): ProxyError {
+  return new ProxyError('UPSTREAM_UNAVAILABLE', 'The provider could not be read to check this; nothing was changed. Try again in a moment.', { retryable: true });
+}
+
 /** Applies the operator's resolution of one try or session; the order as it stands after. */
 export async function resolveOrder(deps: OrderDeps, ref: string, input: OrderResolution): Promise<UnresolvedOrder> {
   const order = await deps.book.read(ref);
@@ -54,6 +59,9 @@ export async function resolveOrder(deps: OrderDeps, ref: string, input: OrderRes
     if (!t) throw new ProxyError('NOT_FOUND', 'No such payment attempt in this order.');
     if ('referenceId' in input) {
       const read = await deps.payments.readById(t.reference, input.referenceId);
+      // A read that failed says nothing of the payment: "no such payment" would send the operator to resolve
+      // it absent, and a completed charge would be freed for a second one. Try again later.
+      if (read.kind === 'error') throw unreadable();
       if (read.kind !== 'found') {
         throw new ProxyError('INVALID_INPUT', 'The provider has no payment with this referenceId for this attempt.', {
           fields: [{ path: 'referenceId', message: 'does not name this attempt at the provider' }],
@@ -70,6 +78,7 @@ export async function resolveOrder(deps: OrderDeps, ref: string, input: OrderRes
     if (!s) throw new ProxyError('NOT_FOUND', 'No such checkout session in this order.');
     if ('checkoutId' in input) {
       const read = await deps.checkouts.read(input.checkoutId);
+      if (read.kind === 'error') throw unreadable();
       if (read.kind !== 'found') {
         throw new ProxyError('INVALID_INPUT', 'The provider has no checkout session with this checkoutId.', {
           fields: [{ path: 'checkoutId', message: 'is not a session at the provider' }],
