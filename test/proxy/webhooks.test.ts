@@ -159,8 +159,9 @@ describe('signed webhooks', () => {
     expect(await h.proxy.webhooks.replay(completedId)).toBe(true);
     await deliveredTo(r, completedId);
     expect(of(r, completedId).length).toBe(triesBefore + 1);
+    // The receiver's 200 comes before the outbox writes the delivery down: wait for the record.
+    const delivered = await eventually(async () => (await h.proxy.webhooks.list({ state: 'delivered' })).find((d) => d.id === completedId));
     expect((await h.proxy.webhooks.list({ state: 'dead' })).map((d) => d.id)).not.toContain(completedId);
-    const delivered = (await h.proxy.webhooks.list({ state: 'delivered' })).find((d) => d.id === completedId);
     expect(delivered).toMatchObject({ state: 'delivered', replayedAt: expect.any(String), deliveredAt: expect.any(String) });
     expect((await h.proxy.webhooks.list()).map((d) => d.id)).toContain(completedId);
     // A delivered one is replayed too (the receiver dedupes); an unknown id is not.
