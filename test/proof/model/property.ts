@@ -120,14 +120,15 @@ async function quiesce(s: fc.Scheduler, w: World): Promise<void> {
  * The property: a generated run keeps every money rule. Throws an Error listing the broken rules (fast-check
  * reports it with the run's seed and path).
  */
-export function modelProperty(trace = false) {
+export function modelProperty(trace = false, record?: (fingerprint: string) => void) {
   return fc.asyncProperty(
     fc.scheduler(),
     worldConfig,
     fc.integer({ min: 1, max: 2 ** 31 - 1 }),
     fc.array(fc.tuple(command, fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
     async (s, config, seed, commands) => {
-      const w = new World(config, seed, (label) => s.schedule(Promise.resolve(label)).then(() => undefined));
+      const steps: string[] = [];
+      const w = new World(config, seed, (label) => s.schedule(Promise.resolve(label)).then(() => void steps.push(label)));
       try {
         w.ready();
         await settle(s, w);
@@ -140,6 +141,10 @@ export function modelProperty(trace = false) {
         }
         await quiesce(s, w);
         const broken = await brokenRules(w);
+        if (record) {
+          const orders = await Promise.all(ORDERS.map((o) => w.memory.get(`ord:${o}`)));
+          record(JSON.stringify({ steps, orders, received: [...w.received.keys()].sort() }));
+        }
         if (broken.length > 0 && trace) {
           const orders = await Promise.all(ORDERS.map((o) => w.memory.get(`ord:${o}`)));
           console.log(JSON.stringify({ config, commands, broken, orders, provider: [...w.provider.payments.values(), ...w.provider.sessions.values()], received: [...w.received.keys()] }, null, 1));
