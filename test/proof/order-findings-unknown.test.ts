@@ -1,7 +1,8 @@
 /**
  * Issue 19's findings where the money state is unknown for a while: a checkout whose records the store lost
  * (3), a checkout paid during an outage that outlasts its expiry (4), and a provider that reads status by
- * referenceId only (8). Each ends with one charge, reported; nothing new starts while the state is unknown.
+ * referenceId only (8); and the operator's resolution of a checkout session no read can see. Each ends with one
+ * charge, reported; nothing new starts while the state is unknown.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -161,6 +162,55 @@ describe('finding 8: a provider that reads status by referenceId only', () => {
         await eventually(() => h.payments.find((u) => u.snapshot.orderReference === ref && u.snapshot.status === 'COMPLETED'), 15_000);
         expect(h.payments.filter((u) => u.snapshot.orderReference === ref && u.snapshot.status === 'FAILED')).toEqual([]);
       }
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('the operator resolves a checkout session no read can see', () => {
+  let sandbox: StartedSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ timeScale: 0.02 });
+  });
+  afterAll(() => sandbox?.close());
+
+  it('holds the order while the session is unknown, answers 503 (nothing changed) while the provider cannot be read, then takes its checkoutId', async () => {
+    const late = lateNetwork({ landAfterMs: 300 });
+    // A provider that lists no sessions by reference: only the operator can name the session whose answer was lost.
+    const h = await proxyOn(sandbox, { fetch: late.fetch, serverKey: SERVER_KEY, provider: { checkoutListing: false } });
+    const server = { headers: { authorization: `Bearer ${SERVER_KEY}` } };
+    try {
+      const ref = order('OP-CO');
+      late.delayNext('/v1/checkout/initialize');
+      const lost = await h.post('/checkouts', {}, { token: await h.mintCheckout({ reference: ref }) });
+      expect(lost.status).toBe(503);
+      await late.landed();
+      const upstream = [...sandbox.app.sandbox.checkouts.values()].find((s) => s.reference === ref)!;
+      expect(upstream).toBeDefined();
+      const payment = await h.post('/payments', { msisdn: '233240000001' }, { token: await h.mintPayment({ referenceNo: ref }) });
+      expect(payment.status).toBe(409);
+      const again = await h.post('/checkouts', {}, { token: await h.mintCheckout({ reference: ref }) });
+      expect(again.status).toBe(409);
+      expect([...sandbox.app.sandbox.checkouts.values()].filter((s) => s.reference === ref)).toHaveLength(1);
+      const listed = await h.get('/server/orders/unresolved', server);
+      expect(listed.body.orders.find((o: { orderReference: string }) => o.orderReference === ref)).toMatchObject({ sessions: [{ session: 1, phase: 'unknown', checkoutId: null }] });
+      expect((await hostedPay(sandbox, upstream.checkoutId)).status).toBe(303);
+      const faults = `${sandbox.url}/__sandbox/faults`;
+      await fetch(faults, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: '502', method: 'GET', path: `/v1/checkout/${upstream.checkoutId}/status`, count: 20 }) });
+      const unread = await h.post(`/server/orders/${ref}/resolve`, { session: 1, checkoutId: upstream.checkoutId }, server);
+      await fetch(faults, { method: 'DELETE' });
+      expect(unread.status).toBe(503);
+      expect(unread.body).toMatchObject({ error: 'UPSTREAM_UNAVAILABLE', details: { retryable: true } });
+      const still = await h.get('/server/orders/unresolved', server);
+      expect(still.body.orders.find((o: { orderReference: string }) => o.orderReference === ref)).toMatchObject({ sessions: [{ phase: 'unknown' }] });
+      const wrong = await h.post(`/server/orders/${ref}/resolve`, { session: 1, checkoutId: 'no-such-session' }, server);
+      expect(wrong.body).toMatchObject({ error: 'INVALID_INPUT' });
+      const resolved = await h.post(`/server/orders/${ref}/resolve`, { session: 1, checkoutId: upstream.checkoutId }, server);
+      expect(resolved.status).toBe(200);
+      const completed = await eventually(() => h.checkouts.find((u) => u.snapshot.reference === ref && u.snapshot.status === 'completed'), 15_000);
+      expect(completed.snapshot.checkoutId).toBe(upstream.checkoutId);
+      expect([...sandbox.app.sandbox.payments.values()].filter((p) => p.referenceNo.startsWith(ref))).toHaveLength(0);
     } finally {
       await h.close();
     }
