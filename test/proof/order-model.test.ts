@@ -2,12 +2,12 @@
  * The order's model checker (DESIGN: proof). fast-check generates a run: how the provider reads (status by
  * referenceNo, referenceId or either; sessions listed or not), which loss the run suffers (store flushes, or
  * process restarts), and a list of commands (customers paying by mobile money and by hosted checkout on either
- * of two instances, with reloads, second tabs, other numbers; approvals and declines on the phone; lost and late
- * answers, 503s, read errors; callbacks; reconciling passes and sweeps; time passing; another shop's payment
- * under our reference). Its scheduler picks the order of every store call and every provider call of every
- * instance, and the run owns the clock. After the commands the world quiesces (callbacks delivered, late
- * requests landed or expired, time past every deadline and window, every instance sweeping and draining), and
- * the money rules are checked (invariants.ts).
+ * of two instances, or a third that joins later with no copy of anything, with reloads, second tabs, other
+ * numbers; approvals and declines on the phone; lost and late answers, 503s, read errors; callbacks;
+ * reconciling passes and sweeps; time passing; another shop's payment under our reference). Its scheduler
+ * picks the order of every store call and every provider call of every instance, and the run owns the clock.
+ * After the commands the world quiesces (callbacks delivered, late requests landed or expired, time past every
+ * deadline and window, every instance sweeping and draining), and the money rules are checked (invariants.ts).
  *
  * A failure prints fast-check's seed and path; `MODEL_SEED=… MODEL_PATH=… npx vitest run
  * test/proof/order-model.test.ts` replays it bit for bit. `npm run proof:model` runs it long (vitest.proof.config.ts;

@@ -19,9 +19,13 @@ type Command =
   | { kind: 'land-late' }
   | { kind: 'callbacks'; i: number }
   | { kind: 'loss'; i: number }
-  | { kind: 'foreign'; order: number };
+  | { kind: 'foreign'; order: number }
+  | { kind: 'join' };
 
-const instance = fc.integer({ min: 0, max: 1 });
+/** Which instance a command goes to: the third stands for the first until it joined. */
+const instance = fc.integer({ min: 0, max: 2 });
+/** Which instance a loss strikes: one of the two that run from the start. */
+const original = fc.integer({ min: 0, max: 1 });
 const order = fc.integer({ min: 0, max: ORDERS.length - 1 });
 
 export const command: fc.Arbitrary<Command> = fc.oneof(
@@ -42,7 +46,8 @@ export const command: fc.Arbitrary<Command> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'land-late' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('callbacks' as const), i: instance }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('loss' as const), i: instance }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('loss' as const), i: original }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'join' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('foreign' as const), order }) },
 );
 
@@ -80,6 +85,8 @@ function apply(w: World, c: Command): void {
       return w.config.losses === 'flush' ? w.flush() : w.restart(c.i);
     case 'foreign':
       return w.provider.foreignPayment(`${ref}-1`);
+    case 'join':
+      return w.join();
   }
 }
 

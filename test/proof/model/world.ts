@@ -187,19 +187,19 @@ export class World {
 
   /** A customer's payment request on instance `i`. */
   pay(i: number, order: string, msisdn: string): void {
-    const instance = this.instances[i]!;
+    const instance = this.at(i);
     this.start(instance, () => instance.orders.pay(this.paymentClaims(order, 3), msisdn));
   }
 
   /** The provider's callbacks, delivered to instance `i` (its body names the referenceId). */
   callbacks(i: number): void {
-    const instance = this.instances[i]!;
+    const instance = this.at(i);
     for (const cb of this.provider.callbacks.splice(0)) this.start(instance, () => instance.orders.callback(cb.callbackId, { referenceId: cb.referenceId }));
   }
 
   /** One reconciling pass over an order on instance `i` (what its poller would run). */
   reconcile(i: number, order: string): void {
-    const instance = this.instances[i]!;
+    const instance = this.at(i);
     this.start(instance, () => instance.orders.reconcile(order));
   }
 
@@ -217,7 +217,7 @@ export class World {
 
   /** A customer's checkout: a session whose URL reaches the customer can be paid from then on. */
   checkout(i: number, order: string): void {
-    const instance = this.instances[i]!;
+    const instance = this.at(i);
     this.start(instance, async () => {
       const answer = await instance.orders.checkout(this.checkoutClaims(order));
       const session = this.provider.sessions.get(answer.checkoutId);
@@ -227,7 +227,7 @@ export class World {
 
   /** One instance's sweep: every unsettled order read once, and the outbox drained. */
   sweep(i: number): void {
-    const instance = this.instances[i]!;
+    const instance = this.at(i);
     if (!instance.alive) return;
     this.sweptAt[i] = this.clock;
     this.start(instance, async () => {
@@ -269,10 +269,29 @@ export class World {
     });
   }
 
+  /**
+   * Instance `i`; one that has not joined yet stands for the first (commands name three instances, and a
+   * third exists only once it joined).
+   */
+  at(i: number): Instance {
+    return this.instances[i] ?? this.instances[0]!;
+  }
+
   restart(i: number): void {
     this.instances[i]!.alive = false;
     const fresh = this.instance();
     this.instances[i] = fresh;
+    this.start(fresh, () => fresh.orders.ready);
+  }
+
+  /**
+   * A third process joins (scaled out, or a rolling deploy's new one), with no copy of any order: after a
+   * flush it meets a store without an epoch before the others noticed the loss. At most one joins a run.
+   */
+  join(): void {
+    if (this.instances.length >= 3) return;
+    const fresh = this.instance();
+    this.instances.push(fresh);
     this.start(fresh, () => fresh.orders.ready);
   }
 
