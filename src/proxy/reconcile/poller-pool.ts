@@ -47,29 +47,47 @@ export interface PollerPoolOptions extends BackoffOptions {
 }
 
 interface Poller {
+  readonly key: string;
+  readonly tick: Tick;
   stopped: boolean;
-  /** Set by wake(): the next sleep ends early (not before the wake gap), and the next tick is urgent. */
+  /** Set by wake(): the sleep ends early (not before the wake gap), and the next tick is urgent. */
   woken: boolean;
   lastTickAt: number;
-  /** Ends the current sleep early. */
-  interrupt: (() => void) | null;
+  /** The current sleep's planned length (a wake shortens what is left of it). */
+  planned: number;
+  /** Polls made on the backoff schedule, and unavailable ticks in a row. */
+  attempt: number;
+  failures: number;
+  /** The sleep's timer, while it sleeps. */
+  timer: unknown;
   /** Its place in the gate while it waits for (or holds) a slot. */
   ticket: GateTicket | null;
-  done: Promise<void>;
+  /** The running tick and what follows it, while one runs. */
+  running: Promise<void> | null;
+  /** Ends the sleep: one closure per poller, made once. */
+  readonly fire: () => void;
 }
 
 /**
  * One poller per key however many ask for it (DESIGN: status relay, coalesced). A poller runs its tick
  * at once (within the gate's bound), then on a jittered backoff schedule, until the tick answers `done` or
  * the pool stops it. `wake(key)` makes it poll now, ahead of routine polls waiting at the gate.
+ *
+ * A poller is a record and one timer between its ticks, not a suspended loop: ten thousand pending payments
+ * keep ten thousand of them (`npm run bench`, scale), and an async loop held a generator, a promise and
+ * three closures per sleep for each.
  */
 export class PollerPool {
   private readonly pollers = new Map<string, Poller>();
   private readonly timers: PoolTimers;
+  private readonly gap: number;
+  private readonly ceiling: number;
   private closed = false;
 
   constructor(private readonly options: PollerPoolOptions) {
     this.timers = options.timers ?? REAL_TIMERS;
+    this.gap = options.minWakeGapMs ?? 250;
+    this.ceiling = options.failureCeilingMs ?? options.maxIntervalMs * 6;
   }
 
   /**
@@ -78,9 +96,25 @@ export class PollerPool {
    */
   ensure(key: string, tick: Tick, urgent = false): boolean {
     if (this.closed || this.pollers.has(key)) return false;
-    const poller: Poller = { stopped: false, woken: urgent, lastTickAt: 0, interrupt: null, ticket: null, done: Promise.resolve() };
+    const poller: Poller = {
+      key,
+      tick,
+      stopped: false,
+      woken: urgent,
+      lastTickAt: 0,
+      planned: 0,
+      attempt: 0,
+      failures: 0,
+      timer: undefined,
+      ticket: null,
+      running: null,
+      fire: () => {
+        poller.timer = undefined;
+        this.next(poller);
+      },
+    };
     this.pollers.set(key, poller);
-    poller.done = this.run(key, poller, tick);
+    this.next(poller);
     return true;
   }
 
@@ -90,7 +124,10 @@ export class PollerPool {
     if (!poller) return false;
     poller.woken = true;
     poller.ticket?.promote();
-    poller.interrupt?.();
+    if (poller.timer !== undefined) {
+      const now = this.timers.now();
+      this.arm(poller, Math.min(poller.planned - (now - poller.lastTickAt), poller.lastTickAt + this.gap - now));
+    }
     return true;
   }
 
@@ -109,7 +146,8 @@ export class PollerPool {
     if (!poller) return;
     poller.stopped = true;
     poller.ticket?.withdraw();
-    poller.interrupt?.();
+    if (poller.timer !== undefined) this.timers.clear(poller.timer);
+    poller.timer = undefined;
     this.pollers.delete(key);
   }
 
@@ -118,77 +156,67 @@ export class PollerPool {
     this.closed = true;
     const all = [...this.pollers.values()];
     for (const key of [...this.pollers.keys()]) this.stop(key);
-    await Promise.all(all.map((p) => p.done));
+    await Promise.all(all.map((p) => p.running));
   }
 
-  private async run(key: string, poller: Poller, tick: Tick): Promise<void> {
-    const gap = this.options.minWakeGapMs ?? 250;
-    const ceiling = this.options.failureCeilingMs ?? this.options.maxIntervalMs * 6;
-    let attempt = 0;
-    let failures = 0;
-    try {
-      while (!poller.stopped) {
-        // Without a gate the tick starts in this turn of the loop (a wake after ensure() comes during it).
-        if (this.options.gate && !(await this.turn(poller, this.options.gate))) break;
-        poller.woken = false;
-        poller.lastTickAt = this.timers.now();
-        let result: TickResult = 'continue';
-        try {
-          result = await tick();
-        } catch (err) {
-          this.options.onError?.(key, err);
-        } finally {
-          poller.ticket?.release();
-          poller.ticket = null;
-        }
-        if (poller.stopped) break;
-        // Woken while the tick ran: someone wants a fresh read (a reference sent again), whatever the tick said.
-        if (result === 'done' && !poller.woken) break;
-        if (result === 'done') continue;
-        const next = typeof result === 'object' ? result.backOff : result;
-        failures = typeof result === 'object' ? failures + 1 : 0;
-        let planned = typeof next === 'number' ? next : backoffDelay(attempt++, this.options, this.options.random);
-        if (failures > 0) planned = Math.max(planned, Math.min(ceiling, planned * 2 ** failures));
-        await this.sleep(poller, planned, gap);
-      }
-    } finally {
-      poller.ticket?.release();
-      if (this.pollers.get(key) === poller) this.pollers.delete(key);
-    }
-  }
-
-  /** Waits for the gate's slot (urgent when woken); false when the poller was stopped meanwhile. */
-  private async turn(poller: Poller, gate: ReadGate): Promise<boolean> {
-    poller.ticket = gate.enter(poller.woken);
-    const granted = await poller.ticket.granted;
-    if (granted && !poller.stopped) return true;
-    poller.ticket.release();
-    poller.ticket = null;
-    return false;
-  }
-
-  /** Sleeps `planned` ms, or less when woken, but never less than `gap` after the last tick. */
-  private sleep(poller: Poller, planned: number, gap: number): Promise<void> {
-    const { timers } = this;
-    return new Promise<void>((resolve) => {
-      let timer: unknown;
-      const finish = () => {
-        if (timer !== undefined) timers.clear(timer);
-        poller.interrupt = null;
-        resolve();
-      };
-      const arm = (ms: number) => {
-        if (timer !== undefined) timers.clear(timer);
-        timer = timers.set(finish, Math.max(0, ms));
-      };
-      const earliest = () => poller.lastTickAt + gap - timers.now();
-      poller.interrupt = () => {
-        if (poller.stopped) finish();
-        else arm(Math.min(planned - (timers.now() - poller.lastTickAt), earliest()));
-      };
-      if (poller.stopped) finish();
-      else if (poller.woken) arm(earliest());
-      else arm(planned);
+  /** The poller's next tick: at once without a gate; with one, once it grants a slot (urgent when woken). */
+  private next(poller: Poller): void {
+    if (poller.stopped) return this.end(poller);
+    const gate = this.options.gate;
+    if (!gate) return this.run(poller);
+    const ticket = gate.enter(poller.woken);
+    poller.ticket = ticket;
+    void ticket.granted.then((granted) => {
+      if (granted && !poller.stopped) return this.run(poller);
+      ticket.release();
+      poller.ticket = null;
+      this.end(poller);
     });
+  }
+
+  private run(poller: Poller): void {
+    poller.woken = false;
+    poller.lastTickAt = this.timers.now();
+    let ticked: Promise<TickResult>;
+    try {
+      ticked = poller.tick();
+    } catch (err) {
+      ticked = Promise.reject(err);
+    }
+    poller.running = ticked.then(
+      (result) => this.after(poller, result),
+      (err: unknown) => {
+        this.options.onError?.(poller.key, err);
+        this.after(poller, 'continue');
+      },
+    );
+  }
+
+  private after(poller: Poller, result: TickResult): void {
+    poller.ticket?.release();
+    poller.ticket = null;
+    poller.running = null;
+    if (poller.stopped) return this.end(poller);
+    if (result === 'done') {
+      // Woken while the tick ran: someone wants a fresh read (a reference sent again), whatever the tick said.
+      if (poller.woken) return this.next(poller);
+      return this.end(poller);
+    }
+    const next = typeof result === 'object' ? result.backOff : result;
+    poller.failures = typeof result === 'object' ? poller.failures + 1 : 0;
+    let planned = typeof next === 'number' ? next : backoffDelay(poller.attempt++, this.options, this.options.random);
+    if (poller.failures > 0) planned = Math.max(planned, Math.min(this.ceiling, planned * 2 ** poller.failures));
+    poller.planned = planned;
+    // Woken while the tick ran: the sleep lasts only the wake gap.
+    this.arm(poller, poller.woken ? poller.lastTickAt + this.gap - this.timers.now() : planned);
+  }
+
+  private arm(poller: Poller, ms: number): void {
+    if (poller.timer !== undefined) this.timers.clear(poller.timer);
+    poller.timer = this.timers.set(poller.fire, Math.max(0, ms));
+  }
+
+  private end(poller: Poller): void {
+    if (this.pollers.get(poller.key) === poller) this.pollers.delete(poller.key);
   }
 }
