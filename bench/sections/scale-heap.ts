@@ -83,7 +83,8 @@ async function main(customers: number): Promise<void> {
     const loaded = await snapshotOf(merchant, dir);
     const loadedMemory = await merchant.ask<NodeJS.MemoryUsage>('memory');
     const n = made.length;
-    console.log(`${n} customers more: heap ${((loadedMemory.heapUsed - idleMemory.heapUsed) / n / 1024).toFixed(1)} KiB, RSS ${((loadedMemory.rss - idleMemory.rss) / n / 1024).toFixed(1)} KiB per customer`);
+    const per = (field: keyof NodeJS.MemoryUsage) => `${field} ${((loadedMemory[field] - idleMemory[field]) / n / 1024).toFixed(1)} KiB`;
+    console.log(`${n} customers more, per customer: ${(['heapUsed', 'heapTotal', 'external', 'arrayBuffers', 'rss'] as const).map(per).join(', ')}`);
     const [a, b] = [byConstructor(idle), byConstructor(loaded)];
     const rows = [...b.entries()]
       .map(([key, { size, count }]) => ({ key, bytes: size - (a.get(key)?.size ?? 0), count: count - (a.get(key)?.count ?? 0) }))

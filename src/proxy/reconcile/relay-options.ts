@@ -1,7 +1,10 @@
 import { SSE_HEARTBEAT_MS } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
 
-/** Reconciling passes in flight per process by default: enough for 10,000 pending payments read every 10 s. */
+/**
+ * Reconciling passes in flight per process by default. A bound, not a rate: passes of 32 ms each would read
+ * 10,000 pending payments every 10 s; a slower provider reads them less often rather than piling up sockets.
+ */
 export const DEFAULT_MAX_READS_IN_FLIGHT = 32;
 
 /** The relay's knobs, resolved from the proxy configuration with DESIGN's defaults. */
