@@ -15,6 +15,7 @@ import { Reconciler } from '../../src/proxy/reconcile/reconciler.js';
 import type { RelayOptions } from '../../src/proxy/reconcile/relay-options.js';
 import { MemoryStore } from '../../src/proxy/store/memory.js';
 import { ENV, NOW, order, paymentTry } from './order/fixtures.js';
+import { eventually } from './sse-client.js';
 
 /** Lets every promise chain that can move, move (no timer involved). */
 async function settle(): Promise<void> {
@@ -190,6 +191,46 @@ describe('the reconciler against a slow provider', () => {
           // not in flight
         }
       }
+      await closing;
+    }
+  });
+});
+
+describe('a customer looking at a payment whose reads failed', () => {
+  it('reads it at once instead of after the backoff, and at most once per interval however often they look', async () => {
+    const provider = slowProvider();
+    const reconciler = new Reconciler(
+      {
+        store: new MemoryStore(),
+        outbox: { kick() {} } as unknown as Outbox,
+        logger: pino({ level: 'silent' }),
+        options: RELAY,
+        pass: (ref) => provider.read(ref),
+        unsettled: async () => [],
+      },
+      () => undefined,
+    );
+    try {
+      await reconciler.ready;
+      reconciler.readSoon('SALE-1');
+      await settle();
+      // The read times out: the next one is planned a minute away (the ceiling of the backoff).
+      provider.answer('SALE-1', { backOff: 'continue' });
+      await settle();
+      expect(provider.inFlight).toBe(0);
+      reconciler.look('SALE-1', false);
+      reconciler.look('SALE-1', false);
+      await eventually(() => (provider.inFlight === 1 ? true : undefined));
+      expect(provider.started).toEqual(['SALE-1', 'SALE-1']);
+      // Read and answered: on the schedule again, and a look of a page still waiting wakes nothing.
+      provider.answer('SALE-1', 'continue');
+      await settle();
+      reconciler.look('SALE-1', false);
+      await settle();
+      expect(provider.started).toEqual(['SALE-1', 'SALE-1']);
+    } finally {
+      const closing = reconciler.close();
+      for (let i = 0; i < 3 && provider.inFlight > 0; i++) provider.answer('SALE-1', 'done');
       await closing;
     }
   });

@@ -135,6 +135,11 @@ export class PollerPool {
     return this.pollers.has(key);
   }
 
+  /** True while the poller of `key` is backing off: its last tick failed as unavailable. */
+  failing(key: string): boolean {
+    return (this.pollers.get(key)?.failures ?? 0) > 0;
+  }
+
   /** Number of running pollers. */
   get size(): number {
     return this.pollers.size;

@@ -75,12 +75,12 @@ export class Reconciler {
   }
 
   /**
-   * A customer (or the merchant's backend) looks at an order whose reader is on its slow cadence: read it
-   * now, at most once per `maxIntervalMs` per order in this process, so a page reading in a loop never
-   * becomes a loop of upstream reads.
+   * A customer (or the merchant's backend) looks at an order whose reader is on its slow cadence, or backing
+   * off after reads the provider could not answer: read it now, at most once per `maxIntervalMs` per order in
+   * this process, so a page reading in a loop never becomes a loop of upstream reads.
    */
   look(ref: string, late: boolean): void {
-    if (!late) {
+    if (!late && !this.pool.failing(`order:${ref}`)) {
       this.track(ref, true);
       return;
     }
