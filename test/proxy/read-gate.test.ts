@@ -97,6 +97,21 @@ const RELAY: RelayOptions = {
   unknownGraceMs: 60_000,
 };
 
+/** A reconciler on a memory store whose passes are reads of `provider`, with `unsettled` for its sweep. */
+function reconcilerOf(provider: ReturnType<typeof slowProvider>, unsettled: string[]): Reconciler {
+  return new Reconciler(
+    {
+      store: new MemoryStore(),
+      outbox: { kick() {} } as unknown as Outbox,
+      logger: pino({ level: 'silent' }),
+      options: RELAY,
+      pass: (ref) => provider.read(ref),
+      unsettled: async () => unsettled,
+    },
+    () => undefined,
+  );
+}
+
 describe('ReadGate', () => {
   it('lets `limit` in, then hands each freed slot to the urgent line before the routine one', async () => {
     const gate = new ReadGate(2);
@@ -138,17 +153,7 @@ describe('the reconciler against a slow provider', () => {
   it('has at most its bound of reads in flight with 40 orders due at once, and reads a woken order before the routine line', async () => {
     const provider = slowProvider();
     const refs = Array.from({ length: 40 }, (_, i) => `SALE-${i}`);
-    const reconciler = new Reconciler(
-      {
-        store: new MemoryStore(),
-        outbox: { kick() {} } as unknown as Outbox,
-        logger: pino({ level: 'silent' }),
-        options: RELAY,
-        pass: (ref) => provider.read(ref),
-        unsettled: async () => refs,
-      },
-      () => undefined,
-    );
+    const reconciler = reconcilerOf(provider, refs);
     try {
       await reconciler.ready;
       await settle();
@@ -199,17 +204,7 @@ describe('the reconciler against a slow provider', () => {
 describe('a customer looking at a payment whose reads failed', () => {
   it('reads it at once instead of after the backoff, and at most once per interval however often they look', async () => {
     const provider = slowProvider();
-    const reconciler = new Reconciler(
-      {
-        store: new MemoryStore(),
-        outbox: { kick() {} } as unknown as Outbox,
-        logger: pino({ level: 'silent' }),
-        options: RELAY,
-        pass: (ref) => provider.read(ref),
-        unsettled: async () => [],
-      },
-      () => undefined,
-    );
+    const reconciler = reconcilerOf(provider, []);
     try {
       await reconciler.ready;
       reconciler.readSoon('SALE-1');
