@@ -67,6 +67,7 @@ export function defaultsTable(): string {
     ['event streams', `${DEFAULT_LIMITS.streamsPerClient.points} per token and address, ${DEFAULT_LIMITS.streamsPerAddress.points} per address`, '`limits.streamsPerClient`, `…PerAddress`'],
     ['wrong server keys per address', policy('serverKeyFailuresPerIp'), '`limits.serverKeyFailuresPerIp`'],
     ['status reads of a pending payment', `every ${duration(relay.minIntervalMs)} backing off to ${duration(relay.maxIntervalMs)}`, '`relay.minIntervalMs`, `relay.maxIntervalMs`'],
+    ['status reads in flight per instance', `${relay.maxReadsInFlight} at once, a read someone waits for (a callback, a look, a new payment) first; after a read the provider could not answer, a payment's next waits twice as long each time, up to ${duration(relay.lateIntervalMs)}`, '`relay.maxReadsInFlight`'],
     ['the page stops waiting (`TIMED_OUT`)', `after ${duration(relay.deadlineMs)}`, '`relay.deadlineMs`'],
     ['reads after that', `every ${duration(relay.lateIntervalMs)} for ${duration(relay.reconcileWindowMs)}`, '`relay.lateIntervalMs`, `relay.reconcileWindowMs`'],
     ['each instance sweeps unsettled payments', `every ${duration(relay.sweepIntervalMs)}`, '`relay.sweepIntervalMs`'],

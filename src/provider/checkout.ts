@@ -30,6 +30,7 @@ export function checkoutApi(http: Http, upstream: Upstream): CheckoutApi {
           response: checkoutStatusResult,
           signal: options?.signal,
           retry: options?.retry,
+          background: options?.background,
         }),
       sessions: (reference, options) =>
         http.request({
@@ -40,6 +41,7 @@ export function checkoutApi(http: Http, upstream: Upstream): CheckoutApi {
           params: { reference },
           response: checkoutSessionList,
           signal: options?.signal,
+          background: options?.background,
         }),
     },
   };

@@ -6,7 +6,7 @@ import { gatewayApi } from './gateway.js';
 import { createHttp, type ProviderLogger } from './http.js';
 import { messagingApi } from './messaging.js';
 import { API_VERSION } from './schemas/index.js';
-import { PROVIDER_INTERFACES, type CircuitStateName, type ProviderClient, type ProviderInterface } from './types.js';
+import { PROVIDER_INTERFACES, type CircuitCalls, type CircuitStateName, type ProviderClient, type ProviderInterface } from './types.js';
 
 const required = (what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
@@ -89,8 +89,9 @@ export const providerClientConfigSchema = z.strictObject({
  *   call, retries included, and it also ends a call still waiting for a connection (then known unsent).
  * - `retry`: GETs only, on unavailability only: `maxRetries` (2), decorrelated-jitter backoff from
  *   `baseDelayMs` (200) capped at `maxDelayMs` (2000).
- * - `circuitBreaker`: one breaker per interface (messaging, payment gateway, checkout), so an outage of
- *   one never refuses calls to another. Each opens when at least `threshold` (0.5) of its calls in the
+ * - `circuitBreaker`: one circuit per interface (messaging, payment gateway, checkout), so an outage of
+ *   one never refuses calls to another; within one, the reads a caller marks `background` (its own
+ *   schedule's) have a breaker apart, so a backlog of them failing never refuses a new payment. Each opens when at least `threshold` (0.5) of its calls in the
  *   last `windowMs` (30000) failed with unavailability, once `minimumCalls` (10) were made, and lets a
  *   trial call through after `halfOpenAfterMs` (30000). `false` disables them.
  * - `maxConnections`: sockets the client's own pool opens to one provider host at most (256), kept alive
@@ -146,7 +147,8 @@ export function createProviderClient(config: ProviderClientConfig): ClosableProv
       baseUrl: checkout.baseUrl ?? messaging.baseUrl,
       headers: { authorization: `Bearer ${checkout.apiKey}` },
     }),
-    circuitState: (upstream?: ProviderInterface) => (upstream ? http.circuitState(upstream) : worst(PROVIDER_INTERFACES.map(http.circuitState))),
+    circuitState: (upstream?: ProviderInterface, calls?: CircuitCalls) =>
+      upstream ? http.circuitState(upstream, calls) : worst(PROVIDER_INTERFACES.map((name) => http.circuitState(name))),
     close: () => http.close(),
   };
 }

@@ -35,6 +35,7 @@ export function gatewayApi(http: Http, upstream: Upstream): GatewayApi {
           response: paymentStatusResponse,
           signal: options?.signal,
           retry: options?.retry,
+          background: options?.background,
         }),
       accountHolder: (msisdn, options) =>
         http.request({
@@ -46,6 +47,7 @@ export function gatewayApi(http: Http, upstream: Upstream): GatewayApi {
           response: accountHolderResponse,
           signal: options?.signal,
           retry: options?.retry,
+          background: options?.background,
         }),
     },
   };

@@ -23,7 +23,7 @@ import {
 } from './transport.js';
 import { createResilience, type BreakerSettings, type RetrySettings } from './resilience.js';
 import { gatewayErrorEnvelope } from './schemas/index.js';
-import type { CircuitStateName, ProviderInterface } from './types.js';
+import type { CircuitCalls, CircuitStateName, ProviderInterface } from './types.js';
 
 /** A pino-compatible logger; only these three levels are used. */
 export interface ProviderLogger {
@@ -34,7 +34,7 @@ export interface ProviderLogger {
 
 /** One of the provider's interfaces: which, where it is and the headers (auth, version) every call carries. */
 export interface Upstream {
-  /** Which interface: its calls share one circuit breaker. */
+  /** Which interface: its calls share one circuit breaker, its background reads another. */
   name: ProviderInterface;
   baseUrl: string;
   headers: Readonly<Record<string, string>>;
@@ -58,6 +58,8 @@ export interface RequestSpec<T> {
   signal?: AbortSignal | undefined;
   /** `false`: a GET is sent once, without retries. */
   retry?: boolean | undefined;
+  /** A read of the caller's own schedule: under the interface's background circuit (see `CallOptions`). */
+  background?: boolean | undefined;
 }
 
 /** Resolved transport settings (see the client's config for their meaning and defaults). */
@@ -77,8 +79,8 @@ export interface HttpSettings {
 /** The one request function with the state it keeps (breakers, connection pool). */
 export interface Http {
   request<T>(spec: RequestSpec<T>): Promise<T>;
-  /** The state of one interface's circuit breaker. */
-  circuitState(upstream: ProviderInterface): CircuitStateName;
+  /** The state of one interface's circuit for one kind of call; without `calls`, the worse of the two. */
+  circuitState(upstream: ProviderInterface, calls?: CircuitCalls): CircuitStateName;
   /** Closes the connection pool, if the client made one. */
   close(): Promise<void>;
 }
@@ -101,12 +103,12 @@ export function createHttp(settings: HttpSettings): Http {
 
   // The breaker's turns are logged, not each call it refuses: with thousands of payments pending, an outage
   // refused a status read a second per payment, and a warning line for each (`npm run bench`, scale).
-  const resilience = createResilience(settings.retry, settings.circuitBreaker, (upstream, state) => {
+  const resilience = createResilience(settings.retry, settings.circuitBreaker, (upstream, calls, state) => {
     if (state === 'open') {
       const forMs = settings.circuitBreaker ? settings.circuitBreaker.halfOpenAfterMs : 0;
-      logger?.warn({ upstream, circuit: state }, `provider circuit open: calls to the ${upstream} interface are refused for ${forMs} ms, then one is tried`);
-    } else if (state === 'closed') logger?.warn({ upstream, circuit: state }, `provider circuit closed: the ${upstream} interface answers again`);
-    else logger?.debug({ upstream, circuit: state }, `provider circuit half-open: trying one call to the ${upstream} interface`);
+      logger?.warn({ upstream, calls, circuit: state }, `provider circuit open: ${calls} calls to the ${upstream} interface are refused for ${forMs} ms, then one is tried`);
+    } else if (state === 'closed') logger?.warn({ upstream, calls, circuit: state }, `provider circuit closed: ${calls} calls to the ${upstream} interface go through again`);
+    else logger?.debug({ upstream, calls, circuit: state }, `provider circuit half-open: trying one ${calls} call to the ${upstream} interface`);
   });
   const stackless = settings.errorStacks === false;
 
@@ -164,8 +166,9 @@ export function createHttp(settings: HttpSettings): Http {
       const outgoing: Outgoing = { url, method: spec.method, headers, body, deadline };
 
       const upstream = spec.upstream.name;
-      const refused = () => logger?.debug({ operation: spec.operation, upstream, reason: 'circuit-open' }, 'provider call refused: circuit open');
-      const once = (n: number) => resilience.guard(upstream, spec.operation, () => attempt(spec, outgoing, n), refused);
+      const calls: CircuitCalls = spec.background && spec.method === 'GET' ? 'background' : 'foreground';
+      const refused = () => logger?.debug({ operation: spec.operation, upstream, calls, reason: 'circuit-open' }, 'provider call refused: circuit open');
+      const once = (n: number) => resilience.guard(upstream, calls, spec.operation, () => attempt(spec, outgoing, n), refused);
       try {
         return await (spec.method === 'GET' && spec.retry !== false ? resilience.retried(once, deadline) : once(1));
       } finally {
@@ -173,7 +176,7 @@ export function createHttp(settings: HttpSettings): Http {
       }
     },
 
-    circuitState: (upstream) => resilience.circuitState(upstream),
+    circuitState: (upstream, calls) => resilience.circuitState(upstream, calls),
 
     async close() {
       await agent?.close();

@@ -1,6 +1,6 @@
 export * from './schemas/index.js';
 export type * from './types.js';
-export { PROVIDER_INTERFACES } from './types.js';
+export { CIRCUIT_CALLS, PROVIDER_INTERFACES } from './types.js';
 export * from './errors.js';
 export * from './error-mapping.js';
 export * from './fields.js';

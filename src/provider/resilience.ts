@@ -12,9 +12,9 @@ import {
 } from 'cockatiel';
 import type { Deadline } from './deadline.js';
 import { ProviderUnavailableError } from './errors.js';
-import { PROVIDER_INTERFACES, type CircuitStateName, type ProviderInterface } from './types.js';
+import { CIRCUIT_CALLS, PROVIDER_INTERFACES, type CircuitCalls, type CircuitStateName, type ProviderInterface } from './types.js';
 
-export type { CircuitStateName } from './types.js';
+export type { CircuitCalls, CircuitStateName } from './types.js';
 
 /** Retry settings: GETs only, on unavailability only. */
 export interface RetrySettings {
@@ -23,7 +23,7 @@ export interface RetrySettings {
   maxDelayMs: number;
 }
 
-/** Circuit breaker settings (see the client's config); each interface gets a breaker of its own with them. */
+/** Circuit breaker settings (see the client's config); each interface gets its two breakers with them. */
 export interface BreakerSettings {
   threshold: number;
   minimumCalls: number;
@@ -34,30 +34,34 @@ export interface BreakerSettings {
 /** The retry and circuit-breaker policies every provider call runs under (cockatiel). */
 export interface Resilience {
   /**
-   * Runs one attempt under the breaker of `upstream`'s interface: counts unavailability, and while that
-   * circuit is open throws a `ProviderUnavailableError` with reason `circuit-open` without running it.
+   * Runs one attempt under the breaker of `upstream`'s interface for its kind of call (`foreground`, someone
+   * waits on it; `background`, the caller's own schedule): counts unavailability, and while that circuit is open throws a `ProviderUnavailableError`
+   * with reason `circuit-open` without running it.
    */
-  guard<T>(upstream: ProviderInterface, operation: string, attempt: () => Promise<T>, onRefused?: () => void): Promise<T>;
+  guard<T>(upstream: ProviderInterface, calls: CircuitCalls, operation: string, attempt: () => Promise<T>, onRefused?: () => void): Promise<T>;
   /**
    * Runs `attempt` with retries (jittered exponential backoff) through unavailability other than an open
    * circuit; stops when the deadline passes. `attempt` gets the 1-based attempt number.
    */
   retried<T>(attempt: (n: number) => Promise<T>, deadline: Deadline): Promise<T>;
-  /** The state of one interface's circuit. */
-  circuitState(upstream: ProviderInterface): CircuitStateName;
+  /** The state of one interface's circuit for one kind of call; without `calls`, the worse of its two. */
+  circuitState(upstream: ProviderInterface, calls?: CircuitCalls): CircuitStateName;
 }
 
 /**
  * Builds the policies; `breaker: false` disables the circuit breakers, `maxRetries: 0` retries.
  *
- * One breaker per interface (messaging, payment gateway, checkout): they are separate services behind
+ * One circuit per interface (messaging, payment gateway, checkout): they are separate services behind
  * separate hosts and credentials, and an outage of one (checkout status reads failing) must not refuse
- * calls to the others (a mobile-money payment, an OTP).
+ * calls to the others (a mobile-money payment, an OTP). Within an interface, the calls someone waits on and
+ * the reads of a background schedule each have a breaker of their own: the reconciler's status reads timing
+ * out under a backlog of thousands of pending payments must not refuse customers' new payments, which the
+ * provider may still take.
  */
 export function createResilience(
   retrySettings: RetrySettings,
   breakerSettings: BreakerSettings | false,
-  onCircuitChange?: (upstream: ProviderInterface, state: CircuitStateName) => void,
+  onCircuitChange?: (upstream: ProviderInterface, calls: CircuitCalls, state: CircuitStateName) => void,
 ): Resilience {
   const retryPolicy: RetryPolicy | undefined =
     retrySettings.maxRetries > 0
@@ -75,12 +79,17 @@ export function createResilience(
       : undefined;
 
   const breakers = breakerSettings
-    ? new Map(PROVIDER_INTERFACES.map((name) => [name, createBreaker(breakerSettings, (state) => onCircuitChange?.(name, state))] as const))
+    ? new Map(
+        PROVIDER_INTERFACES.flatMap((name) =>
+          CIRCUIT_CALLS.map((calls) => [`${name}/${calls}`, createBreaker(breakerSettings, (state) => onCircuitChange?.(name, calls, state))] as const),
+        ),
+      )
     : undefined;
+  const stateOf = (upstream: ProviderInterface, calls: CircuitCalls) => breakers?.get(`${upstream}/${calls}`)?.state() ?? 'closed';
 
   return {
-    async guard(upstream, operation, attempt, onRefused) {
-      const breaker = breakers?.get(upstream);
+    async guard(upstream, calls, operation, attempt, onRefused) {
+      const breaker = breakers?.get(`${upstream}/${calls}`);
       if (!breaker) return attempt();
       try {
         return await breaker.policy.execute(attempt);
@@ -91,7 +100,7 @@ export function createResilience(
           operation,
           reason: 'circuit-open',
           outcomeUnknown: false,
-          message: `The provider's ${upstream} interface is unavailable (circuit open); ${operation} was not sent`,
+          message: `The provider's ${upstream} interface is unavailable (its ${calls} circuit open); ${operation} was not sent`,
         });
       }
     },
@@ -101,11 +110,17 @@ export function createResilience(
       return retryPolicy.execute(({ attempt: retries }) => attempt(retries + 1), deadline.signal);
     },
 
-    circuitState: (upstream) => breakers?.get(upstream)?.state() ?? 'closed',
+    circuitState: (upstream, calls) => (calls ? stateOf(upstream, calls) : worse(stateOf(upstream, 'foreground'), stateOf(upstream, 'background'))),
   };
 }
 
-/** One interface's breaker, and its state as the next call will find it. */
+/** The worse of two circuit states: open, then half-open, then closed. */
+function worse(a: CircuitStateName, b: CircuitStateName): CircuitStateName {
+  if (a === 'open' || b === 'open') return 'open';
+  return a === 'half-open' || b === 'half-open' ? 'half-open' : 'closed';
+}
+
+/** One breaker, and its state as the next call will find it. */
 function createBreaker(settings: BreakerSettings, onChange: (state: CircuitStateName) => void): { policy: CircuitBreakerPolicy; state(): CircuitStateName } {
   const policy = circuitBreaker(handleWhen((error) => error instanceof ProviderUnavailableError), {
     halfOpenAfter: settings.halfOpenAfterMs,

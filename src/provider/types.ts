@@ -30,6 +30,15 @@ export const PROVIDER_INTERFACES = ['messaging', 'payment', 'checkout'] as const
 /** One of {@link PROVIDER_INTERFACES}. */
 export type ProviderInterface = (typeof PROVIDER_INTERFACES)[number];
 
+/**
+ * The two circuits of one interface: `foreground`, the calls someone waits on (a payment, its probe, a
+ * session, an OTP, a lookup), and `background`, the reads a caller marks as its own schedule's (the
+ * reconciler's polls): a backlog of those timing out never refuses a customer's call the provider would take.
+ */
+export const CIRCUIT_CALLS = ['foreground', 'background'] as const;
+/** One of {@link CIRCUIT_CALLS}. */
+export type CircuitCalls = (typeof CIRCUIT_CALLS)[number];
+
 /** State of a circuit breaker: `closed` (calls go through), `open` (failing fast) or `half-open` (a trial call goes through). */
 export type CircuitStateName = 'closed' | 'open' | 'half-open';
 
@@ -42,6 +51,11 @@ export interface CallOptions {
    * the best of three (a readiness check). POSTs are never retried anyway.
    */
   retry?: boolean;
+  /**
+   * A read of the caller's own schedule, nobody waiting on it (the reconciler's polls): it counts toward,
+   * and is refused by, the interface's `background` circuit, never the one customers' calls go through.
+   */
+  background?: boolean;
 }
 
 /**
@@ -78,8 +92,9 @@ export interface ProviderClient {
     sessions(reference: string, options?: CallOptions): Promise<CheckoutSessionList>;
   };
   /**
-   * State of one interface's circuit breaker; without an argument, the worst of the three (`open` when any
-   * is open, else `half-open` when any is), for a caller that only wants to know whether all is well.
+   * State of one interface's circuit for one kind of call; without `calls`, the worse of its foreground and
+   * background circuits; without an argument, the worst of all (`open` when any is open, else `half-open` when any is),
+   * for a caller that only wants to know whether all is well.
    */
-  circuitState(upstream?: ProviderInterface): CircuitStateName;
+  circuitState(upstream?: ProviderInterface, calls?: CircuitCalls): CircuitStateName;
 }

@@ -193,6 +193,8 @@ export const proxyConfigSchema = z.strictObject({
        * long after its send (1 minute by default): longer than a late request takes to land.
        */
       unknownGraceMs: z.number().int().positive().optional(),
+      /** Reconciling passes (upstream status reads) in flight per process at most (32 by default). */
+      maxReadsInFlight: z.number().int().positive().optional(),
       /** How often every instance sweeps unsettled payments and undelivered notifications (15 s by default). */
       sweepIntervalMs: z.number().int().positive().optional(),
       /** Outbox retry timing (tests make it short): first backoff, its ceiling, and the lease of one delivery. */

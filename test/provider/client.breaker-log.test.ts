@@ -47,7 +47,7 @@ describe('provider client: the circuit breaker in the log', () => {
     vi.setSystemTime(Date.now() + 60_000);
     await expect(client.account.balance()).resolves.toMatchObject({ statusCode: '200' });
     expect(turns()).toEqual(['warn open', 'debug half-open', 'warn closed']);
-    expect(lines.find((l) => l.msg?.startsWith('provider circuit open'))?.fields).toEqual({ upstream: 'messaging', circuit: 'open' });
+    expect(lines.find((l) => l.msg?.startsWith('provider circuit open'))?.fields).toEqual({ upstream: 'messaging', calls: 'foreground', circuit: 'open' });
     await client.close();
   });
 });

@@ -8,8 +8,9 @@ import { ORDER_CHANNELS, ORDER_KEYS, RECORD_TTL_MS, type Subject } from './keys.
 import { messagesOf } from './messages.js';
 import { joinLost } from './join-lost.js';
 import { indexWrites } from './order-indexes.js';
+import { OrderCopies } from './order-copies.js';
 import { newOrder, type Order } from './order-record.js';
-import { isUnsettled, type PlanEnv } from '../reconcile/reconcile-plan.js';
+import type { PlanEnv } from '../reconcile/reconcile-plan.js';
 import { transition } from './transition.js';
 
 /** What applying an event came to: the order as stored after it (null when there is none), and the reply. */
@@ -49,7 +50,7 @@ const COPIES = 10_000;
  * replaced Redis), indexes and all.
  */
 export class OrderBook {
-  private readonly copies = new BoundedMap<string, Order>(COPIES);
+  private readonly copies = new OrderCopies(COPIES);
   /** The store's epoch as this process last saw it (null before the first look). */
   private epoch: string | null = null;
   /** True once this process put its copies back during the current recovery. */
@@ -97,13 +98,15 @@ export class OrderBook {
    * instance's copies the latest version of each order wins.
    */
   private async restoreAll(): Promise<void> {
-    for (const [ref, copy] of [...this.copies]) {
+    for (const ref of this.copies.refs()) {
+      const copy = this.copies.get(ref);
+      if (!copy) continue;
       const raw = await this.options.store.get(ORDER_KEYS.order(ref));
       const stored = raw === null ? null : (JSON.parse(raw) as Order);
       if (!stored || (stored.id === copy.id && stored.v < copy.v)) await this.putBack(ref, raw, stored);
       else if (raw !== null && stored.id !== copy.id) {
         const merged = await this.mergeLost(ref, raw, stored, copy);
-        if (merged) this.copies.set(ref, merged.order);
+        if (merged) this.copies.set(ref, merged.order, merged.raw, this.options.env());
       }
     }
   }
@@ -155,7 +158,7 @@ export class OrderBook {
       const value = JSON.stringify(step.order);
       const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, when: this.conditions() };
       if (await store.commit(write)) {
-        this.copies.set(ref, step.order);
+        this.copies.set(ref, step.order, value, env);
         outbox.remember(messages);
         this.announce(current, step.order);
         return { order: step.order, reply: step.reply };
@@ -194,9 +197,7 @@ export class OrderBook {
    * order the store lost (its record and its place in the set) is still read, and put back by that read.
    */
   unsettledCopies(): string[] {
-    const env = this.options.env();
-    const unsettled = [...this.copies.values()].filter((order) => isUnsettled(order, env)).map((order) => order.ref);
-    return [...new Set([...unsettled, ...this.backlog.keys()])];
+    return [...new Set([...this.copies.unsettled(this.options.env()), ...this.backlog.keys()])];
   }
 
   /** Forgets this process's copy (the order settled and was reported: nothing left to put back). */
@@ -208,7 +209,7 @@ export class OrderBook {
     const { store } = this.options;
     const key = ORDER_KEYS.order(ref);
     const raw = await store.get(key);
-    const copy = this.copies.get(ref);
+    const copy = this.copies.head(ref);
     if (raw !== null) {
       const order = JSON.parse(raw) as Order;
       // An older version of the record this process saw (another process put back what it had): ours wins.
@@ -216,12 +217,12 @@ export class OrderBook {
       // Another record of the order, begun after a loss by a process that had no copy of ours: what ours knows
       // and it does not (a session, a try) joins it, or it would never be read or reported again.
       if (copy && copy.id !== order.id) {
-        const merged = await this.mergeLost(ref, raw, order, copy);
+        const merged = await this.mergeLost(ref, raw, order, this.copies.get(ref) as Order);
         if (merged === null) return this.load(ref);
-        this.copies.set(ref, merged.order);
+        this.copies.set(ref, merged.order, merged.raw, this.options.env());
         return merged;
       }
-      this.copies.set(ref, order);
+      this.copies.set(ref, order, raw, this.options.env());
       return { raw, order };
     }
     if (!copy) return { raw: null, order: null };

@@ -1,10 +1,20 @@
+import { ProviderRateLimitedError, ProviderUnavailableError } from '../../provider/errors.js';
 import type { OrderDeps } from '../order/order-deps.js';
 import type { Order } from '../order/order-record.js';
 import { conflictLogged } from '../order/pay-flow.js';
 import { cadence, readsDue } from './reconcile-plan.js';
 
-/** What one reconciling pass decided: read again on the backoff, after this many ms, or not at all. */
-export type PassResult = 'continue' | 'done' | number;
+/**
+ * What one reconciling pass decided: read again on the backoff, after this many ms, or not at all; `backOff`
+ * when a read failed as unavailable (the poller waits longer than that, so an overloaded provider is not read
+ * on schedule by every poller at once).
+ */
+export type PassResult = 'continue' | 'done' | number | { backOff: 'continue' | number };
+
+/** A read that failed because the provider could not answer (timeout, network, 5xx, circuit open, rate limited). */
+function unavailable(err: unknown): boolean {
+  return err instanceof ProviderUnavailableError || err instanceof ProviderRateLimitedError;
+}
 
 /**
  * One reconciling pass over an order (DESIGN: reconcile): time passes (`tick`: leases end, deadlines pass),
@@ -17,30 +27,41 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
   await deps.book.replay(ref);
   let order = (await deps.book.apply(ref, { type: 'tick' })).order ?? (await deps.book.read(ref));
   if (!order) return 'done';
+  let failed = false;
   for (const due of readsDue(order, deps.env())) {
     const startedAt = deps.now();
     if (due.kind === 'payment') {
-      const read = await deps.payments.read(due.reference, due.referenceId);
-      if (read.kind === 'error') continue;
+      const read = await deps.payments.read(due.reference, due.referenceId, true);
+      if (read.kind === 'error') {
+        failed ||= unavailable(read.err);
+        continue;
+      }
       const applied = await deps.book.apply(ref, { type: 'payment-read', reference: due.reference, startedAt, result: read });
       if (applied.reply.kind === 'conflict') conflictLogged(deps, ref, applied.reply.reference);
       order = applied.order ?? order;
     } else if (due.kind === 'session') {
-      const read = await deps.checkouts.read(due.checkoutId);
-      if (read.kind === 'error') continue;
+      const read = await deps.checkouts.read(due.checkoutId, true);
+      if (read.kind === 'error') {
+        failed ||= unavailable(read.err);
+        continue;
+      }
       if (read.kind === 'not-found') deps.logger.warn({ checkoutId: due.checkoutId }, 'a known checkout session reads as not found; reading on');
       order = (await deps.book.apply(ref, { type: 'session-read', checkoutId: due.checkoutId, result: read })).order ?? order;
     } else {
-      const listed = await deps.checkouts.list(deps.references.checkout(ref));
-      if (listed.kind === 'error') continue;
+      const listed = await deps.checkouts.list(deps.references.checkout(ref), true);
+      if (listed.kind === 'error') {
+        failed ||= unavailable(listed.err);
+        continue;
+      }
       const event = { type: 'sessions-listed', startedAt, complete: true, jti: 'reconciler', createId: deps.newId(), sessions: listed.sessions } as const;
       order = (await deps.book.apply(ref, event)).order ?? order;
     }
   }
-  return after(deps, order, lateIntervalMs);
+  const next = await after(deps, order, lateIntervalMs);
+  return failed && next !== 'done' ? { backOff: next } : next;
 }
 
-async function after(deps: OrderDeps, order: Order, lateIntervalMs: number): Promise<PassResult> {
+async function after(deps: OrderDeps, order: Order, lateIntervalMs: number): Promise<'continue' | 'done' | number> {
   const next = cadence(order, deps.env());
   if (next === 'fast') return 'continue';
   if (next === 'slow') return lateIntervalMs;

@@ -5,6 +5,7 @@ import type { PassResult } from './reconcile-flow.js';
 import type { Outbox } from '../notify/outbox.js';
 import { describeError } from '../describe-error.js';
 import { PollerPool } from './poller-pool.js';
+import { ReadGate } from './read-gate.js';
 import type { RelayOptions } from './relay-options.js';
 import type { ProxyStore } from '../store/types.js';
 
@@ -30,6 +31,8 @@ export interface ReconcilerOptions {
  */
 export class Reconciler {
   readonly pool: PollerPool;
+  /** Bounds the passes (so the upstream reads) in flight in this process; waiting reads go before routine polls. */
+  readonly gate: ReadGate;
   /** When a customer's look last woke an order's slow reader (see `look`). */
   private readonly looked = new BoundedMap<string, number>(10_000);
   private readonly unsubscribes: Array<() => Promise<void>> = [];
@@ -45,34 +48,40 @@ export class Reconciler {
     /** Hears a change published by any instance (`payment:<reference>`, `checkout:<checkoutId>`). */
     private readonly onChanged: (subject: string) => void,
   ) {
+    this.gate = new ReadGate(o.options.maxReadsInFlight);
     this.pool = new PollerPool({
       minIntervalMs: o.options.minIntervalMs,
       maxIntervalMs: o.options.maxIntervalMs,
       minWakeGapMs: o.options.minWakeGapMs,
+      gate: this.gate,
+      failureCeilingMs: Math.max(o.options.lateIntervalMs, o.options.maxIntervalMs),
       onError: (key, err) => o.logger.warn({ subject: key, err: describeError(err) }, 'reconciling pass failed'),
     });
     this.ready = o.manual ? Promise.resolve() : this.sweep().finally(() => this.schedule());
   }
 
-  /** Makes sure this process reconciles the order (no-op when it already does). */
-  track(ref: string): boolean {
+  /**
+   * Makes sure this process reconciles the order (no-op when it already does). `urgent`: someone waits for
+   * its first read (its pass goes before routine polls at the gate), not a sweep.
+   */
+  track(ref: string, urgent = false): boolean {
     if (this.o.manual) return false;
-    return this.pool.ensure(`order:${ref}`, () => this.o.pass(ref));
+    return this.pool.ensure(`order:${ref}`, () => this.o.pass(ref), urgent);
   }
 
-  /** As `track`, and a poller sleeping on the order reads it now. */
+  /** As `track`, and a poller sleeping on the order reads it now, ahead of routine polls. */
   readSoon(ref: string): void {
-    if (!this.o.manual && !this.track(ref)) this.pool.wake(`order:${ref}`);
+    if (!this.o.manual && !this.track(ref, true)) this.pool.wake(`order:${ref}`);
   }
 
   /**
-   * A customer (or the merchant's backend) looks at an order whose reader is on its slow cadence: read it
-   * now, at most once per `maxIntervalMs` per order in this process, so a page reading in a loop never
-   * becomes a loop of upstream reads.
+   * A customer (or the merchant's backend) looks at an order whose reader is on its slow cadence, or backing
+   * off after reads the provider could not answer: read it now, at most once per `maxIntervalMs` per order in
+   * this process, so a page reading in a loop never becomes a loop of upstream reads.
    */
   look(ref: string, late: boolean): void {
-    if (!late) {
-      this.track(ref);
+    if (!late && !this.pool.failing(`order:${ref}`)) {
+      this.track(ref, true);
       return;
     }
     const now = Date.now();

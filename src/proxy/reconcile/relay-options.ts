@@ -1,6 +1,12 @@
 import { SSE_HEARTBEAT_MS } from '../../protocol/index.js';
 import type { ProxyContext } from '../context.js';
 
+/**
+ * Reconciling passes in flight per process by default. A bound, not a rate: passes of 32 ms each would read
+ * 10,000 pending payments every 10 s; a slower provider reads them less often rather than piling up sockets.
+ */
+export const DEFAULT_MAX_READS_IN_FLIGHT = 32;
+
 /** The relay's knobs, resolved from the proxy configuration with DESIGN's defaults. */
 export interface RelayOptions {
   /** First polling interval (about 1 s). */
@@ -23,6 +29,11 @@ export interface RelayOptions {
   maxStreamsPerAddress: number;
   /** Least time between two polls of one reference, even when woken by hints. */
   minWakeGapMs: number;
+  /**
+   * Reconciling passes (each reads the provider once per try or session it is owed, one after another) in
+   * flight in one process at most (32); the others wait, a read someone waits for before routine polls.
+   */
+  maxReadsInFlight: number;
   /** How long a `POST /payments` waits for a concurrent initiation of the same order to finish. */
   initiationWaitMs: number;
   /** After this, an initiation still marked in flight is presumed dead (its process gone): outcome unknown. */
@@ -58,6 +69,7 @@ export function relayOptions(ctx: ProxyContext): RelayOptions {
     maxStreamsPerClient: limits?.streamsPerClient?.points ?? 3,
     maxStreamsPerAddress: limits?.streamsPerAddress?.points ?? 30,
     minWakeGapMs: num('minWakeGapMs', 250),
+    maxReadsInFlight: Math.floor(num('maxReadsInFlight', DEFAULT_MAX_READS_IN_FLIGHT)),
     initiationWaitMs: totalMs + 5_000,
     initiationLeaseMs: totalMs * 3 + 10_000,
     unknownGraceMs: num('unknownGraceMs', 60_000),

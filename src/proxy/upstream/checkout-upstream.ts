@@ -4,7 +4,7 @@ import { isProviderError, ProviderNotFoundError, ProviderUnavailableError, Provi
 import type { CheckoutInitializeRequest, CheckoutStatusResult } from '../../provider/schemas/index.js';
 import type { ProviderClient } from '../../provider/types.js';
 import type { CreateResult, UpstreamSession } from '../order/events.js';
-import { readFailed, summary } from './payment-upstream.js';
+import { BACKGROUND, readFailed, summary } from './payment-upstream.js';
 
 /** What one read of a session (or a listing) found. */
 export type SessionReadResult = { kind: 'found'; session: UpstreamSession } | { kind: 'not-found' } | { kind: 'error'; err: unknown };
@@ -55,9 +55,10 @@ export class CheckoutUpstream {
     };
   }
 
-  async read(checkoutId: string): Promise<SessionReadResult> {
+  /** Reads a session by id; `background`: the reconciler's poll, under the background circuit. */
+  async read(checkoutId: string, background = false): Promise<SessionReadResult> {
     try {
-      return { kind: 'found', session: sessionOf(await this.client.checkout.status(checkoutId)) };
+      return { kind: 'found', session: sessionOf(await this.client.checkout.status(checkoutId, background ? BACKGROUND : undefined)) };
     } catch (err) {
       if (err instanceof ProviderNotFoundError) return { kind: 'not-found' };
       readFailed(this.logger, err, { checkoutId }, 'checkout status read failed; reading on');
@@ -65,9 +66,10 @@ export class CheckoutUpstream {
     }
   }
 
-  async list(reference: string): Promise<SessionListResult> {
+  /** Lists the sessions under a reference; `background`: the reconciler's, under the background circuit. */
+  async list(reference: string, background = false): Promise<SessionListResult> {
     try {
-      const { sessions } = await this.client.checkout.sessions(reference);
+      const { sessions } = await this.client.checkout.sessions(reference, background ? BACKGROUND : undefined);
       return { kind: 'listed', sessions: sessions.filter((s) => s.reference === reference).map((s) => ({ ...sessionOf(s), checkoutUrl: s.checkoutUrl ?? null })) };
     } catch (err) {
       readFailed(this.logger, err, { reference }, 'checkout sessions could not be listed; reading on');

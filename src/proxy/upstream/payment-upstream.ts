@@ -10,6 +10,9 @@ import type { ProviderClient } from '../../provider/types.js';
 import type { Logger } from 'pino';
 import type { SendResult, UpstreamPayment } from '../order/events.js';
 
+/** The provider call options of the reconciler's own reads. */
+export const BACKGROUND = { background: true } as const;
+
 /** Which reference the provider's status path takes (the specification does not say). */
 export type StatusReference = 'either' | 'referenceNo' | 'referenceId';
 
@@ -66,12 +69,16 @@ export class PaymentUpstream {
     }
   }
 
-  /** Reads a try's payment by the references the mode allows. */
-  async read(reference: string, referenceId: string | null): Promise<PaymentReadResult> {
+  /**
+   * Reads a try's payment by the references the mode allows. `background`: the reconciler's poll, under the
+   * gateway's background circuit (its failures never refuse a customer's payment).
+   */
+  async read(reference: string, referenceId: string | null, background = false): Promise<PaymentReadResult> {
+    const options = background ? BACKGROUND : undefined;
     try {
       if (referenceId && this.mode !== 'referenceNo' && !this.byReferenceNo.has(reference)) {
         try {
-          const tx = (await this.client.payments.status(referenceId)).data;
+          const tx = (await this.client.payments.status(referenceId, options)).data;
           if (tx.reference && tx.reference !== reference) {
             this.logger.error({ reference, answered: tx.reference }, 'a status read by referenceId answered another reference; not taken');
             return { kind: 'error', err: new Error('status read answered another reference') };
@@ -84,7 +91,7 @@ export class PaymentUpstream {
         }
       }
       if (this.mode === 'referenceId') return { kind: 'not-found', canSee: false };
-      return { kind: 'found', tx: upstreamOf((await this.client.payments.status(reference)).data) };
+      return { kind: 'found', tx: upstreamOf((await this.client.payments.status(reference, options)).data) };
     } catch (err) {
       if (err instanceof ProviderNotFoundError) return { kind: 'not-found', canSee: true };
       readFailed(this.logger, err, { reference }, 'payment status read failed; reading on');

@@ -1,0 +1,63 @@
+import { BoundedMap } from '../bounded-map.js';
+import { isUnsettled, type PlanEnv } from '../reconcile/reconcile-plan.js';
+import { isLiveSession, isLiveTry, type Order } from './order-record.js';
+
+/** One order as this process keeps it: the record as stored (its JSON), and what is asked of it often. */
+interface Copy {
+  id: string;
+  v: number;
+  raw: string;
+  /** A try or session not final: unsettled whatever the time. */
+  live: boolean;
+  /** Not live but unsettled when kept (a void read on for its window): looked at again when swept. */
+  late: boolean;
+}
+
+/**
+ * The copies an order book keeps to put back what the store loses (bounded: the oldest go first), each as
+ * the JSON it was stored as, parsed only when put back or merged. Kept parsed, a pending payment's copy was
+ * some 55 objects and 3 KiB of heap (`bench/sections/scale-heap.ts`), ten thousand of them in a flash sale;
+ * its JSON is the string the store's read or write already made.
+ */
+export class OrderCopies {
+  private readonly entries: BoundedMap<string, Copy>;
+
+  constructor(limit: number) {
+    this.entries = new BoundedMap(limit);
+  }
+
+  /** Keeps `order`, stored as `raw` (its JSON). */
+  set(ref: string, order: Order, raw: string, env: PlanEnv): void {
+    const live = order.tries.some(isLiveTry) || order.sessions.some(isLiveSession);
+    this.entries.set(ref, { id: order.id, v: order.v, raw, live, late: !live && isUnsettled(order, env) });
+  }
+
+  /** The record's id and version, without parsing it. */
+  head(ref: string): { id: string; v: number } | undefined {
+    return this.entries.get(ref);
+  }
+
+  /** The order as kept (a fresh object each time). */
+  get(ref: string): Order | undefined {
+    const copy = this.entries.get(ref);
+    return copy ? (JSON.parse(copy.raw) as Order) : undefined;
+  }
+
+  /** Every order kept. */
+  refs(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** The orders kept whose money is not settled now. */
+  unsettled(env: PlanEnv): string[] {
+    const out: string[] = [];
+    for (const [ref, copy] of this.entries) {
+      if (copy.live || (copy.late && isUnsettled(JSON.parse(copy.raw) as Order, env))) out.push(ref);
+    }
+    return out;
+  }
+
+  delete(ref: string): void {
+    this.entries.delete(ref);
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The reconciler's status reads failing never refuse a customer's payment (issue 22): within the payment
+ * gateway, background reads have a circuit of their own. Before, they shared the interface's one breaker, and
+ * a flash sale's backlog of timed-out reads kept it open while the provider still took payments.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createProviderClient } from '../../src/provider/client.js';
+import { startHarness, type Harness } from './helpers.js';
+import { eventually } from './sse-client.js';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** Status reads by referenceId (what the reconciler reads a sent payment by) answer 503; everything else goes through. */
+const READ_BY_ID = /\/payment\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/status$/;
+const statusReadsDown: typeof fetch = async (input, init) => {
+  const url = input instanceof Request ? input.url : String(input);
+  const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+  if (method === 'GET' && READ_BY_ID.test(url)) {
+    return new Response(JSON.stringify({ statusCode: '0503', message: 'Service Unavailable' }), { status: 503, headers: { 'content-type': 'application/json' } });
+  }
+  return fetch(input, init);
+};
+
+describe('background reads and customers’ payments', () => {
+  it('a status-read outage opens the background circuit, and POST /payments still answers 202 while initiations succeed', async () => {
+    h = await startHarness({
+      config: {
+        fetch: statusReadsDown,
+        circuitBreaker: { threshold: 0.5, minimumCalls: 3, windowMs: 60_000, halfOpenAfterMs: 60_000 },
+        relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 },
+      },
+    });
+    // A payment that stays pending: the reconciler reads it by its referenceId, and every read fails.
+    const first = await h.post('/payments', { msisdn: '0260000004' }, { token: await h.mintPayment({ referenceNo: 'SALE-1' }) });
+    expect(first.status, first.text).toBe(202);
+    await eventually(async () => ((await h!.get('/health')).body.upstream.circuits.payment === 'open' ? true : undefined));
+
+    // Another customer pays meanwhile: the probe by referenceNo and the initiation both go through.
+    const second = await h.post('/payments', { msisdn: '0240000005' }, { token: await h.mintPayment({ referenceNo: 'SALE-2' }) });
+    expect(second.status, second.text).toBe(202);
+    expect((await h.get('/health')).body.upstream.circuits.payment).toBe('open');
+  });
+});
+
+describe('provider client circuits', () => {
+  it('counts and refuses a background read under its interface’s background circuit only', async () => {
+    let calls = 0;
+    const client = createProviderClient({
+      messaging: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' },
+      payment: { baseUrl: 'http://127.0.0.1:9/gateway', username: 'u', password: 'p' },
+      checkout: { apiKey: 'c' },
+      retry: { maxRetries: 0 },
+      circuitBreaker: { threshold: 0.5, minimumCalls: 3, windowMs: 60_000, halfOpenAfterMs: 60_000 },
+      fetch: async () => {
+        calls++;
+        return new Response('{}', { status: 503 });
+      },
+    });
+    for (let i = 0; i < 3; i++) await expect(client.payments.status('R1', { background: true })).rejects.toMatchObject({ reason: 'http' });
+    expect(client.circuitState('payment', 'background')).toBe('open');
+    expect(client.circuitState('payment', 'foreground')).toBe('closed');
+    expect(client.circuitState('payment')).toBe('open');
+    await expect(client.payments.status('R1', { background: true })).rejects.toMatchObject({ reason: 'circuit-open' });
+    expect(calls).toBe(3);
+    // The same read for a customer goes through (and fails upstream, not at the breaker).
+    await expect(client.payments.status('R1')).rejects.toMatchObject({ reason: 'http' });
+    expect(calls).toBe(4);
+    await client.close();
+  });
+});

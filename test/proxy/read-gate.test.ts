@@ -1,0 +1,317 @@
+/**
+ * The reconciler under a flash sale (issue 22): its passes in flight are bounded per process, a read someone
+ * waits for goes before routine polls, and a poller whose read failed as unavailable backs off. Time here is
+ * the test's own (an injected clock) or none at all: every step waits on promises the test resolves.
+ */
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { ProviderNotFoundError, ProviderUnavailableError } from '../../src/provider/errors.js';
+import type { Outbox } from '../../src/proxy/notify/outbox.js';
+import type { OrderDeps } from '../../src/proxy/order/order-deps.js';
+import { reconcilePass } from '../../src/proxy/reconcile/reconcile-flow.js';
+import { PollerPool, type PoolTimers, type TickResult } from '../../src/proxy/reconcile/poller-pool.js';
+import { ReadGate } from '../../src/proxy/reconcile/read-gate.js';
+import { Reconciler } from '../../src/proxy/reconcile/reconciler.js';
+import type { RelayOptions } from '../../src/proxy/reconcile/relay-options.js';
+import { MemoryStore } from '../../src/proxy/store/memory.js';
+import { ENV, NOW, order, paymentTry } from './order/fixtures.js';
+import { eventually } from './sse-client.js';
+
+/** Lets every promise chain that can move, move (no timer involved). */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** A clock and timers the test moves by hand. */
+class ManualClock implements PoolTimers {
+  private at = 0;
+  private seq = 0;
+  private readonly due = new Map<number, { at: number; run: () => void }>();
+  now = () => this.at;
+  set = (run: () => void, ms: number) => {
+    const id = ++this.seq;
+    this.due.set(id, { at: this.at + ms, run });
+    return id;
+  };
+  clear = (handle: unknown) => void this.due.delete(handle as number);
+  /** Moves time forward by `ms`, running each timer at its time, in order. */
+  async advance(ms: number): Promise<void> {
+    const end = this.at + ms;
+    for (;;) {
+      await settle();
+      const next = [...this.due.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
+      if (!next) break;
+      this.due.delete(next[0]);
+      this.at = next[1].at;
+      next[1].run();
+    }
+    this.at = end;
+    await settle();
+  }
+}
+
+/** A provider that answers only when the test says so: each read waits on its own promise. */
+function slowProvider() {
+  const waiting = new Map<string, Array<(result: TickResult) => void>>();
+  const started: string[] = [];
+  let inFlight = 0;
+  let most = 0;
+  return {
+    started,
+    get inFlight() {
+      return inFlight;
+    },
+    get most() {
+      return most;
+    },
+    read(key: string): Promise<TickResult> {
+      started.push(key);
+      most = Math.max(most, ++inFlight);
+      return new Promise<TickResult>((resolve) => {
+        waiting.set(key, [...(waiting.get(key) ?? []), resolve]);
+      }).finally(() => inFlight--);
+    },
+    answer(key: string, result: TickResult = 'continue'): void {
+      const [first, ...rest] = waiting.get(key) ?? [];
+      if (!first) throw new Error(`no read of ${key} in flight`);
+      waiting.set(key, rest);
+      first(result);
+    },
+  };
+}
+
+const RELAY: RelayOptions = {
+  minIntervalMs: 60_000,
+  maxIntervalMs: 60_000,
+  deadlineMs: 15 * 60_000,
+  reconcileWindowMs: 24 * 3_600_000,
+  lateIntervalMs: 60_000,
+  sweepIntervalMs: 3_600_000,
+  heartbeatMs: 20_000,
+  maxStreamsPerClient: 3,
+  maxStreamsPerAddress: 30,
+  minWakeGapMs: 0,
+  maxReadsInFlight: 4,
+  initiationWaitMs: 15_000,
+  initiationLeaseMs: 40_000,
+  unknownGraceMs: 60_000,
+};
+
+/** A reconciler on a memory store whose passes are reads of `provider`, with `unsettled` for its sweep. */
+function reconcilerOf(provider: ReturnType<typeof slowProvider>, unsettled: string[]): Reconciler {
+  return new Reconciler(
+    {
+      store: new MemoryStore(),
+      outbox: { kick() {} } as unknown as Outbox,
+      logger: pino({ level: 'silent' }),
+      options: RELAY,
+      pass: (ref) => provider.read(ref),
+      unsettled: async () => unsettled,
+    },
+    () => undefined,
+  );
+}
+
+describe('ReadGate', () => {
+  it('lets `limit` in, then hands each freed slot to the urgent line before the routine one', async () => {
+    const gate = new ReadGate(2);
+    const order: string[] = [];
+    const enter = (name: string, urgent: boolean) => {
+      const ticket = gate.enter(urgent);
+      void ticket.granted.then((ok) => ok && order.push(name));
+      return ticket;
+    };
+    const a = enter('a', false);
+    enter('b', false);
+    enter('c', false);
+    const d = enter('d', false);
+    enter('e', true);
+    await settle();
+    expect(order).toEqual(['a', 'b']);
+    expect(gate.waiting).toEqual({ urgent: 1, routine: 2 });
+    d.promote();
+    a.release();
+    a.release(); // once only: a second release frees nothing
+    await settle();
+    expect(order).toEqual(['a', 'b', 'e']);
+    expect(gate.active).toBe(2);
+  });
+
+  it('forgets a ticket withdrawn from the line', async () => {
+    const gate = new ReadGate(1);
+    const a = gate.enter(false);
+    const b = gate.enter(false);
+    b.withdraw();
+    expect(await b.granted).toBe(false);
+    a.release();
+    expect(gate.active).toBe(0);
+    expect(gate.waiting).toEqual({ urgent: 0, routine: 0 });
+  });
+});
+
+describe('the reconciler against a slow provider', () => {
+  it('has at most its bound of reads in flight with 40 orders due at once, and reads a woken order before the routine line', async () => {
+    const provider = slowProvider();
+    const refs = Array.from({ length: 40 }, (_, i) => `SALE-${i}`);
+    const reconciler = reconcilerOf(provider, refs);
+    try {
+      await reconciler.ready;
+      await settle();
+      // The sweep made 40 pollers due at once: 4 read, 36 wait in the routine line.
+      expect(provider.inFlight).toBe(4);
+      expect(provider.started).toEqual(refs.slice(0, 4));
+      expect(reconciler.gate.waiting).toEqual({ urgent: 0, routine: 36 });
+
+      // A callback hint for an order at the back of the line: it goes before the 35 ahead of it.
+      await reconciler.hint('SALE-37');
+      // A fresh payment (the pay flow's readSoon) of an order nobody polled yet: before the routine line too.
+      reconciler.readSoon('FRESH-1');
+      await settle();
+      expect(reconciler.gate.waiting).toEqual({ urgent: 2, routine: 35 });
+      provider.answer('SALE-0');
+      provider.answer('SALE-1');
+      provider.answer('SALE-2');
+      await settle();
+      expect(provider.started.slice(4)).toEqual(['SALE-37', 'FRESH-1', 'SALE-4']);
+
+      // Every read answered as it comes: the line drains in its order, never more than 4 at once.
+      for (let i = 0; provider.started.length < 41 && i < 100; i++) {
+        for (const key of new Set(provider.started)) {
+          try {
+            provider.answer(key);
+          } catch {
+            // not in flight
+          }
+        }
+        await settle();
+      }
+      expect(new Set(provider.started)).toEqual(new Set([...refs, 'FRESH-1']));
+      expect(provider.most).toBe(4);
+    } finally {
+      const closing = reconciler.close();
+      for (const key of new Set(provider.started)) {
+        try {
+          provider.answer(key, 'done');
+        } catch {
+          // not in flight
+        }
+      }
+      await closing;
+    }
+  });
+});
+
+describe('a customer looking at a payment whose reads failed', () => {
+  it('reads it at once instead of after the backoff, and at most once per interval however often they look', async () => {
+    const provider = slowProvider();
+    const reconciler = reconcilerOf(provider, []);
+    try {
+      await reconciler.ready;
+      reconciler.readSoon('SALE-1');
+      await settle();
+      // The read times out: the next one is planned a minute away (the ceiling of the backoff).
+      provider.answer('SALE-1', { backOff: 'continue' });
+      await settle();
+      expect(provider.inFlight).toBe(0);
+      reconciler.look('SALE-1', false);
+      reconciler.look('SALE-1', false);
+      await eventually(() => (provider.inFlight === 1 ? true : undefined));
+      expect(provider.started).toEqual(['SALE-1', 'SALE-1']);
+      // Read and answered: on the schedule again, and a look of a page still waiting wakes nothing.
+      provider.answer('SALE-1', 'continue');
+      await settle();
+      reconciler.look('SALE-1', false);
+      await settle();
+      expect(provider.started).toEqual(['SALE-1', 'SALE-1']);
+    } finally {
+      const closing = reconciler.close();
+      for (let i = 0; i < 3 && provider.inFlight > 0; i++) provider.answer('SALE-1', 'done');
+      await closing;
+    }
+  });
+});
+
+describe('PollerPool backoff after unavailability', () => {
+  it('waits longer after each read that failed as unavailable, up to the ceiling, and back to the schedule after a success', async () => {
+    const clock = new ManualClock();
+    const provider = slowProvider();
+    const pool = new PollerPool({ minIntervalMs: 1_000, maxIntervalMs: 1_000, jitter: 0, failureCeilingMs: 6_000, minWakeGapMs: 0, timers: clock });
+    pool.ensure('a', () => provider.read('a'));
+    await settle();
+    const readsAt: number[] = [];
+    // Each read answers at once: unavailable four times, then found, then unavailable once more.
+    const answers: TickResult[] = [{ backOff: 'continue' }, { backOff: 'continue' }, { backOff: 'continue' }, { backOff: 'continue' }, 'continue', { backOff: 'continue' }, 'continue'];
+    for (const answer of answers) {
+      readsAt.push(clock.now());
+      provider.answer('a', answer);
+      await settle();
+      // To the next read, whenever it comes.
+      for (let waited = 0; provider.inFlight === 0 && waited < 20_000; waited += 100) await clock.advance(100);
+    }
+    const gaps = readsAt.slice(1).map((at, i) => at - readsAt[i]!);
+    // 1 s planned: ×2, ×4, ×6 (the ceiling), ×6; then the schedule (1 s); then ×2 again.
+    expect(gaps).toEqual([2_000, 4_000, 6_000, 6_000, 1_000, 2_000]);
+    const closing = pool.close();
+    provider.answer('a', 'done');
+    await closing;
+  });
+
+  it('reads on the plain schedule when reads fail for other reasons (the tick says continue)', async () => {
+    const clock = new ManualClock();
+    const provider = slowProvider();
+    const pool = new PollerPool({ minIntervalMs: 1_000, maxIntervalMs: 1_000, jitter: 0, minWakeGapMs: 0, timers: clock });
+    pool.ensure('a', () => provider.read('a'));
+    await settle();
+    const readsAt: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      readsAt.push(clock.now());
+      provider.answer('a', 'continue');
+      await settle();
+      for (let waited = 0; provider.inFlight === 0 && waited < 20_000; waited += 100) await clock.advance(100);
+    }
+    expect(readsAt.slice(1).map((at, i) => at - readsAt[i]!)).toEqual([1_000, 1_000, 1_000]);
+    const closing = pool.close();
+    provider.answer('a', 'done');
+    await closing;
+  });
+});
+
+describe('reconcilePass', () => {
+  /** The deps of one pass over a pending payment whose status read fails with `err`. */
+  function deps(err: unknown, reads: unknown[]): OrderDeps {
+    const pending = order({ tries: [paymentTry()] });
+    return {
+      book: {
+        replay: async () => undefined,
+        apply: async () => ({ order: pending, reply: { kind: 'none' } }),
+        read: async () => pending,
+      },
+      payments: {
+        read: async (...args: unknown[]) => {
+          reads.push(args);
+          return { kind: 'error', err };
+        },
+      },
+      env: () => ({ ...ENV, listsSessions: false, reconcileWindowMs: 24 * 3_600_000 }),
+      now: () => NOW,
+      logger: pino({ level: 'silent' }),
+    } as unknown as OrderDeps;
+  }
+
+  it('asks its poller to back off when a read failed as unavailable, and reads as a background call', async () => {
+    const reads: unknown[] = [];
+    const timeout = new ProviderUnavailableError({ operation: 'payments.status', reason: 'timeout', outcomeUnknown: false, message: 'timed out' });
+    expect(await reconcilePass(deps(timeout, reads), 'O', 60_000)).toEqual({ backOff: 'continue' });
+    const open = new ProviderUnavailableError({ operation: 'payments.status', reason: 'circuit-open', outcomeUnknown: false, message: 'open' });
+    expect(await reconcilePass(deps(open, reads), 'O', 60_000)).toEqual({ backOff: 'continue' });
+    expect(reads).toEqual([
+      ['O-1', 'R1', true],
+      ['O-1', 'R1', true],
+    ]);
+  });
+
+  it('keeps to its schedule after a read that failed otherwise', async () => {
+    const odd = new ProviderNotFoundError({ operation: 'payments.status', status: 404, message: 'odd' });
+    expect(await reconcilePass(deps(odd, []), 'O', 60_000)).toBe('continue');
+  });
+});
