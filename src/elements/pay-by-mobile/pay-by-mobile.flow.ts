@@ -7,6 +7,7 @@ import { MerchantElement } from '../shared/merchant-element.js';
 import { ProxyClientError } from '../shared/proxy-client.js';
 import { StatusStreamController } from '../shared/status-stream.js';
 import { numberClaim, tokenClaims } from '../shared/token.js';
+import type { PaymentFailedDetail } from './pay-by-mobile.events.js';
 import { payByMobileEn, type PayByMobileStrings } from './pay-by-mobile.strings.js';
 import { BLOCKING, isBlocked, live, type PayByMobileState } from './pay-by-mobile.outcome.js';
 
@@ -207,9 +208,15 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
    */
   private time() {
     const { sentAt, promptExpiresAt } = this.payment!;
-    const skew = this.client.skew;
-    const until = promptExpiresAt ? Date.parse(promptExpiresAt) - skew : (sentAt ? Date.parse(sentAt) - skew : Date.now()) + this.timeout * 1e3;
-    this.countdown.start(until, promptExpiresAt ? undefined : () => this.timedOut());
+    this.countdown.start(
+      promptExpiresAt ? this.at(promptExpiresAt) : (this.at(sentAt) || Date.now()) + this.timeout * 1e3,
+      promptExpiresAt ? undefined : () => this.timedOut(),
+    );
+  }
+
+  /** A time of the proxy's (ISO) in epoch milliseconds on this device's clock; 0 when there is none. */
+  protected at(iso?: string | null) {
+    return iso ? Date.parse(iso) - this.client.skew : 0;
   }
 
   /**
@@ -242,9 +249,12 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     this.payment = { ...snapshot, failureCode: code };
     // The buttons of the wait go: the focus goes to what comes next, not to the page's body.
     this.begin(state);
-    if (state == 'completed') this.emit('payment-completed', { reference, orderReference, amount, currency });
-    if (state == 'cancelled') this.emit('payment-cancelled', { reference, orderReference });
-    if (state == 'failed') this.emit('payment-failed', { reference, orderReference, code, message: this.t.error(code), canRetry: !!this.retry });
+    // payment-completed, payment-failed or payment-cancelled, each with its detail.
+    const ref = { reference, orderReference };
+    this.emit(
+      `payment-${state as 'failed'}`,
+      state == 'failed' ? { ...ref, code, message: this.t.error(code), canRetry: !!this.retry } : ((state == 'completed' ? { ...ref, amount, currency } : ref) as PaymentFailedDetail),
+    );
     if (isBlocked(state, undefined, snapshot)) this.emit('payment-blocked', { code: 'ATTEMPTS_EXHAUSTED', message: this.t.error('ATTEMPTS_EXHAUSTED') });
   }
 

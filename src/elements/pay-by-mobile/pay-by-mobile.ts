@@ -72,12 +72,12 @@ export class PayByMobile extends PayByMobileFlow {
     const m = (x: number) => money(lang, x, p?.currency ?? this.currency);
     // The token's amount is what is charged.
     const charged = numberClaim(this.token, 'amount');
-    const amount = isNaN(charged) ? (this.amount == null ? '' : m(this.amount)) : m(charged);
-    const number = p?.msisdn ? localNumber(p.msisdn) : '';
+    const shown = isNaN(charged) ? this.amount : charged;
+    const amount = shown == null ? '' : m(shown);
+    const number = localNumber(p?.msisdn ?? '');
     // The proxy's times, on this device's clock.
-    const at = (iso?: string | null) => (iso ? Date.parse(iso) - this.client.skew : 0);
-    const sent = at(p?.sentAt);
-    const expires = at(p?.promptExpiresAt);
+    const sent = this.at(p?.sentAt);
+    const expires = this.at(p?.promptExpiresAt);
     const expired = expires && expires <= Date.now() && s.promptExpired(new Intl.DateTimeFormat(lang, { timeStyle: 'short' }).format(expires));
     // What the phone asks: the total with its charge once the provider answered, on the number it went to.
     const approve = expired || (p?.totalAmount ? s.approveTotal(m(p.totalAmount), m(p.amount!), p.charge ? m(p.charge) : '', number) : s.approveTotal(amount, '', '', number));
