@@ -41,7 +41,7 @@ export function parseSse(text: string, emit: (m: SseMessage) => void): string {
   const blocks = text.split(/\r?\n\r?\n/);
   const tail = blocks.pop()!;
   for (const block of blocks) {
-    const m: SseMessage = { event: 'message', data: '' };
+    const m = { event: 'message' } as SseMessage;
     let data: string | undefined;
     for (const line of block.split(/\r?\n/)) {
       // `field: value`; a line starting with `:` (empty field) is a comment: the heartbeat.
