@@ -18,13 +18,27 @@ function sources(dir: string): string[] {
     .map((f) => join(f.parentPath, f.name));
 }
 
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** True for the text of an `html` tagged template. */
+function inHtml(node: ts.Node) {
+  let tagged = node.parent;
+  while (tagged && (ts.isTemplateSpan(tagged) || ts.isTemplateExpression(tagged))) tagged = tagged.parent;
+  return !!tagged && ts.isTaggedTemplateExpression(tagged) && tagged.tag.getText() == 'html';
+}
+
 /**
- * What a node may name a property by: an identifier, a string (`changed.has('name')`), a word of a template's
- * text (a Lit binding, `.name=${…}`).
+ * What a node may name a property by: an identifier; a string or a template's text that is a name as a
+ * whole (`changed.has('name')`, `tokenClaims(token)['msisdn']`, `'OTPCredential' in window`); in an `html`
+ * template, the name of a property binding (`.name=${…}`). Not the words of other text (`part=check-button`,
+ * an event's type, a sentence): no code reads a property by them.
  */
 function names(node: ts.Node): string[] {
-  if (ts.isIdentifier(node) || ts.isStringLiteral(node)) return [node.text];
-  if (ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) return words(node.text);
+  if (ts.isIdentifier(node)) return [node.text];
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) {
+    if (inHtml(node)) return [...node.text.matchAll(/\.([A-Za-z_$][\w$]*)/g)].map((m) => m[1]!);
+    return IDENTIFIER.test(node.text) ? [node.text] : [];
+  }
   return [];
 }
 
@@ -39,7 +53,8 @@ const has = (node: ts.Node, kind: ts.SyntaxKind) => ts.canHaveModifiers(node) &&
  * `override`: Lit calls those by name) in a class of src/elements, and named nowhere else that could reach
  * them from outside: not a public member of any class there, not a field of an interface or type there (an
  * event's detail, a note in storage) nor a key of an object literal (a strings table, which a page's
- * `strings` and translations override by name), not a string there nor a word of a template, not a name in src/protocol
+ * `strings` and translations override by name), not a string there that is a name as a whole nor a property
+ * binding of a template (see {@link names}), not a name in src/protocol
  * (what the proxy sends and reads), not a word of Lit's code nor of the DOM's and JavaScript's
  * declarations (TypeScript's libraries). Names of one or two characters gain nothing.
  */
