@@ -63,8 +63,8 @@ export class PayByMobile extends PayByMobileFlow {
    * and leaving is safe (the proxy keeps reading the payment and tells the shop).
    */
   override render() {
-    const { t, state, account, payment: p, failure, still, countdown } = this;
-    const e = account?.chargeEstimate ?? this.estimate;
+    const { t, state, account, shownPayment: p, failure, still, countdown } = this;
+    const e = account?.chargeEstimate ?? this.orderEstimate;
     const s = t.strings;
     const lang = t.lang;
     const busy = this.busy();
@@ -103,7 +103,7 @@ export class PayByMobile extends PayByMobileFlow {
     const change = html`<button type="button" class="link" part="change-button" ?disabled=${busy} @click=${this.handleChangeNumber}>${s.changeNumber}</button>`;
     const ended = state == 'failed' || state == 'cancelled' || state == 'timed-out';
     // After the sentence that says why: try again (or check again), or another number.
-    const retry = this.retry && ended;
+    const retry = this.retryAction && ended;
     const other = account && !blocked && (state == 'failed' || state == 'cancelled' || (state == 'error' && !confirming));
     return html`
       <p part="amount">${p?.totalAmount ? m(p.totalAmount) : amount}</p>
@@ -133,12 +133,12 @@ export class PayByMobile extends PayByMobileFlow {
             <div class="links">
               ${sent && !expired ? s.sentAgo(clock(Math.max(0, Math.round((Date.now() - sent) / 1e3)))) : ''}
               ${expires ? (countdown.left ? s.left(clock(countdown.left)) : '') : s.openUnknown}
-              <button type="button" class="link" part="check-button" @click=${() => this.check()}>${s.checkAgain}</button>
+              <button type="button" class="link" part="check-button" @click=${() => this.recheck()}>${s.checkAgain}</button>
             </div>`
         : ''}
       ${retry || other
         ? html`<div class="next">
-            ${retry ? html`<button type="button" part="retry-button" @click=${this.retry}>${state == 'timed-out' ? s.checkAgain : s.tryAgain}</button>` : ''}
+            ${retry ? html`<button type="button" part="retry-button" @click=${this.retryAction}>${state == 'timed-out' ? s.checkAgain : s.tryAgain}</button>` : ''}
             ${other ? change : ''}
           </div>`
         : ''}
