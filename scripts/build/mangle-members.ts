@@ -59,6 +59,12 @@ const has = (node: ts.Node, kind: ts.SyntaxKind) => ts.canHaveModifiers(node) &&
  * declarations (TypeScript's libraries). Names of one or two characters gain nothing.
  */
 export function internalMembers(): string[] {
+  const { candidates, reserved } = memberNames();
+  return [...candidates].filter((name) => name.length > 2 && !reserved.has(name)).sort();
+}
+
+/** The private and protected members of the elements' classes, and every name that holds one back (see {@link internalMembers}). */
+export function memberNames(): { candidates: Set<string>; reserved: Set<string> } {
   const candidates = new Set<string>();
   const reserved = new Set<string>();
   for (const file of sources(`${ROOT}src/elements`)) {
@@ -90,7 +96,7 @@ export function internalMembers(): string[] {
   for (const file of readdirSync(libs).filter((f) => /^lib\..*\.d\.ts$/.test(f))) {
     for (const [, name] of readFileSync(join(libs, file), 'utf8').matchAll(/^\s+(?:readonly\s+)?(?:[gs]et\s+)?["']?([A-Za-z_$][\w$]*)["']?\??\s*[:(<]/gm)) reserved.add(name!);
   }
-  return [...candidates].filter((name) => name.length > 2 && !reserved.has(name)).sort();
+  return { candidates, reserved };
 }
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';

@@ -25,9 +25,9 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
     value: {},
     strings: { attribute: false },
     deliveryPoll: { attribute: false },
-    sent: { state: true },
+    lastSend: { state: true },
     delivery: { state: true },
-    proof: { state: true },
+    proofToken: { state: true },
     failure: { state: true },
   };
 
@@ -40,20 +40,20 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
   /** Milliseconds between the first reads of the SMS delivery receipt (growing: 1×, 2×, 3×…). */
   deliveryPoll = 3_000;
 
-  protected sent?: OtpSendResponse;
+  protected lastSend?: OtpSendResponse;
   protected delivery?: OtpDeliveryStatus;
-  private proof: string | null = null;
+  private proofToken: string | null = null;
   protected failure?: ProxyClientError;
 
-  protected step: 'phone' | 'code' = 'phone';
-  protected recipient = '';
-  protected code = '';
-  protected retry?: () => void;
+  protected stage: 'phone' | 'code' = 'phone';
+  protected sentTo = '';
+  protected typedCode = '';
+  protected retryAction?: () => void;
   private otpAbort?: AbortController;
   /** A number locked by too many wrong codes (its last 9 digits) and until when: kept across "use another number". */
-  private lock?: { key: string; until: number };
+  private numberLock?: { key: string; until: number };
   /** The code on screen came from "Send a new code". */
-  protected resent = false;
+  protected wasResent = false;
   private refocus = false;
 
   protected readonly t = new LocalizeController(this, otpVerifyEn);
@@ -63,7 +63,7 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
   constructor() {
     super();
     new FormValueController(this, this.internals, () => ({
-      value: this.proof,
+      value: this.proofToken,
       required: this.required,
       missing: this.t.strings.required,
       anchor: this.renderRoot.querySelector('input'),
@@ -73,7 +73,7 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
   override connectedCallback() {
     super.connectedCallback();
     // Moved in the page: calls in flight were aborted with the disconnect.
-    if (this.busy()) this.setState(this.step == 'code' ? 'sent' : 'idle');
+    if (this.busy()) this.setState(this.stage == 'code' ? 'sent' : 'idle');
   }
 
   override disconnectedCallback() {
@@ -82,21 +82,21 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
   }
 
   formResetCallback() {
-    this.reset();
+    this.startOver();
     this.value = this.getAttribute('value') ?? '';
   }
 
   formStateRestoreCallback(restored: unknown) {
     // A proof still alive is restored (back/forward navigation); a dead one would only fail on the server.
     if (typeof restored == 'string' && numberClaim(restored, 'exp') * 1000 > Date.now()) {
-      this.proof = restored;
+      this.proofToken = restored;
       this.setState('verified');
     }
   }
 
   protected override willUpdate(changed: PropertyValues<this>) {
     if (changed.has('token')) {
-      if (this.hasUpdated && this.state != 'verified') this.reset();
+      if (this.hasUpdated && this.state != 'verified') this.startOver();
       this.value ||= String(tokenClaims(this.token)['recipient'] ?? '');
     }
   }
@@ -112,13 +112,13 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
   }
 
   /** Back to the phone number, dropping any code and proof. */
-  private reset() {
+  private startOver() {
     this.otpAbort?.abort();
     this.resendCountdown.stop();
     this.waitCountdown.stop();
     this.client.abort();
-    this.step = 'phone';
-    this.proof = null;
+    this.stage = 'phone';
+    this.proofToken = null;
     this.failure = undefined;
     this.setState('idle');
   }
@@ -127,23 +127,23 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
     return this.state == 'sending' || this.state == 'verifying';
   }
 
-  private async send(recipient = this.value.trim()) {
+  private async sendCode(recipient = this.value.trim()) {
     if (this.busy() || this.waitCountdown.left) return;
-    const { lock } = this;
+    const { numberLock: lock } = this;
     if (lock && lock.until > Date.now() && numberKey(recipient) == lock.key) {
       // The proxy would send a code that could not be checked before the lock ends: say when, send nothing.
       return this.fail(new ProxyClientError('OTP_LOCKED', '', { retryAfter: Math.ceil((lock.until - Date.now()) / 1000) }));
     }
-    const resent = this.step == 'code';
-    this.begin('sending', () => this.send(recipient));
+    const resent = this.stage == 'code';
+    this.begin('sending', () => this.sendCode(recipient));
     this.otpAbort?.abort();
     try {
       const sent = await this.client.post<OtpSendResponse>(PROXY_PATHS.otpSend, { recipient });
-      this.sent = sent;
-      this.resent = resent;
-      this.recipient = recipient;
-      this.step = 'code';
-      this.code = '';
+      this.lastSend = sent;
+      this.wasResent = resent;
+      this.sentTo = recipient;
+      this.stage = 'code';
+      this.typedCode = '';
       this.delivery = undefined;
       // The proxy's clock decides: cheap phones often have the wrong time.
       this.resendCountdown.start(Date.parse(sent.resendAt) - this.client.skew);
@@ -152,22 +152,22 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
       const abort = (this.otpAbort = new AbortController());
       pollDelivery(this.client, sent.otpId, this.deliveryPoll, abort.signal, (d) => (this.delivery = d));
       readSmsCode(abort.signal).then((code) => {
-        if (code) (this.code = code), this.verify();
+        if (code) (this.typedCode = code), this.checkCode();
       });
     } catch (e) {
       this.fail(e);
     }
   }
 
-  private async verify() {
-    const { state, sent } = this;
-    if (this.busy() || !sent || !this.code || state == 'verified' || state == 'expired' || state == 'locked' || this.waitCountdown.left) return;
-    this.begin('verifying', () => this.verify());
+  private async checkCode() {
+    const { state, lastSend: sent } = this;
+    if (this.busy() || !sent || !this.typedCode || state == 'verified' || state == 'expired' || state == 'locked' || this.waitCountdown.left) return;
+    this.begin('verifying', () => this.checkCode());
     try {
-      const { proof } = await this.client.post<OtpVerifyResponse>(PROXY_PATHS.otpVerify, { recipient: this.recipient, code: this.code });
+      const { proof } = await this.client.post<OtpVerifyResponse>(PROXY_PATHS.otpVerify, { recipient: this.sentTo, code: this.typedCode });
       this.otpAbort?.abort();
       this.resendCountdown.stop();
-      this.proof = proof;
+      this.proofToken = proof;
       this.setState('verified');
       // The form value (the proof) is set after the render: a page that submits its form on this event
       // must find it there.
@@ -179,7 +179,7 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
   }
 
   private begin(next: OtpVerifyState, retry: () => void) {
-    this.retry = retry;
+    this.retryAction = retry;
     this.refocus = this.matches(':focus-within');
     this.failure = undefined;
     this.setState(next);
@@ -190,10 +190,10 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
     const failure = (this.failure = e instanceof ProxyClientError ? e : new ProxyClientError('NETWORK', String(e)));
     const next = failureState(failure);
     const waitFor = Number(failure.details.retryAfter) * 1000;
-    if (next == 'locked' && waitFor) this.lock = { key: numberKey(this.recipient || this.value), until: Date.now() + waitFor };
+    if (next == 'locked' && waitFor) this.numberLock = { key: numberKey(this.sentTo || this.value), until: Date.now() + waitFor };
     // A wait (a rate limit, or a number locked) blocks sending and checking, counted down in the sentence.
-    if (next == 'rate-limited' || (next == 'locked' && waitFor && this.step == 'code')) {
-      const resume = this.step == 'code' ? 'sent' : 'idle';
+    if (next == 'rate-limited' || (next == 'locked' && waitFor && this.stage == 'code')) {
+      const resume = this.stage == 'code' ? 'sent' : 'idle';
       this.waitCountdown.start(Date.now() + (waitFor || 30_000), () => {
         if (this.state == next) (this.failure = undefined), this.setState(resume);
       });
@@ -205,8 +205,8 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
 
   protected handleSubmit(e: SubmitEvent) {
     e.preventDefault();
-    if (this.step == 'phone') this.send();
-    else this.verify();
+    if (this.stage == 'phone') this.sendCode();
+    else this.checkCode();
   }
 
   protected handlePhoneInput(e: InputEvent) {
@@ -216,18 +216,18 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
   /** Keeps the code in what was typed or pasted (the whole SMS may be) and checks it once complete. */
   protected handleCodeInput(e: Event) {
     const input = e.target as HTMLInputElement;
-    const { pinType, pinLength } = this.sent!;
+    const { pinType, pinLength } = this.lastSend!;
     const raw = e.type == 'paste' ? ((e.preventDefault(), (e as ClipboardEvent).clipboardData?.getData('text')) ?? '') : input.value;
-    input.value = this.code = codeFrom(raw, pinType, pinLength);
-    if (this.code.length == pinLength) this.verify();
+    input.value = this.typedCode = codeFrom(raw, pinType, pinLength);
+    if (this.typedCode.length == pinLength) this.checkCode();
   }
 
   protected handleResend() {
-    this.send(this.recipient);
+    this.sendCode(this.sentTo);
   }
 
   protected handleChangeNumber() {
-    this.reset();
+    this.startOver();
     this.refocus = true;
   }
 }

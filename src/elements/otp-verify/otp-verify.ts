@@ -50,7 +50,7 @@ export class OtpVerify extends OtpVerifyFlow {
 
   /** The element's shadow content: the phone step or the code step, the live regions, the retry button. */
   override render() {
-    const { t, state, sent } = this;
+    const { t, state, lastSend: sent } = this;
     const s = t.strings;
     const busy = this.busy() || this.disabled;
     const waiting = this.waitCountdown.left;
@@ -61,7 +61,7 @@ export class OtpVerify extends OtpVerifyFlow {
       <form @submit=${this.handleSubmit}>
         ${state == 'verified'
           ? nothing
-          : this.step == 'phone' || !sent
+          : this.stage == 'phone' || !sent
             ? html`<div class="field">
                   <label for="input">${s.phone}</label>
                   <input id="input" part="phone-input" type="tel" autocomplete="tel" inputmode="tel" required maxlength="20"
@@ -73,7 +73,7 @@ export class OtpVerify extends OtpVerifyFlow {
                   <label for="input">${s.code}</label>
                   <input id="input" part="code-input" autocomplete="one-time-code" required
                     inputmode=${sent.pinType == 'NUMERIC' ? 'numeric' : 'text'} maxlength=${sent.pinLength}
-                    .value=${this.code} ?readonly=${busy} aria-invalid=${invalid} aria-describedby="error"
+                    .value=${this.typedCode} ?readonly=${busy} aria-invalid=${invalid} aria-describedby="error"
                     @input=${this.handleCodeInput} @paste=${this.handleCodeInput} />
                 </div>
                 <button part="verify-button" ?disabled=${busy || !!waiting || state == 'expired' || state == 'locked'}>
@@ -91,21 +91,21 @@ export class OtpVerify extends OtpVerifyFlow {
       </form>
       <p part="status" aria-live="polite" tabindex="-1" class=${state == 'verified' ? 'ok' : busyNow ? 'spin' : ''}>${this.statusText()}</p>
       <p id="error" part="error-message" aria-live="assertive">${failureText(t, this.failure, waiting, resendLeft)}</p>
-      ${state == 'network-error' ? html`<button type="button" part="retry-button" @click=${this.retry}>${s.tryAgain}</button>` : nothing}
+      ${state == 'network-error' ? html`<button type="button" part="retry-button" @click=${this.retryAction}>${s.tryAgain}</button>` : nothing}
     `;
   }
 
   /** The polite status sentence: what is happening, and what became of the SMS. */
   private statusText(): string {
-    const { state, sent, delivery } = this;
+    const { state, lastSend: sent, delivery } = this;
     const s = this.t.strings;
     if (state == 'sending') return s.sending;
     if (state == 'verifying') return s.verifying;
-    if (!sent || (this.step == 'phone' && state != 'verified')) return '';
+    if (!sent || (this.stage == 'phone' && state != 'verified')) return '';
     // Non-breaking spaces: a masked number never wraps in its middle.
     const to = sent.recipient.replace(/ /g, '\xa0');
     if (state == 'verified') return s.verified(to);
-    return `${(this.resent ? s.resent : s.sent)(to)} ${delivery == 'DELIVERED' ? s.delivered : delivery && delivery != 'ACCEPTED' ? s.notDelivered : ''}`;
+    return `${(this.wasResent ? s.resent : s.sent)(to)} ${delivery == 'DELIVERED' ? s.delivered : delivery && delivery != 'ACCEPTED' ? s.notDelivered : ''}`;
   }
 }
 

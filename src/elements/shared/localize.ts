@@ -35,20 +35,20 @@ export function registerTranslation(lang: string, table: Partial<StringsTable>) 
  */
 export class LocalizeController<T extends StringsTable> {
   constructor(
-    private readonly host: LocalizedHost,
+    private readonly owner: LocalizedHost,
     private readonly en: T,
   ) {}
 
   /** The BCP 47 language in effect, for `Intl`. */
   get lang(): string {
     // The element's own first: its attribute reflects a property set in this update only after rendering.
-    return this.host.lang || this.host.closest<HTMLElement>('[lang]')?.lang || document.documentElement.lang || 'en';
+    return this.owner.lang || this.owner.closest<HTMLElement>('[lang]')?.lang || document.documentElement.lang || 'en';
   }
 
   /** The table in effect. */
   get strings(): T {
     const lang = this.lang.toLowerCase();
-    return { ...this.en, ...(translations[lang] ?? translations[lang.split('-')[0]!]), ...this.host.strings } as T;
+    return { ...this.en, ...(translations[lang] ?? translations[lang.split('-')[0]!]), ...this.owner.strings } as T;
   }
 
   /** A human sentence for an error code, from the error's details where the entry is a function; never the server's text. */

@@ -64,13 +64,13 @@ export class StatusStreamController<T> implements ReactiveController {
   /** Timings of new controllers (tests shorten them). */
   static defaults: StreamTimings = { baseDelay: 1_000, maxDelay: 10_000, maxFailures: 3, pollInterval: 3_000, idleTimeout: 45_000 };
   timings = StatusStreamController.defaults;
-  private abort?: AbortController | undefined;
+  private watching?: AbortController | undefined;
 
   constructor(
-    private readonly host: ProxyHost,
+    private readonly owner: ProxyHost,
     private readonly client: ProxyClient,
   ) {
-    host.addController(this);
+    owner.addController(this);
   }
 
   hostDisconnected() {
@@ -80,16 +80,16 @@ export class StatusStreamController<T> implements ReactiveController {
   /** Starts watching, replacing any watch in progress. */
   start(watch: StatusWatch<T>) {
     this.stop();
-    this.run(watch, (this.abort = new AbortController()).signal);
+    this.run(watch, (this.watching = new AbortController()).signal);
   }
 
   stop() {
-    this.abort?.abort();
-    this.abort = undefined;
+    this.watching?.abort();
+    this.watching = undefined;
   }
 
   private async run(watch: StatusWatch<T>, signal: AbortSignal) {
-    const { host } = this;
+    const { owner: host } = this;
     const { baseDelay, maxDelay, maxFailures, pollInterval, idleTimeout } = this.timings;
     let failures = 0;
     let lastId = '';
