@@ -99,11 +99,12 @@ export function memberNames(): { candidates: Set<string>; reserved: Set<string> 
   return { candidates, reserved };
 }
 
-const LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+/** What follows the `$` of a renamed member: 64 names of two characters before any of three. */
+const LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$';
 
 /**
  * Renames the elements' internal members (see {@link internalMembers}) in the minified builds, the same way
- * in every build and chunk: `$` and a letter or two, in the order of their names, which no name of Lit or of
+ * in every build and chunk: `$` and one character (a letter, a digit, `_` or `$`) or two, in the order of their names, which no name of Lit or of
  * the DOM takes. Not in the npm build (an application's bundler minifies it, and its readers read it), nor
  * in the tests, which run src.
  */

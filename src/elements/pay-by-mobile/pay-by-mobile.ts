@@ -83,7 +83,7 @@ export class PayByMobile extends PayByMobileFlow {
     const approve = expired || (p?.totalAmount ? s.approveTotal(m(p.totalAmount), m(p.amount!), p.charge ? m(p.charge) : '', number) : s.approveTotal(amount, '', '', number));
     const error =
       state == 'failed'
-        ? t.error(p?.failureCode ?? 'PAYMENT_FAILED') + (blocked ? ' ' + s.ATTEMPTS_EXHAUSTED : '')
+        ? t.error(p!.failureCode!) + (blocked ? ' ' + s.ATTEMPTS_EXHAUSTED : '')
         : state == 'cancelled' && blocked
           ? s.ATTEMPTS_EXHAUSTED
           : state == 'error'
