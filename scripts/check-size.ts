@@ -26,9 +26,8 @@ export const BUDGETS = { loader: 1_500, page: 11_500, all: 16_000, one: 12_400 }
  * when the target is met; never raise one.
  */
 export const CEILINGS: Readonly<Record<string, number>> = {
-  '<pay-by-mobile> alone, one file': 12_402,
-  'page with <otp-verify>: loader + shared + element': 12_465,
-  'page with <pay-by-mobile>: loader + shared + element': 13_952,
+  'page with <otp-verify>: loader + shared + element': 12_458,
+  'page with <pay-by-mobile>: loader + shared + element': 13_946,
 };
 
 /** What a figure may weigh before the build fails: its target, or while over it, its ceiling. */

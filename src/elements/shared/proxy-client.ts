@@ -107,7 +107,7 @@ export class ProxyClient implements ReactiveController {
     if (body) headers['content-type'] = 'application/json';
     try {
       const res = await fetch(url, {
-        method: body ? 'POST' : 'GET',
+        method: body && 'POST', // else GET
         headers,
         body: body && JSON.stringify(body),
         signal: AbortSignal.any([this.calls.signal, ...(signal ? [signal] : [])]),
