@@ -104,12 +104,18 @@ const LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_
 
 /**
  * Renames the elements' internal members (see {@link internalMembers}) in the minified builds, the same way
- * in every build and chunk: `$` and one character (a letter, a digit, `_` or `$`) or two, in the order of their names, which no name of Lit or of
+ * in every build and chunk: `$` and one character (a letter, a digit, `_` or `$`) or two, the most used first, which no name of Lit or of
  * the DOM takes. Not in the npm build (an application's bundler minifies it, and its readers read it), nor
  * in the tests, which run src.
  */
 export function mangleMembers(): Plugin {
-  const names = internalMembers();
+  // The most used first: past 64 names, the rarely used take the names of three characters.
+  const text = sources(`${ROOT}src/elements`).map((file) => readFileSync(file, 'utf8')).join('\n');
+  const uses = (name: string) => text.split(new RegExp(`\\b${name}\\b`)).length;
+  const names = internalMembers()
+    .map((name) => [name, uses(name)] as const)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([name]) => name);
   const cache = Object.fromEntries(names.map((name, i) => [name, `$${i >= LETTERS.length ? LETTERS[Math.floor(i / LETTERS.length) - 1] : ''}${LETTERS[i % LETTERS.length]}`]));
   const lit = new Set(LIT_FILES.flatMap((file) => words(readFileSync(`${ROOT}node_modules/${file}`, 'utf8'))));
   const taken = Object.values(cache).filter((short) => lit.has(short));

@@ -89,14 +89,14 @@ export class OtpVerify extends OtpVerifyFlow {
                   </button>
                 </div>`}
       </form>
-      <p part="status" aria-live="polite" tabindex="-1" class=${state == 'verified' ? 'ok' : busyNow ? 'spin' : ''}>${this.statusText()}</p>
+      <p part="status" aria-live="polite" tabindex="-1" class=${state == 'verified' ? 'ok' : busyNow ? 'spin' : ''}>${this.statusLine()}</p>
       <p id="error" part="error-message" aria-live="assertive">${failureText(t, this.failure, waiting, resendLeft)}</p>
       ${state == 'network-error' ? html`<button type="button" part="retry-button" @click=${this.retryAction}>${s.tryAgain}</button>` : nothing}
     `;
   }
 
   /** The polite status sentence: what is happening, and what became of the SMS. */
-  private statusText(): string {
+  private statusLine(): string {
     const { state, lastSend: sent, delivery } = this;
     const s = this.t.strings;
     if (state == 'sending') return s.sending;
