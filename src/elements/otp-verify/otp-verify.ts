@@ -52,7 +52,7 @@ export class OtpVerify extends OtpVerifyFlow {
   override render() {
     const { t, state, lastSend: sent } = this;
     const s = t.strings;
-    const busy = this.busy() || this.disabled;
+    const busy = this.busy() || this.formDisabled;
     const waiting = this.waitCountdown.left;
     const resendLeft = this.resendCountdown.left;
     const invalid = state == 'wrong-code' || state == 'error' || state == 'locked';
