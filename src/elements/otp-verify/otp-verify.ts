@@ -1,5 +1,5 @@
 import { html, nothing } from 'lit';
-import { clock } from '../shared/localize.js';
+import { clock } from '../shared/format.js';
 import { failureText } from './otp-failure.js';
 import { OtpVerifyFlow } from './otp-verify.flow.js';
 import { otpVerifyStyles } from './otp-verify.styles.js';

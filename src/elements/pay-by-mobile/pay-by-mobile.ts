@@ -1,5 +1,5 @@
 import { html, nothing } from 'lit';
-import { clock, money } from '../shared/localize.js';
+import { clock, money } from '../shared/format.js';
 import { numberClaim } from '../shared/token.js';
 import { PayByMobileFlow } from './pay-by-mobile.flow.js';
 import { isBlocked, localNumber, type PayByMobileState } from './pay-by-mobile.outcome.js';
