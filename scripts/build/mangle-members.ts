@@ -18,13 +18,27 @@ function sources(dir: string): string[] {
     .map((f) => join(f.parentPath, f.name));
 }
 
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** True for the text of an `html` tagged template. */
+function inHtml(node: ts.Node) {
+  let tagged = node.parent;
+  while (tagged && (ts.isTemplateSpan(tagged) || ts.isTemplateExpression(tagged))) tagged = tagged.parent;
+  return !!tagged && ts.isTaggedTemplateExpression(tagged) && tagged.tag.getText() == 'html';
+}
+
 /**
- * What a node may name a property by: an identifier, a string (`changed.has('name')`), a word of a template's
- * text (a Lit binding, `.name=${…}`).
+ * What a node may name a property by: an identifier; a string or a template's text that is a name as a
+ * whole (`changed.has('name')`, `tokenClaims(token)['msisdn']`, `'OTPCredential' in window`); in an `html`
+ * template, the name of a property binding (`.name=${…}`). Not the words of other text (`part=check-button`,
+ * an event's type, a sentence): no code reads a property by them.
  */
 function names(node: ts.Node): string[] {
-  if (ts.isIdentifier(node) || ts.isStringLiteral(node)) return [node.text];
-  if (ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) return words(node.text);
+  if (ts.isIdentifier(node)) return [node.text];
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) {
+    if (inHtml(node)) return [...node.text.matchAll(/\.([A-Za-z_$][\w$]*)/g)].map((m) => m[1]!);
+    return IDENTIFIER.test(node.text) ? [node.text] : [];
+  }
   return [];
 }
 
@@ -39,11 +53,18 @@ const has = (node: ts.Node, kind: ts.SyntaxKind) => ts.canHaveModifiers(node) &&
  * `override`: Lit calls those by name) in a class of src/elements, and named nowhere else that could reach
  * them from outside: not a public member of any class there, not a field of an interface or type there (an
  * event's detail, a note in storage) nor a key of an object literal (a strings table, which a page's
- * `strings` and translations override by name), not a string there nor a word of a template, not a name in src/protocol
+ * `strings` and translations override by name), not a string there that is a name as a whole nor a property
+ * binding of a template (see {@link names}), not a name in src/protocol
  * (what the proxy sends and reads), not a word of Lit's code nor of the DOM's and JavaScript's
  * declarations (TypeScript's libraries). Names of one or two characters gain nothing.
  */
 export function internalMembers(): string[] {
+  const { candidates, reserved } = memberNames();
+  return [...candidates].filter((name) => name.length > 2 && !reserved.has(name)).sort();
+}
+
+/** The private and protected members of the elements' classes, and every name that holds one back (see {@link internalMembers}). */
+export function memberNames(): { candidates: Set<string>; reserved: Set<string> } {
   const candidates = new Set<string>();
   const reserved = new Set<string>();
   for (const file of sources(`${ROOT}src/elements`)) {
@@ -75,19 +96,26 @@ export function internalMembers(): string[] {
   for (const file of readdirSync(libs).filter((f) => /^lib\..*\.d\.ts$/.test(f))) {
     for (const [, name] of readFileSync(join(libs, file), 'utf8').matchAll(/^\s+(?:readonly\s+)?(?:[gs]et\s+)?["']?([A-Za-z_$][\w$]*)["']?\??\s*[:(<]/gm)) reserved.add(name!);
   }
-  return [...candidates].filter((name) => name.length > 2 && !reserved.has(name)).sort();
+  return { candidates, reserved };
 }
 
-const LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+/** What follows the `$` of a renamed member: 64 names of two characters before any of three. */
+const LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$';
 
 /**
  * Renames the elements' internal members (see {@link internalMembers}) in the minified builds, the same way
- * in every build and chunk: `$` and a letter or two, in the order of their names, which no name of Lit or of
+ * in every build and chunk: `$` and one character (a letter, a digit, `_` or `$`) or two, the most used first, which no name of Lit or of
  * the DOM takes. Not in the npm build (an application's bundler minifies it, and its readers read it), nor
  * in the tests, which run src.
  */
 export function mangleMembers(): Plugin {
-  const names = internalMembers();
+  // The most used first: past 64 names, the rarely used take the names of three characters.
+  const text = sources(`${ROOT}src/elements`).map((file) => readFileSync(file, 'utf8')).join('\n');
+  const uses = (name: string) => text.split(new RegExp(`\\b${name}\\b`)).length;
+  const names = internalMembers()
+    .map((name) => [name, uses(name)] as const)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([name]) => name);
   const cache = Object.fromEntries(names.map((name, i) => [name, `$${i >= LETTERS.length ? LETTERS[Math.floor(i / LETTERS.length) - 1] : ''}${LETTERS[i % LETTERS.length]}`]));
   const lit = new Set(LIT_FILES.flatMap((file) => words(readFileSync(`${ROOT}node_modules/${file}`, 'utf8'))));
   const taken = Object.values(cache).filter((short) => lit.has(short));

@@ -68,7 +68,7 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   navigate = (url: string) => location.assign(url);
 
   private failure?: ProxyClientError;
-  private checkout?: CheckoutCreateResponse;
+  private session?: CheckoutCreateResponse;
   /**
    * The popup or tab showing the checkout page, kept so that a second click focuses it. (It cannot be closed
    * from here: its opener link is cut, so that the provider's page cannot reach back into the shop's tab, and
@@ -77,40 +77,40 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   private win?: Window | null;
 
   private readonly t = new LocalizeController(this, checkoutButtonEn);
-  private readonly stream = new StatusStreamController<CheckoutSnapshot>(this, this.client);
+  private readonly statusStream = new StatusStreamController<CheckoutSnapshot>(this, this.client);
 
   override connectedCallback() {
     super.connectedCallback();
     // Moved in the page: the disconnect stopped the calls and the watch.
-    if (this.state == 'open') this.watch(this.checkout!.checkoutId);
+    if (this.state == 'open') this.watch(this.session!.checkoutId);
     else if (this.state == 'creating') this.setState('idle');
   }
 
   protected override willUpdate(changed: PropertyValues<this>) {
     if (this.hasUpdated && changed.has('token') && this.state != 'completed') {
-      this.stream.stop();
+      this.statusStream.stop();
       this.client.abort();
-      this.checkout = this.failure = undefined;
+      this.session = this.failure = undefined;
       this.setState('idle');
     }
   }
 
   private async handleClick() {
-    const { state, checkout } = this;
+    const { state, session: checkout } = this;
     if (state == 'creating' || state == 'completed') return;
     // Open already: show the same page again rather than start a second session (or a second tab).
-    if (state == 'open' && checkout) return this.win && !this.win.closed ? this.win.focus() : this.open(checkout);
+    if (state == 'open' && checkout) return this.win && !this.win.closed ? this.win.focus() : this.showPage(checkout);
     this.failure = undefined;
     // Open the popup or tab inside the click: after the await the click's user activation may be gone (a
     // slow network) and the browser would block it. It is pointed at the checkout page once that exists.
-    const win = this.openWindow('about:blank');
+    const win = this.newWindow('about:blank');
     this.setState('creating');
     try {
       const created = await this.client.post<CheckoutCreateResponse>(PROXY_PATHS.checkouts, {});
       if (!safeUrl(created.checkoutUrl)) throw new ProxyClientError('UNSAFE_URL', created.checkoutUrl);
-      this.checkout = created;
+      this.session = created;
       this.setState('open');
-      this.open(created, win);
+      this.showPage(created, win);
       this.watch(created.checkoutId);
     } catch (e) {
       win?.close();
@@ -121,7 +121,7 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   }
 
   /** A popup or tab for the mode (null in redirect mode, or when the browser blocked it). */
-  private openWindow(url: string) {
+  private newWindow(url: string) {
     const mode = this.mode;
     return mode == 'popup'
       ? window.open(url, 'merchant-elements-checkout', 'popup,width=480,height=720')
@@ -131,19 +131,19 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   }
 
   /** Shows the checkout page in `win` (opened blank during the click), a new window, or this tab. */
-  private open({ checkoutId, checkoutUrl, expiresAt }: CheckoutCreateResponse, blank?: Window | null) {
+  private showPage({ checkoutId, checkoutUrl, expiresAt }: CheckoutCreateResponse, blank?: Window | null) {
     let mode = this.mode;
     // A blank window of ours is still same-origin: cut its opener (the provider's page must not reach back
     // into the shop's tab) and send it on. Without one, open the page directly (a click on an open session).
     if (blank) (blank.opener = null), blank.location.replace(checkoutUrl);
-    const win = (this.win = blank === undefined ? this.openWindow(checkoutUrl) : blank);
+    const win = (this.win = blank === undefined ? this.newWindow(checkoutUrl) : blank);
     if (win) win.focus(), mode == 'popup' && notePopup({ checkoutId, until: Date.parse(expiresAt) || Date.now() + 18e5 });
     else this.navigate(checkoutUrl), (mode = 'redirect');
     this.emit('checkout-opened', { checkoutId, checkoutUrl, mode });
   }
 
   private watch(checkoutId: string) {
-    this.stream.start({
+    this.statusStream.start({
       events: PROXY_PATHS.checkoutEvents(checkoutId),
       snapshot: PROXY_PATHS.checkout(checkoutId),
       isFinal: (c) => c.status != 'pending' && c.status != 'processing',

@@ -1,7 +1,8 @@
 import type { ProxyClientError, ClientErrorCode } from '../shared/proxy-client.js';
-import { clock, type LocalizeController } from '../shared/localize.js';
+import { clock } from '../shared/format.js';
+import type { LocalizeController } from '../shared/localize.js';
 import type { OtpVerifyStrings } from './otp-verify.strings.js';
-import type { OtpVerifyState } from './otp-verify.js';
+import type { OtpVerifyState } from './otp-verify.flow.js';
 
 const FAILURE_STATES: Partial<Record<ClientErrorCode, OtpVerifyState>> = {
   OTP_INVALID: 'wrong-code',

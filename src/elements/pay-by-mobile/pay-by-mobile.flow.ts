@@ -7,6 +7,7 @@ import { MerchantElement } from '../shared/merchant-element.js';
 import { ProxyClientError } from '../shared/proxy-client.js';
 import { StatusStreamController } from '../shared/status-stream.js';
 import { numberClaim, tokenClaims } from '../shared/token.js';
+import type { PaymentFailedDetail } from './pay-by-mobile.events.js';
 import { payByMobileEn, type PayByMobileStrings } from './pay-by-mobile.strings.js';
 import { BLOCKING, isBlocked, live, type PayByMobileState } from './pay-by-mobile.outcome.js';
 
@@ -23,7 +24,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     value: {},
     strings: { attribute: false },
     account: { state: true },
-    payment: { state: true },
+    shownPayment: { state: true },
     failure: { state: true },
     still: { state: true },
   };
@@ -53,29 +54,29 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
   lateInterval = 15_000;
 
   protected account?: AccountLookupResponse;
-  protected payment?: Partial<PaymentSnapshot> & { reference: string };
+  protected shownPayment?: Partial<PaymentSnapshot> & { reference: string };
   protected failure?: ProxyClientError;
   /** What the order's configuration says the network adds, before a number is looked up (`GET /order`). */
-  protected estimate?: ChargeEstimate | null;
-  protected retry?: (() => void) | undefined;
+  protected orderEstimate?: ChargeEstimate | null;
+  protected retryAction?: (() => void) | undefined;
   /** A check found the payment still waiting for the phone. */
   protected still = false;
   private refocus = false;
 
   protected readonly t = new LocalizeController(this, payByMobileEn);
   protected readonly countdown = new CountdownController(this);
-  private readonly stream = new StatusStreamController<PaymentSnapshot>(this, this.client);
+  private readonly statusStream = new StatusStreamController<PaymentSnapshot>(this, this.client);
 
   override connectedCallback() {
     super.connectedCallback();
     // Moved in the page: the disconnect stopped the calls and the watch; the order says where things stand.
-    if (this.hasUpdated && (this.busy() || this.state == 'unknown')) this.load();
+    if (this.hasUpdated && (this.busy() || this.state == 'unknown')) this.readOrder();
   }
 
   protected override willUpdate(changed: PropertyValues<this>) {
     if (changed.has('token')) {
       this.value ||= String(tokenClaims(this.token)['msisdn'] ?? '');
-      this.load();
+      this.readOrder();
     }
     const charged = numberClaim(this.token, 'amount');
     if ((changed.has('token') || changed.has('amount')) && this.amount != null && !isNaN(charged) && this.amount != charged) {
@@ -88,14 +89,14 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
    * watched, a spent or otherwise blocked order says so, else the form. A proxy that cannot say (unreachable
    * now) leaves the form, whose answers say the rest: it never charges twice.
    */
-  private async load() {
-    this.reset();
+  private async readOrder() {
+    this.startOver();
     // No token yet (a page that fetches one): the form, until the token says which order.
     if (!this.token) return;
     this.setState('loading');
     try {
       const { payment, next, otherMethod, chargeEstimate } = await this.client.get<OrderView>(PROXY_PATHS.order);
-      this.estimate = chargeEstimate;
+      this.orderEstimate = chargeEstimate;
       if (next == 'other-method') throw new ProxyClientError('ORDER_IN_OTHER_PAYMENT', '', otherMethod ?? {});
       if (next == 'exhausted' && !payment) throw new ProxyClientError('ATTEMPTS_EXHAUSTED', '');
       if (next != 'open' && payment) return live(payment) ? this.watch(payment) : this.handleStatus(payment);
@@ -114,11 +115,11 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     if (next) (this.refocus = false), next.focus();
   }
 
-  private reset() {
-    this.stream.stop();
+  private startOver() {
+    this.statusStream.stop();
     this.countdown.stop();
     this.client.abort();
-    this.account = this.payment = this.failure = this.retry = undefined;
+    this.account = this.shownPayment = this.failure = this.retryAction = undefined;
     this.still = false;
     this.setState('idle');
   }
@@ -153,7 +154,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     }
   }
 
-  private async pay() {
+  private async requestPayment() {
     if (this.busy() || !this.account) return;
     this.begin('paying');
     try {
@@ -166,19 +167,19 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
       if (code == 'PAYMENT_IN_PROGRESS' && reference) return this.watch({ reference, msisdn: details.msisdn as string });
       // Refused by the provider (insufficient funds): a failed attempt of this order, read for its reason and what is left.
       if (status != 402 || !reference) return this.fail(e);
-      this.payment = { reference };
-      this.check();
+      this.shownPayment = { reference };
+      this.recheck();
     }
   }
 
   /** Reads the payment's status once, without touching the countdown; `quiet`, a failed read says nothing. */
-  protected async check(quiet?: boolean) {
-    const reference = this.payment?.reference;
+  protected async recheck(quiet?: boolean) {
+    const reference = this.shownPayment?.reference;
     if (!reference) return;
     try {
       const payment = await this.client.get<PaymentSnapshot>(PROXY_PATHS.payment(reference));
       // Still waiting: say so (a check asked for) and keep the countdown; the relay's TIMED_OUT ends a wait.
-      if (payment.status == 'PENDING' || (payment.status == 'TIMED_OUT' && this.state == 'timed-out')) (this.payment = payment), (this.still = !quiet);
+      if (payment.status == 'PENDING' || (payment.status == 'TIMED_OUT' && this.state == 'timed-out')) (this.shownPayment = payment), (this.still = !quiet);
       else this.handleStatus(payment);
     } catch (e) {
       if (!quiet) this.fail(e);
@@ -191,7 +192,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     this.still = false;
     this.handleStatus(payment as PaymentSnapshot);
     this.emit('payment-pending', { reference });
-    this.stream.start({
+    this.statusStream.start({
       events: PROXY_PATHS.paymentEvents(reference),
       snapshot: PROXY_PATHS.payment(reference),
       isFinal: (p) => !live(p),
@@ -205,52 +206,61 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
    * word), else to `timeout` seconds after the prompt was sent, then stops waiting (`timed-out`). The proxy's
    * times, so a reload or another tab shows the same prompt's real age.
    */
-  private time() {
-    const { sentAt, promptExpiresAt } = this.payment!;
-    const skew = this.client.skew;
-    const until = promptExpiresAt ? Date.parse(promptExpiresAt) - skew : (sentAt ? Date.parse(sentAt) - skew : Date.now()) + this.timeout * 1e3;
-    this.countdown.start(until, promptExpiresAt ? undefined : () => this.timedOut());
+  private startClock() {
+    const { sentAt, promptExpiresAt } = this.shownPayment!;
+    this.countdown.start(
+      promptExpiresAt ? this.at(promptExpiresAt) : (this.at(sentAt) || Date.now()) + this.timeout * 1e3,
+      promptExpiresAt ? undefined : () => this.stopWaiting(),
+    );
+  }
+
+  /** A time of the proxy's (ISO) in epoch milliseconds on this device's clock; 0 when there is none. */
+  protected at(iso?: string | null) {
+    return iso ? Date.parse(iso) - this.client.skew : 0;
   }
 
   /**
    * The page stops waiting (its countdown, or the relay's deadline); the payment may still complete, so its
    * status is read now and then while the element stays in the page.
    */
-  private timedOut() {
-    this.stream.stop();
+  private stopWaiting() {
+    this.statusStream.stop();
     this.countdown.stop();
     // "Check again" reads it at once (a reload, another tab or this page's own wait).
-    this.retry = () => this.check();
+    this.retryAction = () => this.recheck();
     this.begin('timed-out');
-    const late = setInterval(() => (this.state == 'timed-out' && this.isConnected ? this.check(true) : clearInterval(late)), this.lateInterval);
+    const late = setInterval(() => (this.state == 'timed-out' && this.isConnected ? this.recheck(true) : clearInterval(late)), this.lateInterval);
   }
 
   private handleStatus(snapshot: PaymentSnapshot) {
-    const { status } = (this.payment = snapshot);
+    const { status } = (this.shownPayment = snapshot);
     // PENDING (no status yet: a prompt followed by its reference alone) counts down; UNKNOWN has no countdown.
     if (status == 'UNKNOWN') return this.countdown.stop(), this.setState('unknown');
-    if (!status || status == 'PENDING') return this.setState('pending'), this.time();
-    if (status == 'TIMED_OUT') return this.timedOut();
-    this.stream.stop();
+    if (!status || status == 'PENDING') return this.setState('pending'), this.startClock();
+    if (status == 'TIMED_OUT') return this.stopWaiting();
+    this.statusStream.stop();
     this.countdown.stop();
     // Found by a reload or another tab, no account was looked up here: "Try again" starts from the number.
-    this.retry = snapshot.attemptsLeft > 0 ? (this.account ? () => this.pay() : () => ((this.refocus = true), this.reset())) : undefined;
+    this.retryAction = snapshot.attemptsLeft > 0 ? (this.account ? () => this.requestPayment() : () => ((this.refocus = true), this.startOver())) : undefined;
     // COMPLETED, FAILED, CANCELLED: the states of the same names (VOID, nothing charged, reads as FAILED).
     const { reference, orderReference, amount, currency } = snapshot;
     const code = status == 'VOID' ? 'UPSTREAM_UNAVAILABLE' : (snapshot.failureCode ?? 'PAYMENT_FAILED');
     const state = status == 'VOID' ? 'failed' : (status.toLowerCase() as PayByMobileState);
-    this.payment = { ...snapshot, failureCode: code };
+    this.shownPayment = { ...snapshot, failureCode: code };
     // The buttons of the wait go: the focus goes to what comes next, not to the page's body.
     this.begin(state);
-    if (state == 'completed') this.emit('payment-completed', { reference, orderReference, amount, currency });
-    if (state == 'cancelled') this.emit('payment-cancelled', { reference, orderReference });
-    if (state == 'failed') this.emit('payment-failed', { reference, orderReference, code, message: this.t.error(code), canRetry: !!this.retry });
+    // payment-completed, payment-failed or payment-cancelled, each with its detail.
+    const ref = { reference, orderReference };
+    this.emit(
+      `payment-${state as 'failed'}`,
+      state == 'failed' ? { ...ref, code, message: this.t.error(code), canRetry: !!this.retryAction } : ((state == 'completed' ? { ...ref, amount, currency } : ref) as PaymentFailedDetail),
+    );
     if (isBlocked(state, undefined, snapshot)) this.emit('payment-blocked', { code: 'ATTEMPTS_EXHAUSTED', message: this.t.error('ATTEMPTS_EXHAUSTED') });
   }
 
   protected handleSubmit(e: SubmitEvent) {
     e.preventDefault();
-    this.account ? this.pay() : this.lookup();
+    this.account ? this.requestPayment() : this.lookup();
   }
 
   protected handleInput(e: InputEvent) {
@@ -258,7 +268,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
   }
 
   protected handleChangeNumber() {
-    this.reset();
+    this.startOver();
     this.refocus = true;
   }
 }

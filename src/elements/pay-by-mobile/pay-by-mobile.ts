@@ -1,5 +1,5 @@
 import { html, nothing } from 'lit';
-import { clock, money } from '../shared/localize.js';
+import { clock, money } from '../shared/format.js';
 import { numberClaim } from '../shared/token.js';
 import { PayByMobileFlow } from './pay-by-mobile.flow.js';
 import { isBlocked, localNumber, type PayByMobileState } from './pay-by-mobile.outcome.js';
@@ -63,8 +63,8 @@ export class PayByMobile extends PayByMobileFlow {
    * and leaving is safe (the proxy keeps reading the payment and tells the shop).
    */
   override render() {
-    const { t, state, account, payment: p, failure, still, countdown } = this;
-    const e = account?.chargeEstimate ?? this.estimate;
+    const { t, state, account, shownPayment: p, failure, still, countdown } = this;
+    const e = account?.chargeEstimate ?? this.orderEstimate;
     const s = t.strings;
     const lang = t.lang;
     const busy = this.busy();
@@ -72,18 +72,18 @@ export class PayByMobile extends PayByMobileFlow {
     const m = (x: number) => money(lang, x, p?.currency ?? this.currency);
     // The token's amount is what is charged.
     const charged = numberClaim(this.token, 'amount');
-    const amount = isNaN(charged) ? (this.amount == null ? '' : m(this.amount)) : m(charged);
-    const number = p?.msisdn ? localNumber(p.msisdn) : '';
+    const shown = isNaN(charged) ? this.amount : charged;
+    const amount = shown == null ? '' : m(shown);
+    const number = localNumber(p?.msisdn ?? '');
     // The proxy's times, on this device's clock.
-    const at = (iso?: string | null) => (iso ? Date.parse(iso) - this.client.skew : 0);
-    const sent = at(p?.sentAt);
-    const expires = at(p?.promptExpiresAt);
+    const sent = this.at(p?.sentAt);
+    const expires = this.at(p?.promptExpiresAt);
     const expired = expires && expires <= Date.now() && s.promptExpired(new Intl.DateTimeFormat(lang, { timeStyle: 'short' }).format(expires));
     // What the phone asks: the total with its charge once the provider answered, on the number it went to.
     const approve = expired || (p?.totalAmount ? s.approveTotal(m(p.totalAmount), m(p.amount!), p.charge ? m(p.charge) : '', number) : s.approveTotal(amount, '', '', number));
     const error =
       state == 'failed'
-        ? t.error(p?.failureCode ?? 'PAYMENT_FAILED') + (blocked ? ' ' + s.ATTEMPTS_EXHAUSTED : '')
+        ? t.error(p!.failureCode!) + (blocked ? ' ' + s.ATTEMPTS_EXHAUSTED : '')
         : state == 'cancelled' && blocked
           ? s.ATTEMPTS_EXHAUSTED
           : state == 'error'
@@ -103,7 +103,7 @@ export class PayByMobile extends PayByMobileFlow {
     const change = html`<button type="button" class="link" part="change-button" ?disabled=${busy} @click=${this.handleChangeNumber}>${s.changeNumber}</button>`;
     const ended = state == 'failed' || state == 'cancelled' || state == 'timed-out';
     // After the sentence that says why: try again (or check again), or another number.
-    const retry = this.retry && ended;
+    const retry = this.retryAction && ended;
     const other = account && !blocked && (state == 'failed' || state == 'cancelled' || (state == 'error' && !confirming));
     return html`
       <p part="amount">${p?.totalAmount ? m(p.totalAmount) : amount}</p>
@@ -133,12 +133,12 @@ export class PayByMobile extends PayByMobileFlow {
             <div class="links">
               ${sent && !expired ? s.sentAgo(clock(Math.max(0, Math.round((Date.now() - sent) / 1e3)))) : ''}
               ${expires ? (countdown.left ? s.left(clock(countdown.left)) : '') : s.openUnknown}
-              <button type="button" class="link" part="check-button" @click=${() => this.check()}>${s.checkAgain}</button>
+              <button type="button" class="link" part="check-button" @click=${() => this.recheck()}>${s.checkAgain}</button>
             </div>`
         : ''}
       ${retry || other
         ? html`<div class="next">
-            ${retry ? html`<button type="button" part="retry-button" @click=${this.retry}>${state == 'timed-out' ? s.checkAgain : s.tryAgain}</button>` : ''}
+            ${retry ? html`<button type="button" part="retry-button" @click=${this.retryAction}>${state == 'timed-out' ? s.checkAgain : s.tryAgain}</button>` : ''}
             ${other ? change : ''}
           </div>`
         : ''}

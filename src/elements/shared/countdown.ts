@@ -2,30 +2,30 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 
 /** Counts down to a moment, re-rendering the host each second, and calls `onEnd` when it is reached. */
 export class CountdownController implements ReactiveController {
-  private until = 0;
+  private endsAt = 0;
   private timer?: ReturnType<typeof setTimeout>;
   private onEnd?: (() => void) | undefined;
 
-  constructor(private readonly host: ReactiveControllerHost) {
-    host.addController(this);
+  constructor(private readonly owner: ReactiveControllerHost) {
+    owner.addController(this);
   }
 
   /** Whole seconds left (0 when done). */
   get left(): number {
-    return Math.max(0, Math.ceil((this.until - Date.now()) / 1000));
+    return Math.max(0, Math.ceil((this.endsAt - Date.now()) / 1000));
   }
 
   /** Counts down to `until` (epoch milliseconds). */
   start(until: number, onEnd?: () => void) {
     this.stop();
-    this.until = until;
+    this.endsAt = until;
     this.onEnd = onEnd;
     this.tick();
   }
 
   /** Stops counting: `left` is 0 from now on. */
   stop() {
-    this.until = 0;
+    this.endsAt = 0;
     clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -35,8 +35,8 @@ export class CountdownController implements ReactiveController {
   }
 
   private tick = () => {
-    this.host.requestUpdate();
-    const ms = this.until - Date.now();
+    this.owner.requestUpdate();
+    const ms = this.endsAt - Date.now();
     if (ms <= 0) {
       this.timer = undefined;
       return this.onEnd?.();

@@ -12,7 +12,7 @@ export class FormAssociatedElement<S extends string> extends MerchantElement<S> 
   static override properties: PropertyDeclarations = {
     name: { reflect: true },
     required: { type: Boolean, reflect: true },
-    disabled: { state: true },
+    formDisabled: { state: true },
   };
 
   /** Name of the form field that receives the element's value. */
@@ -22,7 +22,7 @@ export class FormAssociatedElement<S extends string> extends MerchantElement<S> 
   required = false;
 
   /** True while a disabled fieldset or form holds the element. */
-  protected disabled = false;
+  protected formDisabled = false;
 
   /** The form the element belongs to. */
   get form() {
@@ -39,6 +39,6 @@ export class FormAssociatedElement<S extends string> extends MerchantElement<S> 
   }
 
   formDisabledCallback(disabled: boolean) {
-    this.disabled = disabled;
+    this.formDisabled = disabled;
   }
 }

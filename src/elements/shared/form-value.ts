@@ -20,13 +20,13 @@ export class FormValueController implements ReactiveController {
   constructor(
     host: ReactiveControllerHost,
     private readonly internals: ElementInternals,
-    private readonly read: () => FormValue,
+    private readonly readValue: () => FormValue,
   ) {
     host.addController(this);
   }
 
   hostUpdated() {
-    const { value, required, missing, anchor } = this.read();
+    const { value, required, missing, anchor } = this.readValue();
     this.internals.setFormValue(value);
     if (required && !value) this.internals.setValidity({ valueMissing: true }, missing, anchor ?? undefined);
     else this.internals.setValidity({});

@@ -35,37 +35,25 @@ export function registerTranslation(lang: string, table: Partial<StringsTable>) 
  */
 export class LocalizeController<T extends StringsTable> {
   constructor(
-    private readonly host: LocalizedHost,
+    private readonly owner: LocalizedHost,
     private readonly en: T,
   ) {}
 
   /** The BCP 47 language in effect, for `Intl`. */
   get lang(): string {
     // The element's own first: its attribute reflects a property set in this update only after rendering.
-    return this.host.lang || this.host.closest<HTMLElement>('[lang]')?.lang || document.documentElement.lang || 'en';
+    return this.owner.lang || this.owner.closest<HTMLElement>('[lang]')?.lang || document.documentElement.lang || 'en';
   }
 
   /** The table in effect. */
   get strings(): T {
     const lang = this.lang.toLowerCase();
-    return { ...this.en, ...(translations[lang] ?? translations[lang.split('-')[0]!]), ...this.host.strings } as T;
+    return { ...this.en, ...(translations[lang] ?? translations[lang.split('-')[0]!]), ...this.owner.strings } as T;
   }
 
   /** A human sentence for an error code, from the error's details where the entry is a function; never the server's text. */
   error(code: ClientErrorCode | string, details: object = {}): string {
     const e = this.strings[code] ?? this.strings.error;
     return typeof e == 'function' ? e(details) : e;
-  }
-}
-
-/** `m:ss` of a whole number of seconds, for countdowns. */
-export const clock = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-
-/** An amount of money in `lang`, the currency shown by its ISO code as the design writes it (`GHS 12.50`). */
-export function money(lang: string, amount: number, currency: string) {
-  try {
-    return new Intl.NumberFormat(lang, { style: 'currency', currency, currencyDisplay: 'code' }).format(amount);
-  } catch {
-    return `${currency} ${amount}`; // not an ISO currency code
   }
 }

@@ -77,8 +77,8 @@ export class ProxyClient implements ReactiveController {
    */
   skew = 0;
 
-  constructor(private readonly host: ProxyHost) {
-    host.addController(this);
+  constructor(private readonly owner: ProxyHost) {
+    owner.addController(this);
   }
 
   hostDisconnected() {
@@ -93,21 +93,21 @@ export class ProxyClient implements ReactiveController {
 
   /** POSTs `body` as JSON to `path` (relative to the mount URL). */
   post<T>(path: string, body: object, signal?: AbortSignal): Promise<T> {
-    return this.request<T>(path, signal, body);
+    return this.fetchJson<T>(path, signal, body);
   }
 
   /** GETs `path` (relative to the mount URL). */
   get<T>(path: string, signal?: AbortSignal): Promise<T> {
-    return this.request<T>(path, signal);
+    return this.fetchJson<T>(path, signal);
   }
 
-  private async request<T>(path: string, signal?: AbortSignal, body?: object): Promise<T> {
-    const headers = authHeaders(this.host);
-    const url = proxyUrl(this.host, path);
+  private async fetchJson<T>(path: string, signal?: AbortSignal, body?: object): Promise<T> {
+    const headers = authHeaders(this.owner);
+    const url = proxyUrl(this.owner, path);
     if (body) headers['content-type'] = 'application/json';
     try {
       const res = await fetch(url, {
-        method: body ? 'POST' : 'GET',
+        method: body && 'POST', // else GET
         headers,
         body: body && JSON.stringify(body),
         signal: AbortSignal.any([this.calls.signal, ...(signal ? [signal] : [])]),

@@ -41,7 +41,7 @@ export function parseSse(text: string, emit: (m: SseMessage) => void): string {
   const blocks = text.split(/\r?\n\r?\n/);
   const tail = blocks.pop()!;
   for (const block of blocks) {
-    const m: SseMessage = { event: 'message', data: '' };
+    const m = { event: 'message' } as SseMessage;
     let data: string | undefined;
     for (const line of block.split(/\r?\n/)) {
       // `field: value`; a line starting with `:` (empty field) is a comment: the heartbeat.
@@ -64,13 +64,13 @@ export class StatusStreamController<T> implements ReactiveController {
   /** Timings of new controllers (tests shorten them). */
   static defaults: StreamTimings = { baseDelay: 1_000, maxDelay: 10_000, maxFailures: 3, pollInterval: 3_000, idleTimeout: 45_000 };
   timings = StatusStreamController.defaults;
-  private abort?: AbortController | undefined;
+  private watching?: AbortController | undefined;
 
   constructor(
-    private readonly host: ProxyHost,
+    private readonly owner: ProxyHost,
     private readonly client: ProxyClient,
   ) {
-    host.addController(this);
+    owner.addController(this);
   }
 
   hostDisconnected() {
@@ -80,16 +80,16 @@ export class StatusStreamController<T> implements ReactiveController {
   /** Starts watching, replacing any watch in progress. */
   start(watch: StatusWatch<T>) {
     this.stop();
-    this.run(watch, (this.abort = new AbortController()).signal);
+    this.run(watch, (this.watching = new AbortController()).signal);
   }
 
   stop() {
-    this.abort?.abort();
-    this.abort = undefined;
+    this.watching?.abort();
+    this.watching = undefined;
   }
 
   private async run(watch: StatusWatch<T>, signal: AbortSignal) {
-    const { host } = this;
+    const { owner: host } = this;
     const { baseDelay, maxDelay, maxFailures, pollInterval, idleTimeout } = this.timings;
     let failures = 0;
     let lastId = '';

@@ -2,7 +2,7 @@ import { expect, fixture, html } from '@open-wc/testing';
 import '../../../src/elements/index.js';
 import '../../../src/elements/translations/fr.js';
 import { registerTranslation, type OtpVerify } from '../../../src/elements/index.js';
-import { clock, money } from '../../../src/elements/shared/localize.js';
+import { clock, money } from '../../../src/elements/shared/format.js';
 import { part, text } from '../helpers.js';
 
 describe('LocalizeController', () => {
