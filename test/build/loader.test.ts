@@ -118,6 +118,8 @@ describe('cdn/loader.js', () => {
 
     const part = await open('french-part');
     await part.page.waitForFunction(() => document.querySelector('otp-verify')?.shadowRoot?.querySelector('button')?.textContent?.includes('Envoyer'));
+    // Each element's module arrives on its own: <pay-by-mobile> may render after <otp-verify> did.
+    await rendered(part, ['pay-by-mobile']);
     expect(await buttonText(part, 'pay-by-mobile')).toBe('Continue');
 
     const english = await open('pay-by-mobile');
@@ -132,6 +134,8 @@ describe('cdn/loader.js', () => {
     expect(p.cdnFiles()).not.toContain('fr.js');
     await p.page.evaluate(() => (document.documentElement.lang = 'fr'));
     await p.page.waitForFunction(() => document.querySelector('checkout-button')?.shadowRoot?.querySelector('button')?.textContent?.includes('Payer'));
+    // Each element renders its French in its own update: wait for <otp-verify>'s too.
+    await p.page.waitForFunction(() => document.querySelector('otp-verify')?.shadowRoot?.querySelector('button')?.textContent?.trim() !== 'Send code');
     expect(await buttonText(p, 'otp-verify')).toBe('Envoyer le code');
     expect(p.cdnFiles().filter((f) => f === 'fr.js')).toHaveLength(1);
   });
