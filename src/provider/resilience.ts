@@ -35,8 +35,8 @@ export interface BreakerSettings {
 export interface Resilience {
   /**
    * Runs one attempt under the breaker of `upstream`'s interface for its kind of call (`foreground`, someone
-   * waits on it; `background`, the caller's own schedule): counts unavailability, and while that circuit is open throws a `ProviderUnavailableError`
-   * with reason `circuit-open` without running it.
+   * waits on it; `background`, the caller's own schedule): counts unavailability, and while that circuit is
+   * open throws a `ProviderUnavailableError` with reason `circuit-open` without running it.
    */
   guard<T>(upstream: ProviderInterface, calls: CircuitCalls, operation: string, attempt: () => Promise<T>, onRefused?: () => void): Promise<T>;
   /**
