@@ -214,9 +214,12 @@ export class OrderBook {
       const order = JSON.parse(raw) as Order;
       // An older version of the record this process saw (another process put back what it had): ours wins.
       if (copy && copy.id === order.id && copy.v > order.v) return (await this.putBack(ref, raw, order)) ?? this.load(ref);
-      // Another record of the order, begun after a loss by a process that had no copy of ours: what ours knows
-      // and it does not (a session, a try) joins it, or it would never be read or reported again.
-      if (copy && copy.id !== order.id) {
+      // Another record of the order, begun after a loss by a process that had no copy of ours, or a version of
+      // ours that another process wrote on from an older copy it put back (the same id and as high a version,
+      // without what the lost one recorded: the model checker's seed 753593583, path 180:0:349): what ours knows
+      // and it does not (a session, a try) joins it, or it would never be read or reported again. Nothing is
+      // written when the stored record has it all (a version another process wrote on from ours).
+      if (copy && (copy.id !== order.id || (copy.raw !== raw && copy.v <= order.v))) {
         const merged = await this.mergeLost(ref, raw, order, this.copies.get(ref) as Order);
         if (merged === null) return this.load(ref);
         this.copies.set(ref, merged.order, merged.raw, this.options.env());

@@ -32,8 +32,8 @@ export class OrderCopies {
     this.entries.set(ref, { id: order.id, v: order.v, raw, live, late: !live && isUnsettled(order, env) });
   }
 
-  /** The record's id and version, without parsing it. */
-  head(ref: string): { id: string; v: number } | undefined {
+  /** The record's id, version and JSON, without parsing it. */
+  head(ref: string): { id: string; v: number; raw: string } | undefined {
     return this.entries.get(ref);
   }
 
