@@ -37,6 +37,7 @@ const cores = (c: CpuShare) => `merchant ${fmt(c.merchant, 2)}, sandbox ${fmt(c.
 export async function scale(log: (line: string) => void): Promise<SectionResult> {
   const run = await runFlashSale(log);
   const peak = Math.max(...run.rss.samples);
+  const at = run.rss.peak;
   const growth = peak - run.rss.idle;
   const perInterval = run.reads.count / ((run.pending * run.reads.windowMs) / POLL_INTERVAL_MS);
   const schedule = meanCeilingDelay();
@@ -103,6 +104,7 @@ export async function scale(log: (line: string) => void): Promise<SectionResult>
     notes: [
       `Making ${fmt(run.made)} payments took ${fmt(run.createSec, 1)} s (${fmt(run.made / run.createSec)} a second, ${CREATING_AT_ONCE} at a time; answers 503 on the way, by code: ${JSON.stringify(run.refusals)}), opening their streams ${fmt(run.openSec, 1)} s, approving ${fmt(run.approved)} of them ${fmt(run.approveSec, 1)} s.`,
       `CPU, in cores, over the read window (everything pending and open): ${cores(run.cpu.window)}; while approving: ${cores(run.cpu.approving)} (the machine's load average then: ${fmt(run.load.window, 1)} and ${fmt(run.load.approving, 1)} on 2 cores, most of it other work). Redis commands per second: ${fmt(run.redisPerSec.window)} in the window, ${fmt(run.redisPerSec.approving)} while approving. The merchant's event loop while approving: delay p50 ${fmt(run.loop.p50, 1)} ms, p99 ${fmt(run.loop.p99, 1)} ms, max ${fmt(run.loop.max)} ms.`,
+      `The highest RSS sample (${fmt(at.rss, 1)} MiB) came ${fmt(at.atSec)} s into the sale, ${at.phase}: V8's heap then ${fmt(at.heapTotal, 1)} MiB committed, ${fmt(at.heapUsed, 1)} MiB of it used (live objects and garbage not yet collected; the new space ${fmt(at.newSpace, 1)} MiB); the rest of the resident memory, ${fmt(at.rss - at.heapTotal, 1)} MiB, is outside V8's heap (code, native memory of sockets and parsers, malloc).`,
       `Upstream, sampled every second: at most ${fmt(run.upstream.maxConnections)} sockets open to the sandbox at once (the proxy's provider client holds at most 256 per host, the phones' pool 16); the payment interface's circuit open for ${fmt(run.upstream.circuitOpenSec)} s of the sale (\`GET ${MOUNT}/health\`, sampled every second: the worse of its two breakers, customers' calls and the reconciler's reads; the log lines below say which opened).`,
       `Proxy log lines by pino level: ${JSON.stringify(run.logs.byLevel)} (40 warn, 50 error). By message: ${Object.entries(run.logs.byMessage)
         .sort((a, b) => b[1].count - a[1].count)
