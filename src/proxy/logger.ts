@@ -62,12 +62,16 @@ export function createProxyLogger(base?: Logger): Logger {
 
 /**
  * Access logs: method, path (query string dropped), status and time; no headers, no body. Errors at
- * `error` for 5xx, `warn` for 4xx.
+ * `error` for 5xx, `warn` for 4xx. A route's own lines (`req.log`) carry the same `req` (its `id`, method
+ * and path).
  */
 export function requestLogger(logger: Logger): HttpLogger<IncomingMessage, ServerResponse> {
   return pinoHttp({
     logger,
-    quietReqLogger: true,
+    // One child logger per request, of the proxy's logger: `quietReqLogger` made a child (`reqId`) and a
+    // child of that child per request, and an object that is another's prototype gets hidden classes of its
+    // own, about 4 KiB a request, held as long as a status stream is open (`npx tsx
+    // bench/sections/scale-memory.ts`).
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     // Our serializers read the raw objects: nothing of the headers or the body is ever written.
     wrapSerializers: false,
