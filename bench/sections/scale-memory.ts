@@ -6,7 +6,8 @@
 // pending), then a status stream for each. After each phase, the merchant's memory after full collections
 // (process.memoryUsage(), /proc/PID/smaps_rollup) and the difference per customer; during each phase, the
 // peak as it stands (sampled every 250 ms: RSS, V8's committed heap and its new space). With `floor`, the
-// same number of SSE streams on a bare node:http server instead of the proxy: what a socket costs anyway.
+// same number of SSE streams on a bare node:http server instead of the proxy: what a socket costs anyway
+// (EXPRESS=1: in a bare Express app).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { HeapSpaceInfo } from 'node:v8';
@@ -81,20 +82,24 @@ function peakLine(label: string, base: Mark, peak: ReturnType<typeof peakSampler
   console.log(`  peak during ${label}: rss ${d(peak.rss, base.usage.rss)}, heapTotal ${d(peak.heapTotal, base.usage.heapTotal)}, heapUsed ${d(peak.heapUsed, base.usage.heapUsed)}, new space ${(peak.newSpace / MiB).toFixed(1)} MiB, external ${(peak.external / MiB).toFixed(1)} MiB`);
 }
 
-/** A bare node:http server holding SSE streams (an event, then a heartbeat timer each): the floor. */
+/**
+ * A bare node:http server holding SSE streams (an event, then a heartbeat timer each): the floor. With
+ * EXPRESS=1, the same handler in an Express app: what the framework adds to a held request.
+ */
 const BARE_SSE = `
 const http = require('node:http');
-const server = http.createServer((req, res) => {
+const handle = (req, res) => {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform' });
   res.write('event: status\\nid: 1\\ndata: {"status":"PENDING"}\\n\\n');
   const beat = setInterval(() => res.write(': heartbeat\\n\\n'), 20000).unref();
   res.on('close', () => clearInterval(beat));
-});
-server.listen(0, '127.0.0.1', () => {
+};
+const server = process.env.EXPRESS ? require('express')().get('/events', handle).listen(0, '127.0.0.1', ready) : http.createServer(handle).listen(0, '127.0.0.1', ready);
+function ready() {
   process.on('message', (m) => { if (m.ask === 'memory') { gc(); gc(); } process.send({ id: m.id, answer: process.memoryUsage() }); });
   process.on('disconnect', () => process.exit(0));
   process.send({ ready: { url: 'http://127.0.0.1:' + server.address().port } });
-});`;
+}`;
 
 async function bareServer(): Promise<BenchProcess & { url: string }> {
   const child = spawn(process.execPath, ['--expose-gc', ...(process.env['BENCH_NODE_ARGS']?.split(/\s+/).filter(Boolean) ?? []), '-e', BARE_SSE], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -132,7 +137,7 @@ async function floor(customers: number): Promise<void> {
     const m0 = await mark(server);
     await open(customers);
     await sleep(2_000);
-    perCustomer(`bare node:http SSE, ${customers} streams`, m0, await mark(server), customers);
+    perCustomer(`bare ${process.env['EXPRESS'] ? 'Express' : 'node:http'} SSE, ${customers} streams`, m0, await mark(server), customers);
   } finally {
     for (const s of streams) s.close();
     await server.stop();

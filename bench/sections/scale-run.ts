@@ -95,6 +95,16 @@ export interface PeakSample {
   atSec: number;
 }
 
+/**
+ * The merchant's memory after two full collections, its RSS read 2 s later: read at once, it still holds the
+ * pages the collector evacuated, which a background thread hands back (`bench/sections/scale-memory.ts`).
+ */
+async function collected(merchant: BenchProcess): Promise<NodeJS.MemoryUsage> {
+  const memory = await merchant.ask<NodeJS.MemoryUsage>('memory');
+  await sleep(2_000);
+  return { ...memory, rss: await merchant.ask<number>('rss') };
+}
+
 /** Redis's own count of the commands it processed. */
 async function redisCommands(redis: Redis): Promise<number> {
   return Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))?.[1] ?? NaN);
@@ -170,7 +180,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
   try {
     // A fresh process hands back start-up memory over its first seconds (bench/sections/soak.ts).
     await sleep(15_000);
-    const idleCollected = await merchant.ask<NodeJS.MemoryUsage>('memory');
+    const idleCollected = await collected(merchant);
     const idleRss = (await merchant.ask<number>('rss')) / 2 ** 20;
     rss.length = 0;
     peak.rss = 0;
@@ -249,7 +259,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
     const [c1, r1, cpu1] = [await count(), await redisCommands(redis), await cpuSeconds(merchant, sandbox, redis)];
     const windowMs = cpu1.at - cpu0.at;
     phase = 'the bench\'s forced full collections';
-    const loaded = await merchant.ask<NodeJS.MemoryUsage>('memory');
+    const loaded = await collected(merchant);
     phase = 'approving';
 
     log(`  scale: approving ${APPROVED} payments, ${APPROVALS_PER_SECOND} a second`);
