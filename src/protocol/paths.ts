@@ -1,20 +1,36 @@
 /** Default mount path of the proxy router on the merchant's server. */
 export const DEFAULT_PROXY_PATH = '/merchant-elements';
 
+// The paths of the browser-to-proxy protocol, relative to the mount path, one export each: an element's
+// module carries only the paths it calls (a bundler drops the others, which it cannot do with an object's
+// keys). PROXY_PATHS gathers them for the proxy and the protocol's documents.
+
+export const otpSendPath = '/otp/send';
+export const otpVerifyPath = '/otp/verify';
+export const otpDeliveryPath = (otpId: string) => `/otp/${encodeURIComponent(otpId)}/delivery`;
+export const accountLookupPath = '/accounts/lookup';
+/** GET with a payment token: the token's order as a page should show it (`OrderView`). */
+export const orderPath = '/order';
+export const paymentsPath = '/payments';
+export const paymentPath = (reference: string) => `/payments/${encodeURIComponent(reference)}`;
+export const paymentEventsPath = (reference: string) => `/payments/${encodeURIComponent(reference)}/events`;
+export const checkoutsPath = '/checkouts';
+export const checkoutPath = (checkoutId: string) => `/checkouts/${encodeURIComponent(checkoutId)}`;
+export const checkoutEventsPath = (checkoutId: string) => `/checkouts/${encodeURIComponent(checkoutId)}/events`;
+
 /** Paths of the browser-to-proxy protocol, relative to the mount path. */
 export const PROXY_PATHS = {
-  otpSend: '/otp/send',
-  otpVerify: '/otp/verify',
-  otpDelivery: (otpId: string) => `/otp/${encodeURIComponent(otpId)}/delivery`,
-  accountLookup: '/accounts/lookup',
-  /** GET with a payment token: the token's order as a page should show it (`OrderView`). */
-  order: '/order',
-  payments: '/payments',
-  payment: (reference: string) => `/payments/${encodeURIComponent(reference)}`,
-  paymentEvents: (reference: string) => `/payments/${encodeURIComponent(reference)}/events`,
-  checkouts: '/checkouts',
-  checkout: (checkoutId: string) => `/checkouts/${encodeURIComponent(checkoutId)}`,
-  checkoutEvents: (checkoutId: string) => `/checkouts/${encodeURIComponent(checkoutId)}/events`,
+  otpSend: otpSendPath,
+  otpVerify: otpVerifyPath,
+  otpDelivery: otpDeliveryPath,
+  accountLookup: accountLookupPath,
+  order: orderPath,
+  payments: paymentsPath,
+  payment: paymentPath,
+  paymentEvents: paymentEventsPath,
+  checkouts: checkoutsPath,
+  checkout: checkoutPath,
+  checkoutEvents: checkoutEventsPath,
   paymentCallback: (callbackId: string) => `/callbacks/payments/${encodeURIComponent(callbackId)}`,
   health: '/health',
 } as const;

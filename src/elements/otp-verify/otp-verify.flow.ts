@@ -1,6 +1,6 @@
 import type { PropertyDeclarations, PropertyValues } from 'lit';
 import type { OtpDeliveryStatus } from '../../protocol/codes.js';
-import { PROXY_PATHS } from '../../protocol/paths.js';
+import { otpSendPath, otpVerifyPath } from '../../protocol/paths.js';
 import type { OtpSendResponse, OtpVerifyResponse } from '../../protocol/bodies.js';
 import { CountdownController } from '../shared/countdown.js';
 import { FormValueController } from '../shared/form-value.js';
@@ -138,7 +138,7 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
     this.begin('sending', () => this.sendCode(recipient));
     this.otpAbort?.abort();
     try {
-      const sent = await this.client.post<OtpSendResponse>(PROXY_PATHS.otpSend, { recipient });
+      const sent = await this.client.post<OtpSendResponse>(otpSendPath, { recipient });
       this.lastSend = sent;
       this.wasResent = resent;
       this.sentTo = recipient;
@@ -164,7 +164,7 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
     if (this.busy() || !sent || !this.typedCode || state == 'verified' || state == 'expired' || state == 'locked' || this.waitCountdown.left) return;
     this.begin('verifying', () => this.checkCode());
     try {
-      const { proof } = await this.client.post<OtpVerifyResponse>(PROXY_PATHS.otpVerify, { recipient: this.sentTo, code: this.typedCode });
+      const { proof } = await this.client.post<OtpVerifyResponse>(otpVerifyPath, { recipient: this.sentTo, code: this.typedCode });
       this.otpAbort?.abort();
       this.resendCountdown.stop();
       this.proofToken = proof;
