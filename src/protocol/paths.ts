@@ -1,22 +1,15 @@
-/** Default mount path of the proxy router on the merchant's server. */
-export const DEFAULT_PROXY_PATH = '/merchant-elements';
+import { accountLookupPath, orderPath, paymentEventsPath, paymentPath, paymentsPath } from './payment-paths.js';
+import { checkoutEventsPath, checkoutPath, checkoutsPath } from './checkout-paths.js';
+import { otpDeliveryPath, otpSendPath, otpVerifyPath } from './otp-paths.js';
 
-// The paths of the browser-to-proxy protocol, relative to the mount path, one export each: an element's
-// module carries only the paths it calls (a bundler drops the others, which it cannot do with an object's
-// keys). PROXY_PATHS gathers them for the proxy and the protocol's documents.
-
-export const otpSendPath = '/otp/send';
-export const otpVerifyPath = '/otp/verify';
-export const otpDeliveryPath = (otpId: string) => `/otp/${encodeURIComponent(otpId)}/delivery`;
-export const accountLookupPath = '/accounts/lookup';
-/** GET with a payment token: the token's order as a page should show it (`OrderView`). */
-export const orderPath = '/order';
-export const paymentsPath = '/payments';
-export const paymentPath = (reference: string) => `/payments/${encodeURIComponent(reference)}`;
-export const paymentEventsPath = (reference: string) => `/payments/${encodeURIComponent(reference)}/events`;
-export const checkoutsPath = '/checkouts';
-export const checkoutPath = (checkoutId: string) => `/checkouts/${encodeURIComponent(checkoutId)}`;
-export const checkoutEventsPath = (checkoutId: string) => `/checkouts/${encodeURIComponent(checkoutId)}/events`;
+// The paths of the browser-to-proxy protocol are one export each, in a module per element (otp-paths.ts,
+// payment-paths.ts, checkout-paths.ts), and the names the elements' shared code reads are in names.ts: an
+// element's module imports only its own, so the CDN build puts them in that element's file, not in the
+// chunk all three share (which takes every module all three import whole, every key of an object with it).
+export * from './otp-paths.js';
+export * from './payment-paths.js';
+export * from './checkout-paths.js';
+export { DEFAULT_PROXY_PATH, STATUS_EVENT } from './names.js';
 
 /** Paths of the browser-to-proxy protocol, relative to the mount path. */
 export const PROXY_PATHS = {
@@ -63,7 +56,5 @@ export const SERVER_PATHS = {
   webhookReplay: (id: string) => `/server/webhooks/${encodeURIComponent(id)}/replay`,
 } as const;
 
-/** Server-sent event name carrying a status snapshot (payments and checkouts). */
-export const STATUS_EVENT = 'status';
 /** Interval of SSE heartbeat comments, in milliseconds. */
 export const SSE_HEARTBEAT_MS = 20_000;

@@ -1,5 +1,5 @@
 import { html, type PropertyDeclarations, type PropertyValues } from 'lit';
-import { checkoutPath, checkoutEventsPath, checkoutsPath } from '../../protocol/paths.js';
+import { checkoutPath, checkoutEventsPath, checkoutsPath } from '../../protocol/checkout-paths.js';
 import type { CheckoutCreateResponse, CheckoutSnapshot } from '../../protocol/bodies.js';
 import { LocalizeController } from '../shared/localize.js';
 import { MerchantElement } from '../shared/merchant-element.js';

@@ -1,5 +1,5 @@
 import type { OtpDeliveryStatus, OtpPinType } from '../../protocol/codes.js';
-import { otpDeliveryPath } from '../../protocol/paths.js';
+import { otpDeliveryPath } from '../../protocol/otp-paths.js';
 import type { OtpDeliveryResponse } from '../../protocol/bodies.js';
 import type { ProxyClient } from '../shared/proxy-client.js';
 import { sleep } from '../shared/sleep.js';

@@ -1,6 +1,6 @@
 import type { PropertyDeclarations, PropertyValues } from 'lit';
 import type { OtpDeliveryStatus } from '../../protocol/codes.js';
-import { otpSendPath, otpVerifyPath } from '../../protocol/paths.js';
+import { otpSendPath, otpVerifyPath } from '../../protocol/otp-paths.js';
 import type { OtpSendResponse, OtpVerifyResponse } from '../../protocol/bodies.js';
 import { CountdownController } from '../shared/countdown.js';
 import { FormValueController } from '../shared/form-value.js';

@@ -1,5 +1,5 @@
 import type { PropertyDeclarations, PropertyValues } from 'lit';
-import { accountLookupPath, orderPath, paymentPath, paymentEventsPath, paymentsPath } from '../../protocol/paths.js';
+import { accountLookupPath, orderPath, paymentPath, paymentEventsPath, paymentsPath } from '../../protocol/payment-paths.js';
 import type { AccountLookupResponse, ChargeEstimate, OrderView, PaymentSnapshot } from '../../protocol/bodies.js';
 import { CountdownController } from '../shared/countdown.js';
 import { LocalizeController } from '../shared/localize.js';

@@ -1,5 +1,5 @@
 import type { ReactiveController } from 'lit';
-import { STATUS_EVENT } from '../../protocol/paths.js';
+import { STATUS_EVENT } from '../../protocol/names.js';
 import { ProxyClient, ProxyClientError, authHeaders, proxyUrl, responseError, type ProxyHost } from './proxy-client.js';
 import { sleep } from './sleep.js';
 
