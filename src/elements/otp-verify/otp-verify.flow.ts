@@ -3,7 +3,6 @@ import type { OtpDeliveryStatus } from '../../protocol/codes.js';
 import { otpSendPath, otpVerifyPath } from '../../protocol/otp-paths.js';
 import type { OtpSendResponse, OtpVerifyResponse } from '../../protocol/bodies.js';
 import { CountdownController } from '../shared/countdown.js';
-import { FormValueController } from '../shared/form-value.js';
 import { LocalizeController } from '../shared/localize.js';
 import { FormAssociatedElement } from '../shared/form-associated.js';
 import { ProxyClientError } from '../shared/proxy-client.js';
@@ -60,16 +59,6 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
   protected readonly resendCountdown = new CountdownController(this);
   protected readonly waitCountdown = new CountdownController(this);
 
-  constructor() {
-    super();
-    new FormValueController(this, this.internals, () => ({
-      value: this.proofToken,
-      required: this.required,
-      missing: this.t.strings.required,
-      anchor: this.renderRoot.querySelector('input'),
-    }));
-  }
-
   override connectedCallback() {
     super.connectedCallback();
     // Moved in the page: calls in flight were aborted with the disconnect.
@@ -101,7 +90,12 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
     }
   }
 
-  protected override updated() {
+  protected formValue() {
+    return { value: this.proofToken, missing: this.t.strings.required, anchor: this.renderRoot.querySelector('input') };
+  }
+
+  protected override updated(changed: PropertyValues<this>) {
+    super.updated(changed);
     if (this.refocus && !this.busy()) {
       this.refocus = false;
       // Verified, the form is gone: the focus goes to the sentence saying so rather than to the page's body.
