@@ -26,8 +26,8 @@ export const BUDGETS = { loader: 1_500, page: 11_500, all: 16_000, one: 12_400 }
  * when the target is met; never raise one.
  */
 export const CEILINGS: Readonly<Record<string, number>> = {
-  'page with <otp-verify>: loader + shared + element': 12_377,
-  'page with <pay-by-mobile>: loader + shared + element': 13_912,
+  'page with <otp-verify>: loader + shared + element': 12_178,
+  'page with <pay-by-mobile>: loader + shared + element': 13_747,
 };
 
 /** What a figure may weigh before the build fails: its target, or while over it, its ceiling. */

@@ -95,8 +95,10 @@ export function selfContainedBuild(entry: string, format: 'es' | 'iife', fileNam
       minify: true,
       lib: { entry, formats: [format], name: 'MerchantElements', fileName: () => fileName },
       // Fully minified, whitespace too: Vite keeps an ES library readable unless told otherwise. Terser is
-      // slow by Rolldown's measure, on purpose: no warning about the time it takes.
-      rolldownOptions: { output: { codeSplitting: false, minify: true, comments: { annotation: false } }, checks: { bundlerTimings: false } },
+      // slow by Rolldown's measure, on purpose: no warning about the time it takes. Every imported constant is
+      // inlined where it is read (Rolldown's default does it only in conditions): a constant of a module all
+      // three elements import (the protocol's paths) leaves the shared chunk for the element that reads it.
+      rolldownOptions: { optimization: { inlineConst: true }, output: { codeSplitting: false, minify: true, comments: { annotation: false } }, checks: { bundlerTimings: false } },
     },
   };
 }

@@ -1,20 +1,29 @@
-/** Default mount path of the proxy router on the merchant's server. */
-export const DEFAULT_PROXY_PATH = '/merchant-elements';
+import { accountLookupPath, orderPath, paymentEventsPath, paymentPath, paymentsPath } from './payment-paths.js';
+import { checkoutEventsPath, checkoutPath, checkoutsPath } from './checkout-paths.js';
+import { otpDeliveryPath, otpSendPath, otpVerifyPath } from './otp-paths.js';
+
+// The paths of the browser-to-proxy protocol are one export each, in a module per element (otp-paths.ts,
+// payment-paths.ts, checkout-paths.ts), and the names the elements' shared code reads are in names.ts: an
+// element's module imports only its own, so the CDN build puts them in that element's file, not in the
+// chunk all three share (which takes every module all three import whole, every key of an object with it).
+export * from './otp-paths.js';
+export * from './payment-paths.js';
+export * from './checkout-paths.js';
+export { DEFAULT_PROXY_PATH, STATUS_EVENT } from './names.js';
 
 /** Paths of the browser-to-proxy protocol, relative to the mount path. */
 export const PROXY_PATHS = {
-  otpSend: '/otp/send',
-  otpVerify: '/otp/verify',
-  otpDelivery: (otpId: string) => `/otp/${encodeURIComponent(otpId)}/delivery`,
-  accountLookup: '/accounts/lookup',
-  /** GET with a payment token: the token's order as a page should show it (`OrderView`). */
-  order: '/order',
-  payments: '/payments',
-  payment: (reference: string) => `/payments/${encodeURIComponent(reference)}`,
-  paymentEvents: (reference: string) => `/payments/${encodeURIComponent(reference)}/events`,
-  checkouts: '/checkouts',
-  checkout: (checkoutId: string) => `/checkouts/${encodeURIComponent(checkoutId)}`,
-  checkoutEvents: (checkoutId: string) => `/checkouts/${encodeURIComponent(checkoutId)}/events`,
+  otpSend: otpSendPath,
+  otpVerify: otpVerifyPath,
+  otpDelivery: otpDeliveryPath,
+  accountLookup: accountLookupPath,
+  order: orderPath,
+  payments: paymentsPath,
+  payment: paymentPath,
+  paymentEvents: paymentEventsPath,
+  checkouts: checkoutsPath,
+  checkout: checkoutPath,
+  checkoutEvents: checkoutEventsPath,
   paymentCallback: (callbackId: string) => `/callbacks/payments/${encodeURIComponent(callbackId)}`,
   health: '/health',
 } as const;
@@ -47,7 +56,5 @@ export const SERVER_PATHS = {
   webhookReplay: (id: string) => `/server/webhooks/${encodeURIComponent(id)}/replay`,
 } as const;
 
-/** Server-sent event name carrying a status snapshot (payments and checkouts). */
-export const STATUS_EVENT = 'status';
 /** Interval of SSE heartbeat comments, in milliseconds. */
 export const SSE_HEARTBEAT_MS = 20_000;

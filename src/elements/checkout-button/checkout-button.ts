@@ -1,5 +1,5 @@
 import { html, type PropertyDeclarations, type PropertyValues } from 'lit';
-import { PROXY_PATHS } from '../../protocol/paths.js';
+import { checkoutPath, checkoutEventsPath, checkoutsPath } from '../../protocol/checkout-paths.js';
 import type { CheckoutCreateResponse, CheckoutSnapshot } from '../../protocol/bodies.js';
 import { LocalizeController } from '../shared/localize.js';
 import { MerchantElement } from '../shared/merchant-element.js';
@@ -106,7 +106,7 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     const win = this.newWindow('about:blank');
     this.setState('creating');
     try {
-      const created = await this.client.post<CheckoutCreateResponse>(PROXY_PATHS.checkouts, {});
+      const created = await this.client.post<CheckoutCreateResponse>(checkoutsPath, {});
       if (!safeUrl(created.checkoutUrl)) throw new ProxyClientError('UNSAFE_URL', created.checkoutUrl);
       this.session = created;
       this.setState('open');
@@ -144,8 +144,8 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
 
   private watch(checkoutId: string) {
     this.statusStream.start({
-      events: PROXY_PATHS.checkoutEvents(checkoutId),
-      snapshot: PROXY_PATHS.checkout(checkoutId),
+      events: checkoutEventsPath(checkoutId),
+      snapshot: checkoutPath(checkoutId),
       isFinal: (c) => c.status != 'pending' && c.status != 'processing',
       onStatus: ({ status }) => {
         if (status == 'pending' || status == 'processing') return;

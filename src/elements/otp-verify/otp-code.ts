@@ -1,5 +1,5 @@
 import type { OtpDeliveryStatus, OtpPinType } from '../../protocol/codes.js';
-import { PROXY_PATHS } from '../../protocol/paths.js';
+import { otpDeliveryPath } from '../../protocol/otp-paths.js';
 import type { OtpDeliveryResponse } from '../../protocol/bodies.js';
 import type { ProxyClient } from '../shared/proxy-client.js';
 import { sleep } from '../shared/sleep.js';
@@ -44,7 +44,7 @@ export async function pollDelivery(
   for (let i = 1; i < 6 && !signal.aborted; i++) {
     await sleep(interval * i, signal);
     try {
-      const { deliveryStatus } = await client.get<OtpDeliveryResponse>(PROXY_PATHS.otpDelivery(otpId), signal);
+      const { deliveryStatus } = await client.get<OtpDeliveryResponse>(otpDeliveryPath(otpId), signal);
       onStatus(deliveryStatus);
       if (deliveryStatus != 'ACCEPTED') return;
     } catch {

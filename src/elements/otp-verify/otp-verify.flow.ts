@@ -1,9 +1,8 @@
 import type { PropertyDeclarations, PropertyValues } from 'lit';
 import type { OtpDeliveryStatus } from '../../protocol/codes.js';
-import { PROXY_PATHS } from '../../protocol/paths.js';
+import { otpSendPath, otpVerifyPath } from '../../protocol/otp-paths.js';
 import type { OtpSendResponse, OtpVerifyResponse } from '../../protocol/bodies.js';
 import { CountdownController } from '../shared/countdown.js';
-import { FormValueController } from '../shared/form-value.js';
 import { LocalizeController } from '../shared/localize.js';
 import { FormAssociatedElement } from '../shared/form-associated.js';
 import { ProxyClientError } from '../shared/proxy-client.js';
@@ -60,16 +59,6 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
   protected readonly resendCountdown = new CountdownController(this);
   protected readonly waitCountdown = new CountdownController(this);
 
-  constructor() {
-    super();
-    new FormValueController(this, this.internals, () => ({
-      value: this.proofToken,
-      required: this.required,
-      missing: this.t.strings.required,
-      anchor: this.renderRoot.querySelector('input'),
-    }));
-  }
-
   override connectedCallback() {
     super.connectedCallback();
     // Moved in the page: calls in flight were aborted with the disconnect.
@@ -101,7 +90,12 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
     }
   }
 
-  protected override updated() {
+  protected formValue() {
+    return { value: this.proofToken, missing: this.t.strings.required, anchor: this.renderRoot.querySelector('input') };
+  }
+
+  protected override updated(changed: PropertyValues<this>) {
+    super.updated(changed);
     if (this.refocus && !this.busy()) {
       this.refocus = false;
       // Verified, the form is gone: the focus goes to the sentence saying so rather than to the page's body.
@@ -138,7 +132,7 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
     this.begin('sending', () => this.sendCode(recipient));
     this.otpAbort?.abort();
     try {
-      const sent = await this.client.post<OtpSendResponse>(PROXY_PATHS.otpSend, { recipient });
+      const sent = await this.client.post<OtpSendResponse>(otpSendPath, { recipient });
       this.lastSend = sent;
       this.wasResent = resent;
       this.sentTo = recipient;
@@ -164,7 +158,7 @@ export class OtpVerifyFlow extends FormAssociatedElement<OtpVerifyState> {
     if (this.busy() || !sent || !this.typedCode || state == 'verified' || state == 'expired' || state == 'locked' || this.waitCountdown.left) return;
     this.begin('verifying', () => this.checkCode());
     try {
-      const { proof } = await this.client.post<OtpVerifyResponse>(PROXY_PATHS.otpVerify, { recipient: this.sentTo, code: this.typedCode });
+      const { proof } = await this.client.post<OtpVerifyResponse>(otpVerifyPath, { recipient: this.sentTo, code: this.typedCode });
       this.otpAbort?.abort();
       this.resendCountdown.stop();
       this.proofToken = proof;

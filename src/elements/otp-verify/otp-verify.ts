@@ -56,7 +56,6 @@ export class OtpVerify extends OtpVerifyFlow {
     const waiting = this.waitCountdown.left;
     const resendLeft = this.resendCountdown.left;
     const invalid = state == 'wrong-code' || state == 'error' || state == 'locked';
-    const busyNow = state == 'sending' || state == 'verifying';
     return html`
       <form @submit=${this.handleSubmit}>
         ${state == 'verified'
@@ -89,7 +88,7 @@ export class OtpVerify extends OtpVerifyFlow {
                   </button>
                 </div>`}
       </form>
-      <p part="status" aria-live="polite" tabindex="-1" class=${state == 'verified' ? 'ok' : busyNow ? 'spin' : ''}>${this.statusLine()}</p>
+      <p part="status" aria-live="polite" tabindex="-1" class=${state == 'verified' ? 'ok' : this.busy() ? 'spin' : ''}>${this.statusLine()}</p>
       <p id="error" part="error-message" aria-live="assertive">${failureText(t, this.failure, waiting, resendLeft)}</p>
       ${state == 'network-error' ? html`<button type="button" part="retry-button" @click=${this.retryAction}>${s.tryAgain}</button>` : nothing}
     `;
@@ -99,8 +98,8 @@ export class OtpVerify extends OtpVerifyFlow {
   private statusLine(): string {
     const { state, lastSend: sent, delivery } = this;
     const s = this.t.strings;
-    if (state == 'sending') return s.sending;
-    if (state == 'verifying') return s.verifying;
+    // Sending or verifying: the words of the same names.
+    if (this.busy()) return s[state as 'sending' | 'verifying'];
     if (!sent || (this.stage == 'phone' && state != 'verified')) return '';
     // Non-breaking spaces: a masked number never wraps in its middle.
     const to = sent.recipient.replace(/ /g, '\xa0');

@@ -1,5 +1,5 @@
 import type { PropertyDeclarations, PropertyValues } from 'lit';
-import { PROXY_PATHS } from '../../protocol/paths.js';
+import { accountLookupPath, orderPath, paymentPath, paymentEventsPath, paymentsPath } from '../../protocol/payment-paths.js';
 import type { AccountLookupResponse, ChargeEstimate, OrderView, PaymentSnapshot } from '../../protocol/bodies.js';
 import { CountdownController } from '../shared/countdown.js';
 import { LocalizeController } from '../shared/localize.js';
@@ -95,7 +95,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     if (!this.token) return;
     this.setState('loading');
     try {
-      const { payment, next, otherMethod, chargeEstimate } = await this.client.get<OrderView>(PROXY_PATHS.order);
+      const { payment, next, otherMethod, chargeEstimate } = await this.client.get<OrderView>(orderPath);
       this.orderEstimate = chargeEstimate;
       if (next == 'other-method') throw new ProxyClientError('ORDER_IN_OTHER_PAYMENT', '', otherMethod ?? {});
       if (next == 'exhausted' && !payment) throw new ProxyClientError('ATTEMPTS_EXHAUSTED', '');
@@ -147,7 +147,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     if (this.busy()) return;
     this.begin('looking-up');
     try {
-      this.account = await this.client.post<AccountLookupResponse>(PROXY_PATHS.accountLookup, { msisdn: this.value.trim() });
+      this.account = await this.client.post<AccountLookupResponse>(accountLookupPath, { msisdn: this.value.trim() });
       this.setState('confirm');
     } catch (e) {
       this.fail(e);
@@ -159,7 +159,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     this.begin('paying');
     try {
       // A second request while one is pending gets that same payment from the proxy: never two charges.
-      this.watch(await this.client.post<PaymentSnapshot>(PROXY_PATHS.payments, { msisdn: this.account.msisdn }));
+      this.watch(await this.client.post<PaymentSnapshot>(paymentsPath, { msisdn: this.account.msisdn }));
     } catch (e) {
       const { code, details, status } = e as ProxyClientError;
       const reference = details?.reference as string;
@@ -177,7 +177,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     const reference = this.shownPayment?.reference;
     if (!reference) return;
     try {
-      const payment = await this.client.get<PaymentSnapshot>(PROXY_PATHS.payment(reference));
+      const payment = await this.client.get<PaymentSnapshot>(paymentPath(reference));
       // Still waiting: say so (a check asked for) and keep the countdown; the relay's TIMED_OUT ends a wait.
       if (payment.status == 'PENDING' || (payment.status == 'TIMED_OUT' && this.state == 'timed-out')) (this.shownPayment = payment), (this.still = !quiet);
       else this.handleStatus(payment);
@@ -193,8 +193,8 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     this.handleStatus(payment as PaymentSnapshot);
     this.emit('payment-pending', { reference });
     this.statusStream.start({
-      events: PROXY_PATHS.paymentEvents(reference),
-      snapshot: PROXY_PATHS.payment(reference),
+      events: paymentEventsPath(reference),
+      snapshot: paymentPath(reference),
       isFinal: (p) => !live(p),
       onStatus: (p) => this.handleStatus(p),
       onError: (e) => this.fail(e),

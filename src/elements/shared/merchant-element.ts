@@ -1,5 +1,5 @@
 import { LitElement, type PropertyDeclarations } from 'lit';
-import { DEFAULT_PROXY_PATH } from '../../protocol/paths.js';
+import { DEFAULT_PROXY_PATH } from '../../protocol/names.js';
 import { MerchantEvent } from './events.js';
 import { ProxyClient } from './proxy-client.js';
 

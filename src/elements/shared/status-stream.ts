@@ -1,6 +1,6 @@
 import type { ReactiveController } from 'lit';
-import { STATUS_EVENT } from '../../protocol/paths.js';
-import { ProxyClient, ProxyClientError, authHeaders, proxyUrl, responseError, type ProxyHost } from './proxy-client.js';
+import { STATUS_EVENT } from '../../protocol/names.js';
+import { authHeaders, proxyUrl, responseError, type ProxyClient, type ProxyClientError, type ProxyHost } from './proxy-client.js';
 import { sleep } from './sleep.js';
 
 /** What to watch and what to do with each status. */
@@ -122,10 +122,10 @@ export class StatusStreamController<T> implements ReactiveController {
           failures++; // the stream ended before a final status
         }
       } catch (e) {
-        // A 4xx other than 429 (an expired token, an unknown reference) will not change by retrying.
-        if (e instanceof ProxyClientError && e.status >= 400 && e.status < 500 && e.status != 429) {
-          return signal.aborted || watch.onError(e);
-        }
+        // A 4xx other than 429 (an expired token, an unknown reference) will not change by retrying. Only a
+        // ProxyClientError has a status (not an abort, a network failure or a garbled event).
+        const { status } = e as ProxyClientError;
+        if (status >= 400 && status < 500 && status != 429) return signal.aborted || watch.onError(e as ProxyClientError);
         failures++;
       } finally {
         clearTimeout(idle);

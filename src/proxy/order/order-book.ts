@@ -200,11 +200,6 @@ export class OrderBook {
     return [...new Set([...this.copies.unsettled(this.options.env()), ...this.backlog.keys()])];
   }
 
-  /** Forgets this process's copy (the order settled and was reported: nothing left to put back). */
-  forget(ref: string): void {
-    this.copies.delete(ref);
-  }
-
   private async load(ref: string): Promise<{ raw: string | null; order: Order | null }> {
     const { store } = this.options;
     const key = ORDER_KEYS.order(ref);

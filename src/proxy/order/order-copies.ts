@@ -56,8 +56,4 @@ export class OrderCopies {
     }
     return out;
   }
-
-  delete(ref: string): void {
-    this.entries.delete(ref);
-  }
 }
