@@ -2,11 +2,11 @@
 // its status stream open, on one proxy instance with a Redis store; then payments approved, at a steady
 // rate, while every stream is open. What it records, section scale.ts reports.
 import { loadavg } from 'node:os';
-import type { HeapSpaceInfo } from 'node:v8';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import { freePort, startRedis } from '../../test/proxy/helpers.js';
 import { BENCH_SECRET, browserHeaders, call, mapLimit, mint, MOUNT, sleep } from '../lib/http.js';
+import { collectedMemory, rssSampler, type PeakSample } from '../lib/merchant-memory.js';
 import { startProcess, type BenchProcess } from '../lib/processes.js';
 import { openStatusStream, type StatusStream } from '../lib/status-streams.js';
 
@@ -83,28 +83,6 @@ export interface ScaleRun {
   failures: Record<string, number>;
 }
 
-/** The merchant's memory at the highest RSS sample (MiB), and what the sale was doing then. */
-export interface PeakSample {
-  rss: number;
-  /** V8's committed heap, what of it is used (garbage not yet collected included), and its new space. */
-  heapTotal: number;
-  heapUsed: number;
-  newSpace: number;
-  phase: string;
-  /** Seconds since the idle baseline. */
-  atSec: number;
-}
-
-/**
- * The merchant's memory after two full collections, its RSS read 2 s later: read at once, it still holds the
- * pages the collector evacuated, which a background thread hands back (`bench/sections/scale-memory.ts`).
- */
-async function collected(merchant: BenchProcess): Promise<NodeJS.MemoryUsage> {
-  const memory = await merchant.ask<NodeJS.MemoryUsage>('memory');
-  await sleep(2_000);
-  return { ...memory, rss: await merchant.ask<number>('rss') };
-}
-
 /** Redis's own count of the commands it processed. */
 async function redisCommands(redis: Redis): Promise<number> {
   return Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))?.[1] ?? NaN);
@@ -161,34 +139,24 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
   });
   const merchant = await startProcess('merchant', { sandboxUrl: sandbox.url, tokenSecret: BENCH_SECRET, port, logLevel: 'warn', redisUrl: redisServer.url });
   const streams: StatusStream[] = [];
-  const rss: number[] = [];
-  let phase = 'settling';
-  let since = performance.now();
-  const peak: PeakSample = { rss: 0, heapTotal: 0, heapUsed: 0, newSpace: 0, phase, atSec: 0 };
+  const rss = rssSampler(merchant);
+  const phase = (name: string) => (rss.state.phase = name);
   const upstream = { maxConnections: 0, circuitOpenSec: 0 };
   const sampler = setInterval(() => {
-    void merchant.ask<NodeJS.MemoryUsage & { spaces: HeapSpaceInfo[] }>('usage').then((u) => {
-      const mib = u.rss / 2 ** 20;
-      rss.push(mib);
-      if (mib <= peak.rss) return;
-      const newSpace = u.spaces.find((s) => s.space_name === 'new_space')?.space_size ?? 0;
-      Object.assign(peak, { rss: mib, heapTotal: u.heapTotal / 2 ** 20, heapUsed: u.heapUsed / 2 ** 20, newSpace: newSpace / 2 ** 20, phase, atSec: (performance.now() - since) / 1000 });
-    }, () => undefined);
+    rss.sample();
     void sandbox.ask<number>('connections').then((n) => (upstream.maxConnections = Math.max(upstream.maxConnections, n)), () => undefined);
     void call(`${merchant.url}${MOUNT}/health`).then((a) => a.body?.upstream?.circuits?.payment === 'open' && upstream.circuitOpenSec++, () => undefined);
   }, 1_000);
   try {
     // A fresh process hands back start-up memory over its first seconds (bench/sections/soak.ts).
     await sleep(15_000);
-    const idleCollected = await collected(merchant);
+    const idleCollected = await collectedMemory(merchant);
     const idleRss = (await merchant.ask<number>('rss')) / 2 ** 20;
-    rss.length = 0;
-    peak.rss = 0;
-    since = performance.now();
+    rss.reset();
     Object.assign(upstream, { maxConnections: 0, circuitOpenSec: 0 });
 
     log(`  scale: ${CUSTOMERS} orders and their pending payments`);
-    phase = 'making payments';
+    phase('making payments');
     const orders = Array.from({ length: CUSTOMERS }, (_, i) => ({ referenceNo: `SALE-${i}`, amount: 12.5, narration: 'Flash sale order' }));
     const created0 = performance.now();
     const refusals: Record<string, number> = {};
@@ -229,7 +197,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
     const createdAt = performance.now();
 
     log(`  scale: opening ${customers.length} status streams`);
-    phase = 'opening streams';
+    phase('opening streams');
     const opened0 = performance.now();
     // A payment the proxy gave up on meanwhile (VOID: its initiation timed out and the provider never had
     // it) opens on that state, and a stream may bring nothing at all: counted, never approved.
@@ -244,7 +212,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
     for (const first of firstEvents) if (first !== 'PENDING') notPending[first] = (notPending[first] ?? 0) + 1;
     const pending = customers.flatMap((_, i) => (firstEvents[i] === 'PENDING' ? [i] : []));
     const openSec = (performance.now() - opened0) / 1000;
-    phase = 'everything open (before the read window)';
+    phase('everything open (before the read window)');
     const referenceIds = new Map(
       ((await call(`${sandbox.url}/__sandbox/payments`)).body.payments as { referenceNo: string; referenceId: string }[]).map((p) => [p.referenceNo, p.referenceId]),
     );
@@ -252,15 +220,15 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
     // Every poller at its ceiling: the first reads of a payment come at 1, 1.6, 2.6… s (the relay's backoff).
     await sleep(Math.max(0, createdAt + 2.5 * POLL_INTERVAL_MS - performance.now()));
     log(`  scale: counting upstream reads over ${READ_WINDOW_MS / 1000} s`);
-    phase = 'everything open (the read window)';
+    phase('everything open (the read window)');
     const count = async () => (await sandbox.ask<Record<string, number>>('counts'))['payment.status'] ?? 0;
     const [c0, r0, cpu0, load0] = [await count(), await redisCommands(redis), await cpuSeconds(merchant, sandbox, redis), loadavg()[0]!];
     await sleep(READ_WINDOW_MS);
     const [c1, r1, cpu1] = [await count(), await redisCommands(redis), await cpuSeconds(merchant, sandbox, redis)];
     const windowMs = cpu1.at - cpu0.at;
-    phase = 'the bench\'s forced full collections';
-    const loaded = await collected(merchant);
-    phase = 'approving';
+    phase('the bench\'s forced full collections');
+    const loaded = await collectedMemory(merchant);
+    phase('approving');
 
     log(`  scale: approving ${APPROVED} payments, ${APPROVALS_PER_SECOND} a second`);
     await merchant.ask('loopDelay');
@@ -291,7 +259,7 @@ export async function runFlashSale(log: (line: string) => void): Promise<ScaleRu
       .filter(({ i, s }) => s.log.events.map((e) => e.status).join() !== (approved.has(i) ? 'PENDING,COMPLETED' : 'PENDING') || (!approved.has(i) && s.log.endedAt !== undefined))
       .map(({ s }) => `${s.log.events.map((e) => e.status).join(',') || 'nothing'} (HTTP ${s.log.status}${s.log.error ? `, ${s.log.error}` : s.log.endedAt !== undefined ? ', ended' : ''})`);
     return {
-      rss: { idle: idleRss, samples: [...rss], peak: { ...peak } },
+      rss: { idle: idleRss, samples: [...rss.samples], peak: { ...rss.peak } },
       collected: { idle: idleCollected, loaded },
       createSec,
       refusals,
