@@ -70,8 +70,8 @@ export function requestLogger(logger: Logger): HttpLogger<IncomingMessage, Serve
     logger,
     // One child logger per request, of the proxy's logger: `quietReqLogger` made a child (`reqId`) and a
     // child of that child per request, and an object that is another's prototype gets hidden classes of its
-    // own, about 4 KiB a request, held as long as a status stream is open (`npx tsx
-    // bench/sections/scale-memory.ts`).
+    // own: about 0.4 KiB a request more, held as long as a status stream is open (`npx tsx
+    // bench/sections/scale-heap.ts`), and one more logger made per request.
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     // Our serializers read the raw objects: nothing of the headers or the body is ever written.
     wrapSerializers: false,
