@@ -31,7 +31,7 @@ export const FORGOTTEN = '[redacted]';
 /**
  * Replaces the bearer token in both copies of the request's headers (`headers` and `rawHeaders`): verified,
  * it is needed no more, and a stream's request lives as long as the stream, minutes, with its token twice
- * (about 0.8 KiB a stream, `npx tsx bench/sections/scale-memory.ts`). Nothing reads a served stream's
+ * (two strings of about 0.4 KiB each for the bench's tokens, `npx tsx bench/sections/scale-heap.ts`). Nothing reads a served stream's
  * credential again: the access line is written without headers.
  */
 function forgetCredential(req: Request): void {
