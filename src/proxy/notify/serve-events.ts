@@ -31,8 +31,8 @@ export const FORGOTTEN = '[redacted]';
 /**
  * Replaces the bearer token in both copies of the request's headers (`headers` and `rawHeaders`): verified,
  * it is needed no more, and a stream's request lives as long as the stream, minutes, with its token twice
- * (two strings of about 0.4 KiB each for the bench's tokens, `npx tsx bench/sections/scale-heap.ts`). Nothing reads a served stream's
- * credential again: the access line is written without headers.
+ * (two strings of about 0.4 KiB each for the bench's tokens, `npx tsx bench/sections/scale-heap.ts`).
+ * Nothing reads a served stream's credential again: the access line is written without headers.
  */
 function forgetCredential(req: Request): void {
   const raw = req.rawHeaders;
