@@ -10,16 +10,20 @@ import { collectedMemory, rssSampler, type PeakSample } from '../lib/merchant-me
 import { startProcess, type BenchProcess } from '../lib/processes.js';
 import { openStatusStream, type StatusStream } from '../lib/status-streams.js';
 
-/** The customers: one order, one pending payment and one open status stream each. */
-export const CUSTOMERS = 10_000;
+/** The customers: one order, one pending payment and one open status stream each (`SCALE_CUSTOMERS` sets fewer for a quick run while working). */
+export const CUSTOMERS = Number(process.env['SCALE_CUSTOMERS'] ?? 10_000);
 /** The sandbox's clock, slowed down: an ordinary number's payment completes after 5 s × this, so it waits for its approval. */
 export const SANDBOX_TIME_SCALE = 1_000;
 /** The customer's own number: MTN's 024 and seven digits of the customer's index (the proxy's limits count per number). */
 export const customerNumber = (i: number) => `23324${String(1_000_000 + i).padStart(7, '0')}`;
 /** The relay's polling ceiling (its default): the poll interval of a payment that has waited a while. */
 export const POLL_INTERVAL_MS = 10_000;
-/** The window in which upstream reads are counted, every payment pending and every stream open. */
-export const READ_WINDOW_MS = 3 * POLL_INTERVAL_MS;
+/**
+ * The window in which upstream reads are counted, every payment pending and every stream open: six intervals,
+ * since payments made together are read in waves a poll interval apart that their jitter spreads only slowly,
+ * and a window of three counted one wave more or less (1.09 and 1.02 reads per interval from one run's waves).
+ */
+export const READ_WINDOW_MS = 6 * POLL_INTERVAL_MS;
 /** The payments approved while every stream is open (the others stay pending to the end). */
 export const APPROVED = 2_000;
 /** Approvals per second, one after another whatever the proxy is doing (open loop). */

@@ -20,10 +20,18 @@ describe('backoffDelay', () => {
     expect(backoffDelay(20, opts, mid)).toBe(10_000);
   });
 
-  it('jitters within ±20 % and never exceeds the maximum', () => {
+  it('jitters within ±20 %, at the ceiling too', () => {
     expect(backoffDelay(0, opts, () => 0)).toBe(800);
     expect(backoffDelay(0, opts, () => 0.999999)).toBe(1_200);
-    for (let i = 0; i < 200; i++) expect(backoffDelay(50, opts)).toBeLessThanOrEqual(10_000);
+    expect(backoffDelay(50, opts, () => 0)).toBe(8_000);
+    expect(backoffDelay(50, opts, () => 0.999999)).toBe(12_000);
+  });
+
+  it('waits the maximum on average at the ceiling, so a payment there is read once per interval, not more', () => {
+    // Clipped at the maximum, the jittered waits averaged 9,500 ms: 1.05 reads per 10 s interval.
+    const grid = Array.from({ length: 1_000 }, (_, i) => (i + 0.5) / 1_000);
+    const mean = grid.reduce((sum, r) => sum + backoffDelay(50, opts, () => r), 0) / grid.length;
+    expect(mean).toBeCloseTo(10_000, 0);
   });
 });
 
