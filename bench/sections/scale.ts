@@ -12,7 +12,7 @@ import {
 const RSS_GOAL_MIB = 400e6 / 2 ** 20;
 const P99_GOAL_MS = 2_000;
 
-/** The relay's mean wait between two reads of a payment at its ceiling (its waits are jittered around it). */
+/** The relay's mean wait between two reads of a payment at its ceiling (the ceiling itself). */
 function meanCeilingDelay(): number {
   const options = { minIntervalMs: 1_000, maxIntervalMs: POLL_INTERVAL_MS };
   const samples = Array.from({ length: 20_000 }, () => backoffDelay(50, options));
