@@ -256,6 +256,27 @@ describe('PollerPool backoff after unavailability', () => {
     await closing;
   });
 
+  it('counts the interval from the start of a read, so a slow read does not push the next one later', async () => {
+    const clock = new ManualClock();
+    const provider = slowProvider();
+    const pool = new PollerPool({ minIntervalMs: 1_000, maxIntervalMs: 1_000, jitter: 0, minWakeGapMs: 0, timers: clock });
+    pool.ensure('a', () => provider.read('a'));
+    await settle();
+    const startedAt: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      startedAt.push(clock.now());
+      await clock.advance(300); // each read takes 300 ms
+      provider.answer('a', 'continue');
+      await settle();
+      for (let waited = 0; provider.inFlight === 0 && waited < 20_000; waited += 100) await clock.advance(100);
+    }
+    // Counted from each read's end, they started 1,300 ms apart: a change waited up to 1.3 intervals to be seen.
+    expect(startedAt.slice(1).map((at, i) => at - startedAt[i]!)).toEqual([1_000, 1_000, 1_000]);
+    const closing = pool.close();
+    provider.answer('a', 'done');
+    await closing;
+  });
+
   it('reads on the plain schedule when reads fail for other reasons (the tick says continue)', async () => {
     const clock = new ManualClock();
     const provider = slowProvider();

@@ -212,8 +212,10 @@ export class PollerPool {
     let planned = typeof next === 'number' ? next : backoffDelay(poller.attempt++, this.options, this.options.random);
     if (poller.failures > 0) planned = Math.max(planned, Math.min(this.ceiling, planned * 2 ** poller.failures));
     poller.planned = planned;
+    // From the start of the tick that ended, as `wake` counts it: a read that took a while does not push the
+    // next one later, so a payment at the ceiling is read once per interval and a change is seen within one.
     // Woken while the tick ran: the sleep lasts only the wake gap.
-    this.arm(poller, poller.woken ? poller.lastTickAt + this.gap - this.timers.now() : planned);
+    this.arm(poller, (poller.woken ? this.gap : planned) - (this.timers.now() - poller.lastTickAt));
   }
 
   private arm(poller: Poller, ms: number): void {
