@@ -190,6 +190,8 @@ describe("the elements under a strict CSP, on their proxy's origin", () => {
 
   it('apply their styles through adopted stylesheets; an inline style is refused and reported (the watch works)', async () => {
     const { page, errors } = await openShop(world, shop(), {});
+    // Each element renders once its modules are in (its formats are a module of its own): wait for its button.
+    await page.waitForFunction(() => ['otp', 'payment', 'checkout'].every((id) => document.getElementById(id)?.shadowRoot?.querySelector('button')));
     const looks = await page.evaluate(() => ({
       uaButton: getComputedStyle(document.body.appendChild(document.createElement('button'))).backgroundColor,
       elements: ['otp', 'payment', 'checkout'].map((id) => {
