@@ -7,14 +7,16 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ProviderNotFoundError, ProviderUnavailableError } from '../../src/provider/errors.js';
 import type { Outbox } from '../../src/proxy/notify/outbox.js';
+import type { OrderEvent } from '../../src/proxy/order/events.js';
 import type { OrderDeps } from '../../src/proxy/order/order-deps.js';
+import { transition } from '../../src/proxy/order/transition.js';
 import { reconcilePass } from '../../src/proxy/reconcile/reconcile-flow.js';
 import { PollerPool, type PoolTimers, type TickResult } from '../../src/proxy/reconcile/poller-pool.js';
 import { ReadGate } from '../../src/proxy/reconcile/read-gate.js';
 import { Reconciler } from '../../src/proxy/reconcile/reconciler.js';
 import type { RelayOptions } from '../../src/proxy/reconcile/relay-options.js';
 import { MemoryStore } from '../../src/proxy/store/memory.js';
-import { ENV, NOW, order, paymentTry } from './order/fixtures.js';
+import { ENV, NOW, order, paymentTry, tx } from './order/fixtures.js';
 import { eventually } from './sse-client.js';
 
 /** Lets every promise chain that can move, move (no timer involved). */
@@ -334,5 +336,42 @@ describe('reconcilePass', () => {
   it('keeps to its schedule after a read that failed otherwise', async () => {
     const odd = new ProviderNotFoundError({ operation: 'payments.status', status: 404, message: 'odd' });
     expect(await reconcilePass(deps(odd, []), 'O', 60_000)).toBe('continue');
+  });
+
+  // npm test under load: a pass began just before a try's deadline, the deadline passed while the provider
+  // answered, and the cadence (chosen after the reads) put the order on the slow schedule unmarked: shown
+  // PENDING, and TIMED_OUT reported, a slow interval late.
+  it('records a deadline that passed during its reads before it chooses when to read again', async () => {
+    let now = NOW;
+    let stored = order({ tries: [paymentTry({ deadlineAt: NOW + 100 })] });
+    const env = () => ({ ...ENV, now, listsSessions: false, reconcileWindowMs: 24 * 3_600_000 });
+    const applied: string[] = [];
+    const passDeps = {
+      book: {
+        replay: async () => undefined,
+        apply: async (_ref: string, event: OrderEvent) => {
+          applied.push(event.type);
+          stored = transition(stored, event, env()).order;
+          return { order: stored, reply: { kind: 'none' } };
+        },
+        read: async () => stored,
+      },
+      payments: {
+        read: async () => {
+          now += 200;
+          return { kind: 'found', tx: tx('PENDING'), referenceId: 'R1' };
+        },
+      },
+      env,
+      now: () => now,
+      logger: pino({ level: 'silent' }),
+    } as unknown as OrderDeps;
+    expect(await reconcilePass(passDeps, 'O', 60_000)).toBe(60_000);
+    expect(stored.tries[0]).toMatchObject({ phase: 'pending', timedOut: true });
+    expect(applied).toEqual(['tick', 'payment-read', 'tick']);
+    // Nothing left to mark: the next pass ticks once, at its start.
+    applied.length = 0;
+    await reconcilePass(passDeps, 'O', 60_000);
+    expect(applied).toEqual(['tick', 'payment-read']);
   });
 });

@@ -2,6 +2,7 @@ import { ProviderRateLimitedError, ProviderUnavailableError } from '../../provid
 import type { OrderDeps } from '../order/order-deps.js';
 import type { Order } from '../order/order-record.js';
 import { conflictLogged } from '../order/pay-flow.js';
+import { transition } from '../order/transition.js';
 import { cadence, readsDue } from './reconcile-plan.js';
 
 /**
@@ -18,8 +19,8 @@ function unavailable(err: unknown): boolean {
 
 /**
  * One reconciling pass over an order (DESIGN: reconcile): time passes (`tick`: leases end, deadlines pass),
- * then every read the order is owed (`readsDue`) is made and applied as an event, then the order's cadence
- * says when to come back. An order with nothing left to read leaves the reconciler's set in one
+ * then every read the order is owed (`readsDue`) is made and applied as an event, time passes again if a
+ * deadline ended meanwhile, then the order's cadence says when to come back. An order with nothing left to read leaves the reconciler's set in one
  * compare-and-set with its record (so a try started meanwhile keeps it there); one still not final at the end
  * of the reconcile window goes to the operator's list, with an error in the log.
  */
@@ -57,6 +58,10 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
       order = (await deps.book.apply(ref, event)).order ?? order;
     }
   }
+  // Time passed while the provider answered: a deadline (or a lease) that ended during the reads is recorded
+  // before the cadence is chosen from the order, or a try past its deadline would go to the slow cadence
+  // unmarked, shown PENDING and its TIMED_OUT reported up to a slow interval late (found by npm test under load).
+  if (transition(order, { type: 'tick' }, deps.env()).order !== order) order = (await deps.book.apply(ref, { type: 'tick' })).order ?? order;
   const next = await after(deps, order, lateIntervalMs);
   return failed && next !== 'done' ? { backOff: next } : next;
 }
