@@ -165,8 +165,10 @@ export function paymentRead(order: Order, e: ReadEvent, env: TransitionEnv): Ste
       if (order.conflict) return { order, reply: none };
       return { order: { ...order, conflict: { reference: t.reference, at: env.now } }, reply: { kind: 'conflict', reference: t.reference } };
     }
-    const next = withTry(order, t.ordinal, (x) => taken(x, r.tx, r.referenceId));
-    return { order: next, reply: none };
+    // A read that says what the try already says changes nothing, so nothing is written: at ten thousand
+    // payments pending, a write of the record a read was most of the proxy's store commands and garbage.
+    const found = taken(t, r.tx, r.referenceId);
+    return { order: found === t ? order : withTry(order, t.ordinal, () => found), reply: none };
   }
   if (!r.canSee || t.phase !== 'unknown' || (t.sentAt !== null && e.startedAt < t.sentAt)) return { order, reply: none };
   if (t.unknownReason === 'refused') {
@@ -202,7 +204,13 @@ function taken(t: PaymentTry, tx: UpstreamPayment, referenceId: string | undefin
   delete next.hintedReferenceId;
   if (phase === 'failed') next.failureCode = t.failureCode && t.phase !== 'refused' ? t.failureCode : 'PAYMENT_FAILED';
   else delete next.failureCode;
-  return next;
+  return sameTry(t, next) ? t : next;
+}
+
+/** True when two tries say the same; a field set to undefined is one left out (as the stored record has it). */
+function sameTry(a: PaymentTry, b: PaymentTry): boolean {
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof PaymentTry>) if (a[key] !== b[key]) return false;
+  return true;
 }
 
 function phaseOf(status: UpstreamPayment['status']): TryPhase {
