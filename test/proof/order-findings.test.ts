@@ -144,7 +144,9 @@ describe('finding 5: a void revived by its late request', () => {
 describe('finding 6: an adopted duplicate keeps the provider\'s number', () => {
   it('shows and counts the number the prompt is on, not the one the retry named', async () => {
     const late = lateNetwork({ landAfterMs: 1_200 });
-    const h = await proxy({ fetch: late.fetch, relay: { ...relay, unknownGraceMs: 400 } });
+    // The void is read again only after a minute, so the retry, not the reconciler, finds the landed payment
+    // (the next test is the other order of the two).
+    const h = await proxy({ fetch: late.fetch, relay: { ...relay, unknownGraceMs: 400, lateIntervalMs: 60_000 } });
     try {
       const ref = order('F6');
       const token = await h.mintPayment({ referenceNo: ref });
@@ -156,6 +158,29 @@ describe('finding 6: an adopted duplicate keeps the provider\'s number', () => {
       expect(retry.status).toBe(202);
       expect(retry.body).toMatchObject({ reference: `${ref}-1`, status: 'PENDING' });
       expect(retry.body.msisdn).toMatch(/26 \*{3} \*{2}04$/);
+      const view = await h.get('/order', { token });
+      expect(view.body.payment.msisdn).toMatch(/26 \*{3} \*{2}04$/);
+      expect(await upstreamOf(ref)).toHaveLength(1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('when a read finds the landed payment before the retry, the retry is told the number the prompt is on', async () => {
+    const late = lateNetwork({ landAfterMs: 1_200 });
+    const h = await proxy({ fetch: late.fetch, relay: { ...relay, unknownGraceMs: 400 } });
+    try {
+      const ref = order('F6R');
+      const token = await h.mintPayment({ referenceNo: ref });
+      late.delayNext();
+      await h.post('/payments', { msisdn: '0260000004' }, { token });
+      await eventually(async () => ((await h.proxy.payments.getAttempt(`${ref}-1`))?.status === 'VOID' ? true : undefined));
+      await late.landed();
+      await eventually(async () => ((await h.proxy.payments.getAttempt(`${ref}-1`))?.status === 'PENDING' ? true : undefined));
+      const retry = await h.post('/payments', { msisdn: '0240000001' }, { token });
+      expect(retry.status).toBe(409);
+      expect(retry.body).toMatchObject({ error: 'PAYMENT_IN_PROGRESS', details: { reference: `${ref}-1` } });
+      expect(retry.body.details.msisdn).toMatch(/26 \*{3} \*{2}04$/);
       const view = await h.get('/order', { token });
       expect(view.body.payment.msisdn).toMatch(/26 \*{3} \*{2}04$/);
       expect(await upstreamOf(ref)).toHaveLength(1);
