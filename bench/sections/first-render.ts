@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM_PATH, chromiumLaunchOptions } from '../../test/support/chromium.mjs';
+import { chromiumLaunchOptions } from '../../test/support/chromium.mjs';
 import type { Figure, SectionResult } from '../lib/report.js';
 import { fmt, median, times } from '../lib/stats.js';
 
@@ -93,7 +93,9 @@ const call = <T>(page: Page, fn: string, ...args: unknown[]) =>
  */
 export async function firstRender(cdnDir: string): Promise<SectionResult> {
   const { server, url, others } = await servePage(cdnDir);
-  const browser = await chromium.launch(chromiumLaunchOptions());
+  // The full browser a customer has, not the tests' headless shell.
+  const launch = chromiumLaunchOptions({ full: true });
+  const browser = await chromium.launch(launch);
   try {
     const page = await openPage(browser, url);
     const warm = await call<Record<Kind, Sample[]>>(page, 'benchInsertions', KINDS, TOKENS, ROUNDS, WARMUP);
@@ -140,7 +142,7 @@ export async function firstRender(cdnDir: string): Promise<SectionResult> {
       title: 'Element first render (Chromium)',
       figures,
       method: [
-        `Chromium ${browser.version()} (${CHROMIUM_PATH}, headless, the team's flags of test/support/chromium.mjs) on a loopback page that loads the CDN ES module built by the size section and bench/fixtures/measure-insert.js; cross-origin isolated, so \`performance.now()\` is fine-grained.`,
+        `Chromium ${browser.version()} (${launch.executablePath}, headless, the team's flags of test/support/chromium.mjs) on a loopback page that loads the CDN ES module built by the size section and bench/fixtures/measure-insert.js; cross-origin isolated, so \`performance.now()\` is fine-grained.`,
         'Each sample: create the element with a token (JWT-shaped; an element reads only its claims and calls no proxy before a person acts), read the clock, append it to the page, await its first `updateComplete` (first render), then check each task turn until its first control (`phone-input`, or `button` for checkout-button) exists, is enabled and takes focus (`focus()`, which forces style and layout) (to interactive); then remove it. Baseline: a plain `<button>` inserted the same way (its first render is the same microtask turn; interactive when it takes focus).',
         `Warm: ${ROUNDS} rounds over the four kinds in one page, order rotated every round, a frame between insertions; the first ${WARMUP} rounds discarded; medians of the rest. Cold: the first insertion in a fresh page (module loaded, nothing rendered before), ${COLD_PAGES} pages per kind; medians.`,
       ],
