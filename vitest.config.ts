@@ -21,11 +21,13 @@ export default defineConfig({
     globalSetup: ['test/support/run-folder.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    // Files run two at a time, each starting its own servers on port 0. Vitest's default is one worker fewer
+    // Files run three at a time, each starting its own servers on port 0. Vitest's default is one worker fewer
     // than the cores, so on this 2-core machine every file ran alone: 536 s of a CI run under load, 334 s
-    // with two. More than two gains nothing: the two cores are busy the whole run.
+    // with two. A third gained nothing while the full browser kept the two cores busy; with the headless
+    // shell (test/support/chromium.mjs) a journey waits on its shop's clock more than it uses a core, and
+    // npm test went from 534 s with two to 458 s with three, the cores about nine tenths busy.
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
