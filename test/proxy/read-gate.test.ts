@@ -6,7 +6,9 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ProviderNotFoundError, ProviderUnavailableError } from '../../src/provider/errors.js';
-import type { Outbox } from '../../src/proxy/notify/outbox.js';
+import { Outbox } from '../../src/proxy/notify/outbox.js';
+import { ORDER_KEYS } from '../../src/proxy/order/keys.js';
+import { OrderBook } from '../../src/proxy/order/order-book.js';
 import type { OrderEvent } from '../../src/proxy/order/events.js';
 import type { OrderDeps } from '../../src/proxy/order/order-deps.js';
 import { transition } from '../../src/proxy/order/transition.js';
@@ -369,9 +371,52 @@ describe('reconcilePass', () => {
     expect(await reconcilePass(passDeps, 'O', 60_000)).toBe(60_000);
     expect(stored.tries[0]).toMatchObject({ phase: 'pending', timedOut: true });
     expect(applied).toEqual(['tick', 'payment-read', 'tick']);
-    // Nothing left to mark: the next pass ticks once, at its start.
+    // Nothing left to mark: the next pass ticks once, at its start, and its read (PENDING again) changes nothing.
     applied.length = 0;
     await reconcilePass(passDeps, 'O', 60_000);
-    expect(applied).toEqual(['tick', 'payment-read']);
+    expect(applied).toEqual(['tick']);
+  });
+
+  // Issue 22's flash sale: every pass read and parsed a pending payment's record twice (its tick, then its
+  // read's answer, nearly always PENDING again), and each read's string replaced the process's copy.
+  it('reads the record once when its read changes nothing, and keeps the copy of the same record as it was', async () => {
+    const store = new MemoryStore();
+    const env = () => ({ ...ENV, listsSessions: false, reconcileWindowMs: 24 * 3_600_000 });
+    const logger = pino({ level: 'silent' });
+    const outbox = new Outbox(store, [], logger, () => NOW);
+    const book = new OrderBook({ store, outbox, logger, env, readable: { payments: true, sessions: true }, newId: () => 'id', changed: () => undefined, recoveryMs: 300 });
+    const key = ORDER_KEYS.order('O');
+    await store.set(key, JSON.stringify(order({ tries: [paymentTry()] })));
+    let gets = 0;
+    const get = store.get.bind(store);
+    store.get = (k: string) => ((gets += k === key ? 1 : 0), get(k));
+    let answer = tx('PENDING');
+    const passDeps = {
+      book,
+      payments: { read: async () => ({ kind: 'found', tx: answer, referenceId: 'R1' }), forget: () => undefined },
+      env,
+      now: () => NOW,
+      logger,
+    } as unknown as OrderDeps;
+    try {
+      // The first read records what the provider said of the try; the next ones say it again.
+      expect(await reconcilePass(passDeps, 'O', 60_000)).toBe('continue');
+      const kept = book['copies'].head('O');
+      for (let pass = 0; pass < 3; pass++) {
+        gets = 0;
+        expect(await reconcilePass(passDeps, 'O', 60_000)).toBe('continue');
+        expect(gets).toBe(1);
+        expect(book['copies'].head('O')).toBe(kept);
+      }
+      // A read that changes the order is applied to the record as stored, read again for it.
+      answer = tx('COMPLETED');
+      gets = 0;
+      await reconcilePass(passDeps, 'O', 60_000);
+      expect(gets).toBe(2);
+      expect(JSON.parse((await get(key))!).tries[0]).toMatchObject({ phase: 'completed' });
+      expect(book['copies'].head('O')).not.toBe(kept);
+    } finally {
+      await outbox.close();
+    }
   });
 });

@@ -26,10 +26,20 @@ export class OrderCopies {
     this.entries = new BoundedMap(limit);
   }
 
-  /** Keeps `order`, stored as `raw` (its JSON). */
+  /**
+   * Keeps `order`, stored as `raw` (its JSON). A copy of the same JSON stays as it was (only whether it is
+   * read late is looked at again): every read of a record came with a new string, and each one kept in place of
+   * the last was garbage in the old generation, where the copies live (a flash sale's heap grew by it).
+   */
   set(ref: string, order: Order, raw: string, env: PlanEnv): void {
     const live = order.tries.some(isLiveTry) || order.sessions.some(isLiveSession);
-    this.entries.set(ref, { id: order.id, v: order.v, raw, live, late: !live && isUnsettled(order, env) });
+    const late = !live && isUnsettled(order, env);
+    const kept = this.entries.get(ref);
+    if (kept && kept.raw === raw) {
+      kept.late = late;
+      return;
+    }
+    this.entries.set(ref, { id: order.id, v: order.v, raw, live, late });
   }
 
   /** The record's id, version and JSON, without parsing it. */

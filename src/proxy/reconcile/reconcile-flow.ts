@@ -1,5 +1,6 @@
 import { ProviderRateLimitedError, ProviderUnavailableError } from '../../provider/errors.js';
 import type { OrderDeps } from '../order/order-deps.js';
+import type { OrderEvent, Reply } from '../order/events.js';
 import type { Order } from '../order/order-record.js';
 import { conflictLogged } from '../order/pay-flow.js';
 import { transition } from '../order/transition.js';
@@ -23,11 +24,18 @@ function unavailable(err: unknown): boolean {
  * deadline ended meanwhile, then the order's cadence says when to come back. An order with nothing left to read leaves the reconciler's set in one
  * compare-and-set with its record (so a try started meanwhile keeps it there); one still not final at the end
  * of the reconcile window goes to the operator's list, with an error in the log.
+ *
+ * A read that changes nothing of the order as this pass has it is not applied: the store is not read again
+ * for it. Another process may have written the order since; the read then counts as made before that write,
+ * which was decided without it (a compare-and-set on the order this pass has), so the history is one the
+ * store could have had. Under a flash sale nearly every read is such a one (a payment still PENDING): this
+ * halved the records read and parsed per pass.
  */
 export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs: number): Promise<PassResult> {
   await deps.book.replay(ref);
-  let order = (await deps.book.apply(ref, { type: 'tick' })).order ?? (await deps.book.read(ref));
-  if (!order) return 'done';
+  const ticked = (await deps.book.apply(ref, { type: 'tick' })).order ?? (await deps.book.read(ref));
+  if (!ticked) return 'done';
+  let order: Order = ticked;
   let failed = false;
   for (const due of readsDue(order, deps.env())) {
     const startedAt = deps.now();
@@ -37,7 +45,8 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
         failed ||= unavailable(read.err);
         continue;
       }
-      const applied = await deps.book.apply(ref, { type: 'payment-read', reference: due.reference, startedAt, result: read });
+      const event = { type: 'payment-read', reference: due.reference, startedAt, result: read } as const;
+      const applied: { order: Order | null; reply: Reply } = changes(order, event, deps) ? await deps.book.apply(ref, event) : transition(order, event, deps.env());
       if (applied.reply.kind === 'conflict') conflictLogged(deps, ref, applied.reply.reference);
       order = applied.order ?? order;
     } else if (due.kind === 'session') {
@@ -47,7 +56,8 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
         continue;
       }
       if (read.kind === 'not-found') deps.logger.warn({ checkoutId: due.checkoutId }, 'a known checkout session reads as not found; reading on');
-      order = (await deps.book.apply(ref, { type: 'session-read', checkoutId: due.checkoutId, result: read })).order ?? order;
+      const event = { type: 'session-read', checkoutId: due.checkoutId, result: read } as const;
+      if (changes(order, event, deps)) order = (await deps.book.apply(ref, event)).order ?? order;
     } else {
       const listed = await deps.checkouts.list(deps.references.checkout(ref), true);
       if (listed.kind === 'error') {
@@ -61,9 +71,14 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
   // Time passed while the provider answered: a deadline (or a lease) that ended during the reads is recorded
   // before the cadence is chosen from the order, or a try past its deadline would go to the slow cadence
   // unmarked, shown PENDING and its TIMED_OUT reported up to a slow interval late (found by npm test under load).
-  if (transition(order, { type: 'tick' }, deps.env()).order !== order) order = (await deps.book.apply(ref, { type: 'tick' })).order ?? order;
+  if (changes(order, { type: 'tick' }, deps)) order = (await deps.book.apply(ref, { type: 'tick' })).order ?? order;
   const next = await after(deps, order, lateIntervalMs);
   return failed && next !== 'done' ? { backOff: next } : next;
+}
+
+/** True when `event` would change the order as this pass has it (the pure transition, nothing written). */
+function changes(order: Order, event: OrderEvent, deps: OrderDeps): boolean {
+  return transition(order, event, deps.env()).order !== order;
 }
 
 async function after(deps: OrderDeps, order: Order, lateIntervalMs: number): Promise<'continue' | 'done' | number> {
