@@ -27,9 +27,8 @@ export class OrderCopies {
   }
 
   /**
-   * Keeps `order`, stored as `raw` (its JSON). A copy of the same JSON stays as it was (only whether it is
-   * read late is looked at again): every read of a record came with a new string, and each one kept in place of
-   * the last was garbage in the old generation, where the copies live (a flash sale's heap grew by it).
+   * Keeps `order`, stored as `raw` (its JSON). A copy of the same JSON stays the object it was (only whether
+   * it is read late is looked at again), not replaced by each read's equal string.
    */
   set(ref: string, order: Order, raw: string, env: PlanEnv): void {
     const live = order.tries.some(isLiveTry) || order.sessions.some(isLiveSession);

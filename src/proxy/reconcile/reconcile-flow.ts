@@ -21,9 +21,10 @@ function unavailable(err: unknown): boolean {
 /**
  * One reconciling pass over an order (DESIGN: reconcile): time passes (`tick`: leases end, deadlines pass),
  * then every read the order is owed (`readsDue`) is made and applied as an event, time passes again if a
- * deadline ended meanwhile, then the order's cadence says when to come back. An order with nothing left to read leaves the reconciler's set in one
- * compare-and-set with its record (so a try started meanwhile keeps it there); one still not final at the end
- * of the reconcile window goes to the operator's list, with an error in the log.
+ * deadline ended meanwhile, then the order's cadence says when to come back. An order with nothing left to
+ * read leaves the reconciler's set in one compare-and-set with its record (so a try started meanwhile keeps
+ * it there); one still not final at the end of the reconcile window goes to the operator's list, with an
+ * error in the log.
  *
  * A read that changes nothing of the order as this pass has it is not applied: the store is not read again
  * for it. Another process may have written the order since; the read then counts as made before that write,
