@@ -7,7 +7,7 @@ import { type ProxyConfig, type ResolvedProxyConfig, resolveConfig } from './con
 import type { ProxyContext } from './context.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { createLimiterFactory } from './limits.js';
-import { createProxyLogger, requestLogger } from './logger.js';
+import { accessLogger, createProxyLogger } from './logger.js';
 import { anyBody, holdBodyToDeadline, jsonBodies } from './middleware/body.js';
 import { originPolicy } from './middleware/origins.js';
 import { createOrders } from './order/orders.js';
@@ -126,12 +126,11 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   const webhooks = webhookAdmin(relay.outbox, store, now);
 
   const router = Router();
-  // A silent logger writes no access line: skip pino-http's two child loggers per request, which cost
-  // about a quarter of a status read's CPU (measured by `npm run bench`). Checked per request, so a level
-  // raised at run time brings the access lines back.
-  const accessLog = requestLogger(logger);
+  // A silent logger writes no access line: nothing is kept or listened to for it. Checked per request, so a
+  // level raised at run time brings the access lines back.
+  const accessLog = accessLogger(logger);
   const callbackBodies = anyBody(config.bodyTimeoutMs);
-  const origins = originPolicy(config.allowedOrigins);
+  const origins = originPolicy(config.allowedOrigins, logger);
   const bodies = jsonBodies(config.bodyTimeoutMs);
   // One layer in front of the routes (each layer is a path match and a hop per request): the access line,
   // then, for provider callbacks (server-to-server), any body (never trusted, still 10 kB at most) and no
@@ -155,8 +154,8 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       else if (path.startsWith('/server/')) bodies(req, res, next);
       else origins(req, res, (refused?: unknown) => (refused ? next(refused) : bodies(req, res, next)));
     };
-    if (logger.isLevelEnabled('error')) accessLog(req, res, guard);
-    else guard();
+    if (logger.isLevelEnabled('error')) accessLog(req, res);
+    guard();
   });
   // The browser's routes first: Express tries each route's path in turn, and an OTP check or a status read
   // should not be matched against the dozen server routes on its way (their paths never overlap).

@@ -11,6 +11,7 @@ import {
   ProviderUnavailableError,
   isProviderError,
 } from '../provider/errors.js';
+import { requestLog } from './logger.js';
 import { sendJson } from './respond.js';
 import { StoreUnavailableError } from './store/store-error.js';
 
@@ -188,8 +189,8 @@ export function errorHandler(logger: Logger) {
       next(err);
       return;
     }
-    const log = (req as Request & { log?: Logger }).log ?? logger;
-    sendError(res, toProxyError(err, log));
+    // An error of ours is answered as it is; anything else is logged, naming the request as its access line does.
+    sendError(res, toProxyError(err, err instanceof ProxyError ? logger : requestLog(logger, req)));
   };
 }
 

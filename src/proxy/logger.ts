@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type Logger } from 'pino';
-import { pinoHttp, type HttpLogger } from 'pino-http';
 
 /**
  * Paths pino redacts in every line of the proxy: credentials, tokens, codes and proofs wherever they
@@ -60,29 +59,54 @@ export function createProxyLogger(base?: Logger): Logger {
   );
 }
 
+/** A request as the proxy's lines name it: the access line's id (`req.id`), and Express's full URL. */
+type LoggedRequest = IncomingMessage & { id?: number | string; originalUrl?: string };
+
+/** What every line about one request says of it: its id, method and path (query string dropped). */
+export function requestSummary(req: IncomingMessage): { id: number | string | undefined; method: string | undefined; path: string } {
+  const logged = req as LoggedRequest;
+  return { id: logged.id, method: req.method, path: (logged.originalUrl ?? req.url ?? '').split('?')[0]! };
+}
+
 /**
- * Access logs: method, path (query string dropped), status and time; no headers, no body. Errors at
- * `error` for 5xx, `warn` for 4xx. A route's own lines (`req.log`) carry the same `req` (its `id`, method
- * and path).
+ * A route's own line about a request, with the same `req` as the request's access line; nothing is built when
+ * the level is off.
  */
-export function requestLogger(logger: Logger): HttpLogger<IncomingMessage, ServerResponse> {
-  return pinoHttp({
-    logger,
-    // One child logger per request, of the proxy's logger: `quietReqLogger` made a child (`reqId`) and a
-    // child of that child per request, and an object that is another's prototype gets hidden classes of its
-    // own: about 0.4 KiB a request more, held as long as a status stream is open (`npx tsx
-    // bench/sections/scale-heap.ts`), and one more logger made per request.
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-    // Our serializers read the raw objects: nothing of the headers or the body is ever written.
-    wrapSerializers: false,
-    serializers: {
-      req: (req: IncomingMessage & { id?: unknown; originalUrl?: string }) => ({
-        id: req.id,
-        method: req.method,
-        path: (req.originalUrl ?? req.url ?? '').split('?')[0],
-      }),
-      res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
-      err: (err: Error) => ({ type: err.name, message: err.message }),
-    },
-  });
+export function logRequest(logger: Logger, req: IncomingMessage, level: 'info' | 'warn', object: object, msg: string): void {
+  if (logger.isLevelEnabled(level)) logger[level]({ ...object, req: requestSummary(req) }, msg);
+}
+
+/** A logger whose every line names `req` as its access line does (for code that takes a logger). */
+export function requestLog(logger: Logger, req: IncomingMessage): Logger {
+  return logger.child({ req: requestSummary(req) });
+}
+
+const STARTED = Symbol('merchant-elements.started');
+
+/**
+ * Access logs: one line per answer when its response closes, with the request's id, method and path (query
+ * string dropped), the status and the time; no headers, no body. `error` with `"msg":"request errored"` for
+ * 5xx (why is in the line before it with the same `req`), `warn` for 4xx, `info` otherwise (`request
+ * completed`, or `request aborted` when the client left first).
+ * A request keeps only its id (`req.id`, kept when the merchant's own logger set one) and its start; the
+ * listener is one function for every response. pino-http, used before, made a child logger per request and
+ * five more properties on the request and the response, kept as long as a status stream is open (minutes,
+ * ten thousand of them in a flash sale; `npx tsx bench/sections/scale-heap.ts`).
+ */
+export function accessLogger(logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+  let last = 0;
+  function onClose(this: ServerResponse & { [STARTED]?: number }): void {
+    const code = this.statusCode;
+    const level = code >= 500 ? 'error' : code >= 400 ? 'warn' : 'info';
+    if (!logger.isLevelEnabled(level)) return;
+    const req = this.req;
+    const line = { req: requestSummary(req), res: { statusCode: code }, responseTime: Date.now() - (this[STARTED] ?? Date.now()) };
+    logger[level](line, level === 'error' ? 'request errored' : !req.readableAborted && this.writableEnded ? 'request completed' : 'request aborted');
+  }
+  return (req, res) => {
+    const logged = req as LoggedRequest;
+    logged.id ??= last = (last + 1) & 0x7fffffff;
+    (res as ServerResponse & { [STARTED]?: number })[STARTED] = Date.now();
+    res.on('close', onClose);
+  };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './helpers.js';
+import { sandboxProvider, startHarness, type Harness } from './helpers.js';
 import { eventually, openStream } from './sse-client.js';
 
 describe('access log lines', () => {
@@ -38,5 +38,49 @@ describe('access log lines', () => {
     expect(access).toMatchObject({ req: { method: 'GET' }, res: { statusCode: 200 } });
     const others = lines().filter((l) => l.req?.path !== path && l.req?.id !== undefined);
     expect(others.map((l) => l.req!.id)).not.toContain(access.req!.id);
+  });
+
+  it('writes a 5xx answer\'s line at error level as "request errored", and the line saying why names the same request', async () => {
+    // The provider refuses our credentials: the proxy answers 5xx and logs why.
+    const refused = await startHarness({ provider: (sandbox) => ({ ...sandboxProvider(sandbox), payment: { username: 'wrong', password: 'wrong' } }) });
+    try {
+      const token = await refused.mintPayment();
+      const res = await refused.post('/accounts/lookup', { msisdn: '0240000001' }, { token });
+      expect(res.status).toBeGreaterThanOrEqual(500);
+      const all = () => refused.logs.entries() as (Line & { level?: number })[];
+      const access = await eventually(() => all().find((l) => l.req?.path === '/merchant-elements/accounts/lookup' && l.res !== undefined));
+      expect(access).toMatchObject({ level: 50, msg: 'request errored', res: { statusCode: res.status } });
+      const why = all().find((l) => l.msg?.startsWith('the provider refused our credentials'));
+      expect(why?.req).toEqual(access.req);
+    } finally {
+      await refused.close();
+    }
+  });
+
+  it('keeps no logger on an open status stream\'s request or response: its id and its start only', async () => {
+    const token = await h.mintPayment();
+    const paid = await h.post('/payments', { msisdn: '233260000004' }, { token });
+    expect(paid.status).toBe(202);
+    const path = `/merchant-elements/payments/${paid.body.reference as string}/events`;
+    let held: { req: object; res: object } | undefined;
+    const hold = (req: { url?: string; originalUrl?: string }, res: object) => {
+      if ((req.originalUrl ?? req.url) === path) held = { req, res };
+    };
+    h.server.on('request', hold);
+    try {
+      const stream = await openStream(`${h.origin}${path}`, token);
+      await stream.waitFor((e) => e.data.status === 'PENDING');
+      // A stream lives minutes: what its request and response hold is held that long, ten thousand times in a sale.
+      const own = (o: object) => [...Object.keys(o), ...Object.getOwnPropertySymbols(o).map(String)];
+      expect(own(held!.req)).toContain('id');
+      for (const o of [held!.req, held!.res]) {
+        expect(own(o).filter((k) => /log/i.test(k))).toEqual([]);
+        expect(Object.values(o).some((v) => typeof v === 'object' && v !== null && 'child' in v && 'level' in v)).toBe(false);
+      }
+      stream.close();
+      await eventually(() => lines().find((l) => l.req?.path === path));
+    } finally {
+      h.server.off('request', hold);
+    }
   });
 });

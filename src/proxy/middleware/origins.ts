@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { ProxyError } from '../errors.js';
+import { logRequest } from '../logger.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Last-Event-ID';
@@ -22,7 +23,7 @@ function ownOrigin(req: Request): string {
  * could only say "No connection", and the developer would learn neither the origin nor the setting. Its
  * preflights stay refused, so a call carrying a token never leaves the browser.
  */
-export function originPolicy(allowedOrigins: readonly string[]) {
+export function originPolicy(allowedOrigins: readonly string[], logger?: Logger) {
   const allowed = new Set(allowedOrigins);
   return (req: Request, res: Response, next: NextFunction): void => {
     // Express's res.vary parses and merges an existing Vary; most answers have none yet.
@@ -34,12 +35,12 @@ export function originPolicy(allowedOrigins: readonly string[]) {
     if (origin !== undefined && !listed && !same) {
       // Only the refusal: its body names the page's own origin; no header exposed, no credential allowed.
       if (req.method !== 'OPTIONS') res.setHeader('Access-Control-Allow-Origin', origin);
-      next(refuse(req, origin, allowedOrigins, 'origin'));
+      next(refuse(req, origin, allowedOrigins, 'origin', logger));
       return;
     }
     const fetchSite = req.get('sec-fetch-site');
     if (!SAFE_METHODS.has(req.method) && fetchSite === 'cross-site' && !listed) {
-      next(refuse(req, origin, allowedOrigins, 'cross-site'));
+      next(refuse(req, origin, allowedOrigins, 'cross-site', logger));
       return;
     }
     if (listed) {
@@ -64,24 +65,19 @@ export function originPolicy(allowedOrigins: readonly string[]) {
  * allow it: the access line alone (`statusCode: 403`) left a developer behind a dev server's proxy guessing.
  * The page learns its own origin back, never the list.
  */
-function refuse(req: Request, origin: string | undefined, allowedOrigins: readonly string[], why: 'origin' | 'cross-site'): ProxyError {
+function refuse(req: Request, origin: string | undefined, allowedOrigins: readonly string[], why: 'origin' | 'cross-site', logger?: Logger): ProxyError {
   const own = ownOrigin(req);
-  const log = (req as Request & { log?: Logger }).log;
-  log?.warn(
-    {
-      origin: origin ?? null,
-      ownOrigin: own,
-      allowedOrigins,
-      secFetchSite: req.get('sec-fetch-site') ?? null,
-      fix:
-        `add ${origin ?? "the page's origin"} to PROXY_ALLOWED_ORIGINS (allowedOrigins in code); or, when a dev server ` +
-        `proxies the page's calls (Vite's server.proxy with changeOrigin: true rewrites Host to ${req.get('host') ?? 'the target'}), ` +
-        'set changeOrigin: false so that the call stays same-origin',
-    },
-    why === 'origin'
-      ? `origin not allowed: ${origin} is neither this server's own origin (${own}) nor in allowedOrigins`
-      : `cross-site ${req.method} refused: Sec-Fetch-Site is cross-site and ${origin ? `${origin} is not in allowedOrigins` : 'the request has no Origin'}`,
-  );
+  if (logger) {
+    const fix =
+      `add ${origin ?? "the page's origin"} to PROXY_ALLOWED_ORIGINS (allowedOrigins in code); or, when a dev server ` +
+      `proxies the page's calls (Vite's server.proxy with changeOrigin: true rewrites Host to ${req.get('host') ?? 'the target'}), ` +
+      'set changeOrigin: false so that the call stays same-origin';
+    const said =
+      why === 'origin'
+        ? `origin not allowed: ${origin} is neither this server's own origin (${own}) nor in allowedOrigins`
+        : `cross-site ${req.method} refused: Sec-Fetch-Site is cross-site and ${origin ? `${origin} is not in allowedOrigins` : 'the request has no Origin'}`;
+    logRequest(logger, req, 'warn', { origin: origin ?? null, ownOrigin: own, allowedOrigins, secFetchSite: req.get('sec-fetch-site') ?? null, fix }, said);
+  }
   const page = origin ? `This page's origin (${origin})` : 'This cross-site page';
   return new ProxyError('ORIGIN_NOT_ALLOWED', `${page} may not use this service: the merchant's proxy does not allow it.`);
 }

@@ -5,6 +5,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { clientKey } from '../client-address.js';
 import type { ProxyContext } from '../context.js';
 import { answerOrPass, ProxyError, rateLimited } from '../errors.js';
+import { requestLog } from '../logger.js';
 
 /**
  * Compares two keys in constant time whatever their lengths: both are hashed with SHA-256 first, so
@@ -46,7 +47,7 @@ export function requireServerKey(ctx: ProxyContext) {
         return;
       }
       const address = clientKey(req, ctx.config.ipv6PrefixLength);
-      const log = (req as Request & { log?: Logger }).log ?? ctx.logger;
+      const log = requestLog(ctx.logger, req);
       const sent = given === undefined ? 'no bearer' : given.split('.').length === 3 ? 'a JWT (an element token?)' : 'a wrong key';
       let refused: RateLimiterRes | undefined;
       try {

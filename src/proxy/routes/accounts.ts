@@ -4,6 +4,7 @@ import { ProviderNotFoundError } from '../../provider/errors.js';
 import type { ProxyContext } from '../context.js';
 import { parseInput, ProxyError } from '../errors.js';
 import { enforce } from '../limits.js';
+import { logRequest } from '../logger.js';
 import { withToken } from '../middleware/require-token.js';
 import { maskForLog, normaliseLocalPhone } from '../phone.js';
 import { clientKey } from '../client-address.js';
@@ -43,7 +44,7 @@ export function accountsRoutes(router: Router, ctx: ProxyContext, orders: Orders
       }
       throw err;
     }
-    (req.log ?? ctx.logger).info({ msisdn: maskForLog(digits), network: holder.network }, 'account looked up');
+    logRequest(ctx.logger, req, 'info', { msisdn: maskForLog(digits), network: holder.network }, 'account looked up');
     const answer: AccountLookupResponse = {
       accountName: ctx.config.accountNameDisplay === 'full' ? holder.accountName : maskAccountName(holder.accountName),
       network: holder.network,

@@ -17,6 +17,7 @@ import {
 import type { ProxyContext } from '../context.js';
 import { parseInput, ProxyError } from '../errors.js';
 import { consume, enforce, peek, refund } from '../limits.js';
+import { logRequest } from '../logger.js';
 import { withToken } from '../middleware/require-token.js';
 import { maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../phone.js';
 import { sendJson } from '../respond.js';
@@ -143,7 +144,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     const stored = JSON.stringify(record);
     await ctx.store.set(keys.record(otpId), stored, Math.max(RECORD_TTL_MS, expiresAt - now));
     await ctx.store.set(keys.latest(digits), stored, expiresAt - now);
-    (req.log ?? ctx.logger).info({ otpId, recipient: maskForLog(digits) }, 'otp sent');
+    logRequest(ctx.logger, req, 'info', { otpId, recipient: maskForLog(digits) }, 'otp sent');
 
     const answer: OtpSendResponse = {
       otpId,
@@ -161,7 +162,6 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     const body = parseInput(otpVerifyRequest, req.body);
     const { digits } = normaliseLocalPhone(body.recipient, defaultCountry);
     checkBound(claims.recipient, digits, 'recipient');
-    const log = req.log ?? ctx.logger;
 
     // Both reads at once: one store round trip, not two, before the code goes upstream.
     const [lock, stored] = await Promise.all([peek(ctx, 'otpVerifyFailuresPerNumber', digits), ctx.store.get(keys.latest(digits))]);
@@ -189,7 +189,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
         if (refusal instanceof ProxyError && refusal.code === 'RATE_LIMITED') return null;
         throw refusal;
       });
-      log.info({ otpId, recipient: maskForLog(digits) }, 'otp wrong code');
+      logRequest(ctx.logger, req, 'info', { otpId, recipient: maskForLog(digits) }, 'otp wrong code');
       if (!numberState || numberState.remainingPoints <= 0) {
         throw numberLocked(numberState?.msBeforeNext ?? limits.otpVerifyFailuresPerNumber.durationSec * 1000);
       }
@@ -205,7 +205,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
 
     await ctx.store.del(keys.latest(digits));
     const proof = await ctx.tokens.proof({ recipient: digits, purpose: claims.purpose });
-    log.info({ otpId, recipient: maskForLog(digits) }, 'otp verified');
+    logRequest(ctx.logger, req, 'info', { otpId, recipient: maskForLog(digits) }, 'otp verified');
     const answer: OtpVerifyResponse = { verified: true, proof };
     sendJson(res, 200, answer);
   }));
