@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -49,8 +49,10 @@ const CLAIM_SCHEMAS: { [S in TokenScope]: z.ZodType<unknown> } = {
 /**
  * How many verified element tokens the service remembers. A page sends its one token with every call
  * (send, verify, status reads, SSE reconnects), so a repeat skips the HMAC and the claim checks; the
- * entry is keyed by the whole token string, signature included, so only the very bytes verified before
- * hit it, and the expiry is checked again on every hit. About 1 kB each.
+ * entry is keyed by the SHA-256 of the whole token string, signature included, so only the very bytes
+ * verified before hit it, and the expiry is checked again on every hit. Keyed by the digest rather than the
+ * token: a token is some hundreds of bytes, and a flash sale's ten thousand status streams each leave one
+ * entry behind (`npx tsx bench/sections/scale-heap.ts`).
  */
 export const VERIFIED_CACHE_SIZE = 10_000;
 
@@ -209,10 +211,11 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     },
 
     async verify(token, scope) {
-      const known = verified.get(token);
+      const digest = hash('sha256', token, 'base64url');
+      const known = verified.get(digest);
       if (known) {
         if (known.claims.exp <= nowSec()) {
-          verified.delete(token);
+          verified.delete(digest);
           throw new ProxyError('TOKEN_EXPIRED', 'This page has expired. Reload it to continue.');
         }
         if (known.scope !== scope) {
@@ -243,7 +246,7 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
       }
       const claims = bindClaims(scope, parsed.data as Record<string, unknown>);
       // Proofs are single-use and checked once: only element tokens are worth remembering.
-      if (scope !== 'otp-proof') verified.set(token, { scope, claims: Object.freeze(claims) as { exp: number } });
+      if (scope !== 'otp-proof') verified.set(digest, { scope, claims: Object.freeze(claims) as { exp: number } });
       return claims as unknown as ClaimsByScope[typeof scope];
     },
 
