@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paymentSnapshot } from '../../src/protocol/index.js';
 import { backoffDelay } from '../../src/proxy/reconcile/backoff.js';
 import { PollerPool } from '../../src/proxy/reconcile/poller-pool.js';
-import { formatSseComment, formatSseEvent, parseLastEventId } from '../../src/proxy/notify/sse.js';
+import { formatSseComment, formatSseEvent, LiveStreams, parseLastEventId, type SseStream } from '../../src/proxy/notify/sse.js';
 import { StreamLimiter } from '../../src/proxy/notify/stream-limiter.js';
 import { startHarness, type Harness } from './helpers.js';
 import { eventually, openStream } from './sse-client.js';
@@ -114,17 +114,86 @@ describe('SSE wire format', () => {
 });
 
 describe('StreamLimiter', () => {
-  it('refuses past the limit and frees a slot on release (once)', () => {
+  it('refuses past the limit and frees a slot on release', () => {
     const limiter = new StreamLimiter(2);
-    const a = limiter.tryAcquire('c')!;
-    const b = limiter.tryAcquire('c')!;
-    expect(limiter.tryAcquire('c')).toBeNull();
-    expect(limiter.tryAcquire('other')).not.toBeNull();
-    a();
-    a();
+    expect(limiter.tryAcquire('c')).toBe(true);
+    expect(limiter.tryAcquire('c')).toBe(true);
+    expect(limiter.tryAcquire('c')).toBe(false);
+    expect(limiter.tryAcquire('other')).toBe(true);
+    limiter.release('c');
     expect(limiter.count('c')).toBe(1);
-    expect(limiter.tryAcquire('c')).not.toBeNull();
-    b();
+    expect(limiter.tryAcquire('c')).toBe(true);
+    limiter.release('c');
+    limiter.release('c');
+    expect(limiter.count('c')).toBe(0);
+  });
+
+  it('counts an address apart from its clients, and a refusal takes no slot', () => {
+    const limiter = new StreamLimiter(5, 2);
+    expect(limiter.tryAcquire('a', '10.0.0.1')).toBe(true);
+    expect(limiter.tryAcquire('b', '10.0.0.1')).toBe(true);
+    expect(limiter.tryAcquire('c', '10.0.0.1')).toBe(false);
+    expect(limiter.count('c')).toBe(0);
+    expect(limiter.tryAcquire('c', '10.0.0.2')).toBe(true);
+    limiter.release('a', '10.0.0.1');
+    expect(limiter.count('a')).toBe(0);
+    expect(limiter.tryAcquire('c', '10.0.0.1')).toBe(true);
+  });
+});
+
+describe('LiveStreams', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  type Fake = { group: number; beats: number; closed: boolean; heartbeat(): void; close(): void };
+  const fake = (): Fake => ({
+    group: 0,
+    beats: 0,
+    closed: false,
+    heartbeat() {
+      this.beats++;
+    },
+    close() {
+      this.closed = true;
+    },
+  });
+
+  it('gives each open stream one heartbeat per interval, a tenth of the streams per tick, from one timer', () => {
+    vi.useFakeTimers();
+    const live = new LiveStreams(1_000);
+    const streams = Array.from({ length: 25 }, fake);
+    for (const s of streams) live.add(s as unknown as SseStream);
+    expect(live.size).toBe(25);
+    expect(vi.getTimerCount()).toBe(1);
+    const total = () => streams.reduce((n, s) => n + s.beats, 0);
+    let most = 0;
+    for (let t = 0; t < 10; t++) {
+      const before = total();
+      vi.advanceTimersByTime(100);
+      most = Math.max(most, total() - before);
+    }
+    expect(streams.map((s) => s.beats)).toEqual(streams.map(() => 1));
+    expect(most).toBe(3);
+    vi.advanceTimersByTime(1_000);
+    expect(streams.map((s) => s.beats)).toEqual(streams.map(() => 2));
+    // A closed stream gets no more; once none is open, the timer stops.
+    live.delete(streams[0] as unknown as SseStream);
+    vi.advanceTimersByTime(1_000);
+    expect(streams[0]!.beats).toBe(2);
+    expect(streams[1]!.beats).toBe(3);
+    for (const s of streams.slice(1)) live.delete(s as unknown as SseStream);
+    expect(live.size).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('closes every open stream at shutdown', () => {
+    const live = new LiveStreams(1_000);
+    const streams = Array.from({ length: 12 }, fake);
+    for (const s of streams) live.add(s as unknown as SseStream);
+    live.closeAll();
+    expect(streams.every((s) => s.closed)).toBe(true);
+    for (const s of streams) live.delete(s as unknown as SseStream);
   });
 });
 

@@ -48,51 +48,87 @@ function forgetCredential(req: Request): void {
  */
 export function serveEvents(
   ctx: ProxyContext,
-  relay: Pick<Orders, 'streams' | 'watch' | 'live' | 'options'>,
+  relay: Pick<Orders, 'streams' | 'watch' | 'unwatch' | 'live'>,
   req: Request,
   res: Response,
   options: ServeEventsOptions,
 ): void {
-  const release = relay.streams.tryAcquire(options.client, options.address);
-  if (!release) throw rateLimited(1_000, 'Too many open status streams. Close one and try again.');
-  const stream = new SseStream(res, { heartbeatMs: relay.options.heartbeatMs });
-  let lastSent = parseLastEventId(req.get('last-event-id')) ?? 0;
-  let running: Promise<void> = Promise.resolve();
-
-  const push = () => {
-    running = running.then(async () => {
-      if (stream.closed) return;
-      try {
-        const view = await options.read();
-        if (stream.closed) return;
-        if (!view) {
-          stream.close();
-          return;
-        }
-        if (view.seq > lastSent) {
-          stream.send({ event: STATUS_EVENT, id: view.seq, data: view.snapshot });
-          lastSent = view.seq;
-        }
-        // Ends at a final state, also when the client's Last-Event-ID says it already has it.
-        if (view.final) stream.close();
-      } catch (err) {
-        ctx.logger.warn({ subject: options.subject, err: describeError(err) }, 'status stream read failed');
-      }
-    });
-  };
-
+  if (!relay.streams.tryAcquire(options.client, options.address)) {
+    throw rateLimited(1_000, 'Too many open status streams. Close one and try again.');
+  }
   // The stream outlives its route by minutes: Express leaves its router's continuation on `req.next`, which
   // kept that route's whole traversal (layers, params, the mount's callbacks) alive as long, about 2 KiB a
   // stream (`npm run bench`, scale). Nothing calls it once the stream is served. (Set, not deleted: a delete
   // turns the request into a dictionary-mode object, larger than what it frees.)
   (req as { next?: unknown }).next = undefined;
   forgetCredential(req);
-  const unwatch = relay.watch(options.subject, push);
-  relay.live.add(stream);
-  stream.onClose(() => {
-    relay.live.delete(stream);
-    unwatch();
-    release();
-  });
-  push();
+  new StatusStream(ctx, relay, res, options, parseLastEventId(req.get('last-event-id')) ?? 0).changed();
+}
+
+/**
+ * One served stream: what it sent last and whether a read is under way, in one object for the stream's
+ * whole life (minutes, ten thousand at once in a flash sale: closures and their scopes per stream were
+ * most of what a stream kept, `npx tsx bench/sections/scale-heap.ts`).
+ */
+class StatusStream extends SseStream {
+  private reading = false;
+  /** A change was signalled while a read was under way: read once more after it. */
+  private again = false;
+  private readonly subject: Subject;
+  private readonly client: string;
+  private readonly address: string | undefined;
+  private readonly read: ServeEventsOptions['read'];
+
+  constructor(
+    private readonly ctx: ProxyContext,
+    private readonly relay: Pick<Orders, 'streams' | 'watch' | 'unwatch' | 'live'>,
+    res: Response,
+    options: ServeEventsOptions,
+    private lastSent: number,
+  ) {
+    super(res);
+    ({ subject: this.subject, client: this.client, address: this.address, read: this.read } = options);
+    relay.watch(this.subject, this);
+    relay.live.add(this);
+  }
+
+  /** The subject changed (or the stream just opened): reads it and sends what is newer, one read at a time. */
+  changed(): void {
+    if (this.closed) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = true;
+    void this.readAndSend();
+  }
+
+  protected override ended(): void {
+    this.relay.live.delete(this);
+    this.relay.unwatch(this.subject, this);
+    this.relay.streams.release(this.client, this.address);
+  }
+
+  private async readAndSend(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        const view = await this.read();
+        if (this.closed) break;
+        if (!view) {
+          this.close();
+          break;
+        }
+        if (view.seq > this.lastSent) {
+          this.send({ event: STATUS_EVENT, id: view.seq, data: view.snapshot });
+          this.lastSent = view.seq;
+        }
+        // Ends at a final state, also when the client's Last-Event-ID says it already has it.
+        if (view.final) this.close();
+      } catch (err) {
+        this.ctx.logger.warn({ subject: this.subject, err: describeError(err) }, 'status stream read failed');
+      }
+    } while (this.again && !this.closed);
+    this.reading = false;
+  }
 }

@@ -34,25 +34,18 @@ export function parseLastEventId(header: string | string[] | undefined): number 
   return Number(value.trim());
 }
 
-export interface SseStreamOptions {
-  /** Interval of heartbeat comments, in milliseconds. */
-  heartbeatMs: number;
-}
-
 /**
  * An open `text/event-stream` response: headers flushed at once (`Cache-Control: no-cache`,
- * `X-Accel-Buffering: no` so nginx does not buffer), heartbeat comments on a timer, and one `close`
- * that ends the response and stops the timer however it is reached (final state, client gone, shutdown).
+ * `X-Accel-Buffering: no` so nginx does not buffer) and one `close` that ends the response however it is
+ * reached (final state, client gone, shutdown), then runs `ended()` once. Heartbeats come from the
+ * `LiveStreams` it is added to, not from a timer of its own.
  */
 export class SseStream {
-  private heartbeat: NodeJS.Timeout | undefined;
-  private readonly closeListeners: Array<() => void> = [];
-  private ended = false;
+  private isEnded = false;
+  /** Which of `LiveStreams`' heartbeat groups the stream is in. */
+  group = 0;
 
-  constructor(
-    private readonly res: Response,
-    options: SseStreamOptions,
-  ) {
+  constructor(private readonly res: Response) {
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache, no-transform');
@@ -60,14 +53,12 @@ export class SseStream {
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
     res.socket?.setNoDelay(true);
-    this.heartbeat = setInterval(() => this.write(formatSseComment('heartbeat')), options.heartbeatMs);
-    this.heartbeat.unref();
     res.on('close', () => this.close());
   }
 
   /** True once the stream has ended, by either side. */
   get closed(): boolean {
-    return this.ended;
+    return this.isEnded;
   }
 
   /** Sends one event; ignored after close. */
@@ -75,30 +66,82 @@ export class SseStream {
     this.write(formatSseEvent(event));
   }
 
-  /** Runs `listener` once when the stream ends (at once if it already has). */
-  onClose(listener: () => void): void {
-    if (this.ended) listener();
-    else this.closeListeners.push(listener);
+  /** Sends a heartbeat comment; ignored after close. */
+  heartbeat(): void {
+    this.write(HEARTBEAT);
   }
 
-  /** Ends the response and releases the stream's timer and listeners. Idempotent. */
+  /** Ends the response, then runs `ended()`. Idempotent. */
   close(): void {
-    if (this.ended) return;
-    this.ended = true;
-    clearInterval(this.heartbeat);
-    this.heartbeat = undefined;
+    if (this.isEnded) return;
+    this.isEnded = true;
     if (!this.res.writableEnded) this.res.end();
-    for (const listener of this.closeListeners.splice(0)) {
-      try {
-        listener();
-      } catch {
-        // A cleanup listener failing must not keep the others from running.
-      }
+    this.ended();
+  }
+
+  /** What a subclass releases when the stream ends (once). */
+  protected ended(): void {}
+
+  private write(chunk: string): void {
+    if (this.isEnded || this.res.writableEnded) return;
+    this.res.write(chunk);
+  }
+}
+
+const HEARTBEAT = formatSseComment('heartbeat');
+/** Heartbeat groups: each is beaten in its own tick, so ten thousand streams are not written in one. */
+const GROUPS = 10;
+
+/**
+ * The open streams of one process, and their heartbeats: one timer for all of them (a timer per stream was
+ * an object, a closure and its scope kept per stream for its whole life, `npx tsx
+ * bench/sections/scale-heap.ts`). Streams are spread over `GROUPS` groups in turn and the timer beats one
+ * group every `heartbeatMs / GROUPS`, so each stream gets a heartbeat every `heartbeatMs` and a tick writes a
+ * tenth of them. The timer runs only while a stream is open.
+ */
+export class LiveStreams {
+  private readonly groups: Set<SseStream>[] = Array.from({ length: GROUPS }, () => new Set());
+  private timer: NodeJS.Timeout | undefined;
+  private next = 0;
+  private beat = 0;
+  private count = 0;
+
+  constructor(private readonly heartbeatMs: number) {}
+
+  /** Open streams. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Adds an open stream (given heartbeats from now on). */
+  add(stream: SseStream): void {
+    stream.group = this.next;
+    this.next = (this.next + 1) % GROUPS;
+    this.groups[stream.group]!.add(stream);
+    this.count++;
+    if (!this.timer) {
+      this.timer = setInterval(() => this.tick(), Math.max(1, Math.floor(this.heartbeatMs / GROUPS)));
+      this.timer.unref();
     }
   }
 
-  private write(chunk: string): void {
-    if (this.ended || this.res.writableEnded) return;
-    this.res.write(chunk);
+  /** Removes a stream (closed). */
+  delete(stream: SseStream): void {
+    if (!this.groups[stream.group]!.delete(stream)) return;
+    if (--this.count === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  /** Closes every open stream (shutdown). */
+  closeAll(): void {
+    for (const group of this.groups) for (const stream of [...group]) stream.close();
+  }
+
+  private tick(): void {
+    const group = this.groups[this.beat]!;
+    this.beat = (this.beat + 1) % GROUPS;
+    for (const stream of group) stream.heartbeat();
   }
 }

@@ -13,29 +13,31 @@ export class StreamLimiter {
   ) {}
 
   /**
-   * Takes a slot for `client` (and for its `address`, when given); a release function, or null when either
-   * is at its limit.
+   * Takes a slot for `client` (and for its `address`, when given): false when either is at its limit. Each
+   * slot taken is given back by one `release` with the same arguments.
    */
-  tryAcquire(client: string, address?: string): (() => void) | null {
-    const perAddress = address === undefined ? undefined : `@${address}`;
-    if ((this.open.get(client) ?? 0) >= this.limit) return null;
-    if (perAddress !== undefined && (this.open.get(perAddress) ?? 0) >= this.addressLimit) return null;
-    const keys = perAddress === undefined ? [client] : [client, perAddress];
-    for (const key of keys) this.open.set(key, (this.open.get(key) ?? 0) + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      for (const key of keys) {
-        const now = (this.open.get(key) ?? 1) - 1;
-        if (now <= 0) this.open.delete(key);
-        else this.open.set(key, now);
-      }
-    };
+  tryAcquire(client: string, address?: string): boolean {
+    if ((this.open.get(client) ?? 0) >= this.limit) return false;
+    if (address !== undefined && (this.open.get(`@${address}`) ?? 0) >= this.addressLimit) return false;
+    this.take(client, 1);
+    if (address !== undefined) this.take(`@${address}`, 1);
+    return true;
+  }
+
+  /** Gives back the slot `tryAcquire(client, address)` took. */
+  release(client: string, address?: string): void {
+    this.take(client, -1);
+    if (address !== undefined) this.take(`@${address}`, -1);
   }
 
   /** Streams currently open for `client`. */
   count(client: string): number {
     return this.open.get(client) ?? 0;
+  }
+
+  private take(key: string, by: 1 | -1): void {
+    const now = (this.open.get(key) ?? 0) + by;
+    if (now <= 0) this.open.delete(key);
+    else this.open.set(key, now);
   }
 }

@@ -7,7 +7,8 @@ import { Reconciler } from '../reconcile/reconciler.js';
 import { hooksConsumer, receiptsConsumer } from '../notify/consumers.js';
 import { relayOptions, type RelayOptions } from '../reconcile/relay-options.js';
 import { StreamLimiter } from '../notify/stream-limiter.js';
-import { Watchers } from '../notify/watchers.js';
+import { LiveStreams } from '../notify/sse.js';
+import { type Watcher, Watchers } from '../notify/watchers.js';
 import type { CheckoutClaims, PaymentClaims } from '../tokens/claims.js';
 import { CheckoutUpstream } from '../upstream/checkout-upstream.js';
 import { checkoutUrlCheck } from '../upstream/checkout-url.js';
@@ -50,11 +51,14 @@ export interface Orders {
   /** What a sweep reads: the store's unsettled orders and this process's unsettled copies. */
   unsettled(): Promise<string[]>;
   resolve(ref: string, input: OrderResolution): Promise<UnresolvedOrder>;
-  watch(subject: Subject, listener: () => void): () => void;
+  /** `listener` is told each change of `subject` until `unwatch`. */
+  watch(subject: Subject, listener: Watcher): void;
+  unwatch(subject: Subject, listener: Watcher): void;
   outbox: Outbox;
   reconciler: Reconciler;
   streams: StreamLimiter;
-  live: Set<{ close(): void }>;
+  /** The status streams open in this process, and their heartbeats. */
+  live: LiveStreams;
   options: RelayOptions;
   ready: Promise<void>;
   close(): Promise<void>;
@@ -150,7 +154,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
   };
   reconciler = new Reconciler({ store, outbox, logger, options, pass, unsettled, manual: runtime.manual }, (subject) => watchers.emit(subject));
   const queries = new OrderQueries(book, refs, env, (checkoutId) => store.get(ORDER_KEYS.checkout(checkoutId)));
-  const live = new Set<{ close(): void }>();
+  const live = new LiveStreams(options.heartbeatMs);
 
   const look = (order: Order, t: PaymentTry) => reconciler.look(order.ref, queries.isLate(order, t));
 
@@ -200,6 +204,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     unsettled,
     resolve: (ref, input) => resolveOrder(deps, ref, input),
     watch: (subject, listener) => watchers.watch(subject, listener),
+    unwatch: (subject, listener) => watchers.unwatch(subject, listener),
     outbox,
     reconciler,
     streams: new StreamLimiter(options.maxStreamsPerClient, options.maxStreamsPerAddress),
@@ -208,7 +213,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     // The store's epoch is known from the start, so a loss after it is noticed (see OrderBook.guard).
     ready: runtime.manual ? book.guard().then(() => undefined) : reconciler.ready,
     async close() {
-      for (const stream of [...live]) stream.close();
+      live.closeAll();
       await reconciler.close();
       await outbox.close();
     },
