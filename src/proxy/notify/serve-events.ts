@@ -53,6 +53,9 @@ export function serveEvents(
   res: Response,
   options: ServeEventsOptions,
 ): void {
+  // The client left while the route looked its order up: its response's `close` was emitted already, and a
+  // stream served now would never hear it (its limiter slot, listener and heartbeat kept for good).
+  if (res.destroyed) return;
   if (!relay.streams.tryAcquire(options.client, options.address)) {
     throw rateLimited(1_000, 'Too many open status streams. Close one and try again.');
   }
