@@ -189,6 +189,26 @@ function taken(t: PaymentTry, tx: UpstreamPayment, referenceId: string | undefin
   if (t.phase === 'completed' && phase !== 'completed') return t;
   // A final state never changes, but for the provider's word that it completed after all.
   if ((t.phase === 'failed' || t.phase === 'cancelled') && phase !== 'completed') return t;
+  const completedAt = phase === 'completed' ? tx.completedAt ?? t.completedAt : null;
+  const failureCode = phase === 'failed' ? (t.failureCode && t.phase !== 'refused' ? t.failureCode : 'PAYMENT_FAILED') : undefined;
+  // Nearly every read of a pending payment says what the try says: answered without building anything.
+  // Field by field, what the try built below would differ in (a field left out is one set to undefined).
+  if (
+    t.phase === phase &&
+    t.msisdn === tx.msisdn &&
+    t.amount === tx.amount &&
+    t.charge === tx.charge &&
+    t.totalAmount === tx.totalAmount &&
+    t.completedAt === completedAt &&
+    t.referenceId === (referenceId ?? t.referenceId) &&
+    t.unknownReason === undefined &&
+    t.notFound === undefined &&
+    t.voidReason === undefined &&
+    t.hintedReferenceId === undefined &&
+    t.failureCode === failureCode
+  ) {
+    return t;
+  }
   const next: PaymentTry = {
     ...t,
     phase,
@@ -196,21 +216,15 @@ function taken(t: PaymentTry, tx: UpstreamPayment, referenceId: string | undefin
     amount: tx.amount,
     charge: tx.charge,
     totalAmount: tx.totalAmount,
-    completedAt: phase === 'completed' ? tx.completedAt ?? t.completedAt : null,
+    completedAt,
     referenceId: referenceId ?? t.referenceId,
     ...cleared,
   };
   delete next.voidReason;
   delete next.hintedReferenceId;
-  if (phase === 'failed') next.failureCode = t.failureCode && t.phase !== 'refused' ? t.failureCode : 'PAYMENT_FAILED';
-  else delete next.failureCode;
-  return sameTry(t, next) ? t : next;
-}
-
-/** True when two tries say the same; a field set to undefined is one left out (as the stored record has it). */
-function sameTry(a: PaymentTry, b: PaymentTry): boolean {
-  for (const key of new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof PaymentTry>) if (a[key] !== b[key]) return false;
-  return true;
+  if (failureCode === undefined) delete next.failureCode;
+  else next.failureCode = failureCode;
+  return next;
 }
 
 function phaseOf(status: UpstreamPayment['status']): TryPhase {
