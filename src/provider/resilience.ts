@@ -107,7 +107,10 @@ export function createResilience(
 
     retried(attempt, deadline) {
       if (!retryPolicy) return attempt(1);
-      return retryPolicy.execute(({ attempt: retries }) => attempt(retries + 1), deadline.signal);
+      // cockatiel reads only the signal's `aborted` (no more retries once the call must end), which the
+      // deadline has: no AbortController per GET. A flash sale's every status read made one, and V8 keeps an
+      // AbortSignal through young collections, so each became old-generation garbage (the scale bench's peak).
+      return retryPolicy.execute(({ attempt: retries }) => attempt(retries + 1), deadline as Pick<AbortSignal, 'aborted'> as AbortSignal);
     },
 
     circuitState: (upstream, calls) => (calls ? stateOf(upstream, calls) : worse(stateOf(upstream, 'foreground'), stateOf(upstream, 'background'))),
