@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TransitionEnv, UpstreamPayment } from '../../../src/proxy/order/events.js';
 import type { Order, PaymentTry, TryPhase } from '../../../src/proxy/order/order-record.js';
-import { agrees, paymentRead, readFields, withFields } from '../../../src/proxy/order/payment-transitions.js';
+import { agrees, readFields, withFields } from '../../../src/proxy/order/found-payment.js';
+import { paymentRead } from '../../../src/proxy/order/payment-transitions.js';
 
 /** Every key of either, compared: what the record would say differs. */
 function sameRecord(a: PaymentTry, b: PaymentTry): boolean {
