@@ -18,7 +18,7 @@ import { ReadGate } from '../../src/proxy/reconcile/read-gate.js';
 import { Reconciler } from '../../src/proxy/reconcile/reconciler.js';
 import type { RelayOptions } from '../../src/proxy/reconcile/relay-options.js';
 import { MemoryStore } from '../../src/proxy/store/memory.js';
-import { ENV, NOW, order, paymentTry, tx } from './order/fixtures.js';
+import { ENV, NOW, order, paymentTry, session, tx, upstreamSession } from './order/fixtures.js';
 import { eventually } from './sse-client.js';
 
 /** Lets every promise chain that can move, move (no timer involved). */
@@ -415,6 +415,42 @@ describe('reconcilePass', () => {
       expect(gets).toBe(2);
       expect(JSON.parse((await get(key))!).tries[0]).toMatchObject({ phase: 'completed' });
       expect(book['copies'].head('O')).not.toBe(kept);
+    } finally {
+      await outbox.close();
+    }
+  });
+
+  // Every read of an open checkout session wrote its order (a new session object, so a new version each pass):
+  // a store write per session per pass, and a customer's step on that order lost its compare-and-set to it.
+  it('writes nothing when a read of an open checkout session says what the session says', async () => {
+    const store = new MemoryStore();
+    const env = () => ({ ...ENV, listsSessions: false, reconcileWindowMs: 24 * 3_600_000 });
+    const logger = pino({ level: 'silent' });
+    const outbox = new Outbox(store, [], logger, () => NOW);
+    const book = new OrderBook({ store, outbox, logger, env, readable: { payments: true, sessions: true }, newId: () => 'id', changed: () => undefined, recoveryMs: 300 });
+    const key = ORDER_KEYS.order('O');
+    await store.set(key, JSON.stringify(order({ sessions: [session()], checkoutTerms: { amount: 12.5, title: 'Order', description: 'An order' } } as never)));
+    let commits = 0;
+    const commit = store.commit.bind(store);
+    store.commit = (write) => ((commits += write.key === key ? 1 : 0), commit(write));
+    let answer = upstreamSession('pending', { checkoutUrl: 'http://127.0.0.1/checkout/CO1' });
+    const passDeps = {
+      book,
+      checkouts: { read: async () => ({ kind: 'found', session: answer }) },
+      payments: { forget: () => undefined },
+      env,
+      now: () => NOW,
+      logger,
+    } as unknown as OrderDeps;
+    try {
+      for (let pass = 0; pass < 3; pass++) expect(await reconcilePass(passDeps, 'O', 60_000)).toBe('continue');
+      expect(commits).toBe(0);
+      expect(JSON.parse((await store.get(key))!).v).toBe(order().v);
+      // A read that says something new is written (then the order, settled, leaves the reconciler's set).
+      answer = upstreamSession('completed');
+      expect(await reconcilePass(passDeps, 'O', 60_000)).toBe('done');
+      expect(commits).toBeGreaterThan(0);
+      expect(JSON.parse((await store.get(key))!).sessions[0]).toMatchObject({ phase: 'completed' });
     } finally {
       await outbox.close();
     }

@@ -1,6 +1,6 @@
-import type { CheckoutViewStatus } from '../../protocol/index.js';
 import type { OrderEvent, Reply, Step, TransitionEnv, UpstreamSession } from './events.js';
-import { completedSession, liveSession, nextNumber, withSession, type CheckoutTry, type Order, type SessionPhase } from './order-record.js';
+import { found } from './found-session.js';
+import { completedSession, liveSession, nextNumber, withSession, type CheckoutTry, type Order } from './order-record.js';
 import { changedCheckoutTerms, heldByMobileMoney, refuse } from './order-rules.js';
 
 type CheckoutEvent = Extract<OrderEvent, { type: 'checkout' }>;
@@ -100,34 +100,6 @@ export function created(order: Order, e: CreatedEvent): Step<Order> {
   }
 }
 
-/** A session after the provider described it: its status, amounts and expiry; a final state never goes back. */
-function found(s: CheckoutTry, u: UpstreamSession): CheckoutTry {
-  const phase = phaseOf(u.status);
-  if (s.phase === 'completed' || (isFinal(s.phase) && phase !== 'completed')) return s;
-  const next: CheckoutTry = {
-    ...s,
-    phase,
-    checkoutId: u.checkoutId,
-    checkoutUrl: u.checkoutUrl ?? s.checkoutUrl,
-    status: u.status,
-    amount: u.amount,
-    currency: u.currency,
-    expiresAt: u.expiresAt ?? s.expiresAt,
-    completedAt: phase === 'completed' ? u.completedAt ?? s.completedAt : null,
-  };
-  delete next.voidReason;
-  delete next.notFound;
-  return next;
-}
-
-function phaseOf(status: CheckoutViewStatus): SessionPhase {
-  return status === 'pending' || status === 'processing' ? 'open' : status;
-}
-
-function isFinal(phase: SessionPhase): boolean {
-  return phase === 'completed' || phase === 'failed' || phase === 'cancelled' || phase === 'expired';
-}
-
 /** A status read of one session by its id. */
 export function sessionRead(order: Order, e: SessionReadEvent): Step<Order> {
   const s = order.sessions.find((x) => x.checkoutId === e.checkoutId);
@@ -144,7 +116,7 @@ export function sessionRead(order: Order, e: SessionReadEvent): Step<Order> {
  */
 export function sessionsListed(order: Order, e: ListedEvent, env: TransitionEnv): Step<Order> {
   const terms = order.checkoutTerms ?? e.terms;
-  let next: Order = e.complete ? { ...order, history: { ...order.history, sessions: 'read' } } : order;
+  let next: Order = e.complete && order.history.sessions !== 'read' ? { ...order, history: { ...order.history, sessions: 'read' } } : order;
   for (const u of e.sessions) {
     if (terms && u.amount !== terms.amount) continue;
     const known = next.sessions.find((x) => x.checkoutId === u.checkoutId);

@@ -202,5 +202,8 @@ export function withTry(order: Order, ordinal: number, change: (t: PaymentTry) =
 
 /** The order with session `ordinal` changed. */
 export function withSession(order: Order, ordinal: number, change: (s: CheckoutTry) => CheckoutTry): Order {
-  return { ...order, sessions: order.sessions.map((s) => (s.ordinal === ordinal ? change(s) : s)) };
+  const s = order.sessions.find((x) => x.ordinal === ordinal);
+  const next = s && change(s);
+  // A change that changes nothing leaves the order the same object: the step writes nothing.
+  return !next || next === s ? order : { ...order, sessions: order.sessions.map((x) => (x === s ? next : x)) };
 }

@@ -8,12 +8,20 @@ import type { TransitionEnv, UpstreamPayment } from '../../../src/proxy/order/ev
 import type { Order, PaymentTry, TryPhase } from '../../../src/proxy/order/order-record.js';
 import { agrees, readFields, withFields } from '../../../src/proxy/order/found-payment.js';
 import { paymentRead } from '../../../src/proxy/order/payment-transitions.js';
+import { sessionRead, sessionsListed } from '../../../src/proxy/order/checkout-transitions.js';
+import { sessionAgrees, sessionFields, withSessionFields } from '../../../src/proxy/order/found-session.js';
+import type { CheckoutTry, SessionPhase } from '../../../src/proxy/order/order-record.js';
+import type { UpstreamSession } from '../../../src/proxy/order/events.js';
+import type { CheckoutViewStatus } from '../../../src/protocol/index.js';
 
 /** Every key of either, compared: what the record would say differs. */
-function sameRecord(a: PaymentTry, b: PaymentTry): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof PaymentTry>;
+function sameRecord<T extends object>(a: T, b: T): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof T>;
   return [...keys].every((key) => a[key] === b[key]);
 }
+
+/** The record with its absent optional fields left out, as a stored record has them. */
+const stored = <T>(fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as T;
 
 /** Absent four times in five (most stored tries have none of these). */
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: arb, weight: 1 });
@@ -81,6 +89,78 @@ describe('a status read that changes nothing', () => {
       { numRuns: 5_000 },
     );
     // Both sides were tried often enough to mean something.
+    expect(unchanged).toBeGreaterThan(250);
+    expect(unchanged).toBeLessThan(4_750);
+  });
+});
+
+const sessionPhases: SessionPhase[] = ['creating', 'unknown', 'open', 'completed', 'failed', 'cancelled', 'expired', 'refused', 'void'];
+const viewStatuses: CheckoutViewStatus[] = ['pending', 'processing', 'completed', 'failed', 'cancelled', 'expired'];
+const viewOf = (phase: SessionPhase): CheckoutViewStatus => (phase === 'completed' || phase === 'failed' || phase === 'cancelled' || phase === 'expired' ? phase : 'pending');
+const urls = fc.constantFrom(null, 'https://pay.example/c/1', 'https://pay.example/c/2');
+const sessionArb = fc.record({
+  phase: fc.constantFrom(...sessionPhases),
+  checkoutId: fc.constantFrom('co-1', 'co-2'),
+  checkoutUrl: urls,
+  amount: money,
+  currency: fc.constantFrom('GHS', 'XOF'),
+  expiresAt: when,
+  completedAt: when,
+  voidReason: maybe(fc.constantFrom('not-sent' as const, 'not-found' as const)),
+  notFound: maybe(fc.constant({ reads: 1, since: 1 })),
+  adopted: maybe(fc.constant(true)),
+});
+const sessionCaseArb = sessionArb.chain((fields) =>
+  fc.record({
+    fields: fc.constant(fields),
+    upstream: fc.record({
+      // The view status is mostly what the phase says (an open session: pending, or now and then processing).
+      status: mostly(viewOf(fields.phase), fc.constantFrom(...viewStatuses)),
+      checkoutId: mostly(fields.checkoutId, fc.constantFrom('co-1', 'co-2')),
+      amount: mostly(fields.amount, money),
+      currency: mostly(fields.currency, fc.constantFrom('GHS', 'XOF')),
+      expiresAt: mostly(fields.expiresAt, when),
+      completedAt: mostly(fields.completedAt, when),
+      checkoutUrl: maybe(mostly(fields.checkoutUrl, urls)),
+    }),
+    complete: fc.boolean(),
+  }),
+);
+
+describe('a checkout session read that changes nothing', () => {
+  it('leaves the order the same object exactly when the session it would build says the same, read by id or listed', () => {
+    let unchanged = 0;
+    fc.assert(
+      fc.property(sessionCaseArb, ({ fields, upstream, complete }) => {
+        const s = stored<CheckoutTry>({ ordinal: 1, jti: 'j', createId: 'c', startedAt: 1, seq: 1, updatedAt: 1, ...fields, status: viewOf(fields.phase) });
+        const order = { id: 'o', v: 1, ref: 'ORDER-1', tries: [], sessions: [s], history: { payments: 'read', sessions: 'read' }, checkoutTerms: { amount: s.amount }, createdAt: 1, updatedAt: 1 } as unknown as Order;
+        const u = stored<UpstreamSession>(upstream);
+        const f = sessionFields(s, u);
+        const built = f && withSessionFields(s, f);
+        const same = built === null || sameRecord(s, built);
+        if (f) expect(sessionAgrees(s, f)).toBe(same);
+        unchanged += same ? 1 : 0;
+
+        // A read by id, and a listing, name the session by its own id.
+        const named: UpstreamSession = { ...u, checkoutId: s.checkoutId! };
+        const namedFields = sessionFields(s, named);
+        const namedBuilt = namedFields && withSessionFields(s, namedFields);
+        const read = sessionRead(order, { type: 'session-read', checkoutId: named.checkoutId, result: { kind: 'found', session: named } });
+        if (namedBuilt === null || sameRecord(s, namedBuilt)) expect(read.order).toBe(order);
+        else {
+          expect(read.order).not.toBe(order);
+          expect(read.order.sessions[0]).toStrictEqual(namedBuilt);
+        }
+        const listed = sessionsListed(order, { type: 'sessions-listed', startedAt: 2, complete, jti: 'r', createId: 'c2', sessions: [named] }, { now: 5, leaseMs: 10, graceMs: 10 } as unknown as TransitionEnv);
+        // Of another amount it is not ours and is skipped; a complete listing without an unknown session of
+        // ours is a "not found" read of it (a change).
+        const after = named.amount === s.amount ? (namedBuilt ?? s) : s;
+        const listedSame = sameRecord(s, after) && !(complete && after.phase === 'unknown');
+        if (listedSame) expect(listed.order).toBe(order);
+        else expect(listed.order).not.toBe(order);
+      }),
+      { numRuns: 5_000 },
+    );
     expect(unchanged).toBeGreaterThan(250);
     expect(unchanged).toBeLessThan(4_750);
   });
