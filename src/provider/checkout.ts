@@ -41,6 +41,7 @@ export function checkoutApi(http: Http, upstream: Upstream): CheckoutApi {
           params: { reference },
           response: checkoutSessionList,
           signal: options?.signal,
+          retry: options?.retry,
           background: options?.background,
         }),
     },

@@ -4,7 +4,10 @@
  * a flash sale's backlog of timed-out reads kept it open while the provider still took payments.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { createProviderClient } from '../../src/provider/client.js';
+import { CheckoutUpstream } from '../../src/proxy/upstream/checkout-upstream.js';
+import { PaymentUpstream } from '../../src/proxy/upstream/payment-upstream.js';
 import { startHarness, type Harness } from './helpers.js';
 import { eventually } from './sse-client.js';
 
@@ -70,5 +73,40 @@ describe('provider client circuits', () => {
     await expect(client.payments.status('R1')).rejects.toMatchObject({ reason: 'http' });
     expect(calls).toBe(4);
     await client.close();
+  });
+});
+
+describe('the reconciler’s reads', () => {
+  it('are sent once, where the same read for someone waiting is retried: the poller’s schedule is their retry', async () => {
+    const calls: string[] = [];
+    const client = createProviderClient({
+      messaging: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' },
+      payment: { baseUrl: 'http://127.0.0.1:9/gateway', username: 'u', password: 'p' },
+      checkout: { baseUrl: 'http://127.0.0.1:9', apiKey: 'c' },
+      retry: { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+      circuitBreaker: false,
+      fetch: async (input) => {
+        calls.push(new URL(String(input instanceof Request ? input.url : input)).pathname);
+        return new Response(JSON.stringify({ statusCode: '0503', message: 'Service Unavailable' }), { status: 503, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    const logger = pino({ level: 'silent' });
+    const payments = new PaymentUpstream(client, logger, 'referenceId');
+    const checkouts = new CheckoutUpstream(client, logger, true, () => true);
+    try {
+      const counted = async (read: () => Promise<{ kind: string }>) => {
+        calls.length = 0;
+        expect((await read()).kind).toBe('error');
+        return calls.length;
+      };
+      expect(await counted(() => payments.read('O-1', 'R1', true))).toBe(1);
+      expect(await counted(() => checkouts.read('CO1', true))).toBe(1);
+      expect(await counted(() => checkouts.list('O', true))).toBe(1);
+      // Someone waits on these (a reload, "Check again", the server API): the client's retries still apply.
+      expect(await counted(() => payments.read('O-1', 'R1'))).toBe(3);
+      expect(await counted(() => checkouts.read('CO1'))).toBe(3);
+    } finally {
+      await client.close();
+    }
   });
 });

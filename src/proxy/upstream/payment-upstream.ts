@@ -10,8 +10,13 @@ import type { ProviderClient } from '../../provider/types.js';
 import type { Logger } from 'pino';
 import type { SendResult, UpstreamPayment } from '../order/events.js';
 
-/** The provider call options of the reconciler's own reads. */
-export const BACKGROUND = { background: true } as const;
+/**
+ * The provider call options of the reconciler's own reads: under the background circuit, and sent once. The
+ * reconciler's schedule is their retry (a read that failed as unavailable slows its poller): retried by the
+ * client as well, each failed read of a provider in trouble was three calls to it, and a pass held its slot
+ * through the backoff between them while other orders waited to be read.
+ */
+export const BACKGROUND = { background: true, retry: false } as const;
 
 /** Which reference the provider's status path takes (the specification does not say). */
 export type StatusReference = 'either' | 'referenceNo' | 'referenceId';
