@@ -170,6 +170,7 @@ export type HealthResponse = z.infer<typeof healthResponse>;
 /** One provider interface as readiness saw it. */
 const providerReadiness = z.object({
   ok: z.boolean(),
+  /** The circuit of the calls someone waits on (`/health` reports the worse of it and the background one). */
   circuit: circuitState,
   /** When the interface was last called to check it; null when it was not (its circuit open, or not yet). */
   checkedAt: z.iso.datetime().nullable(),

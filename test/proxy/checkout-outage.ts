@@ -5,10 +5,11 @@ import { eventually } from './sse-client.js';
 
 /**
  * A harness whose circuits open after 3 failed calls (and stay open a minute), with a checkout session
- * pending, then the sandbox failing every checkout status read: the relay's reads of it open the checkout
- * circuit, and this resolves once `/health` says so.
+ * pending, then the sandbox failing every checkout status read (`probesPass`: only that session's): the
+ * relay's reads of it open the checkout interface's background circuit, and this resolves once `/health`
+ * says so.
  */
-export async function withCheckoutCircuitOpen(): Promise<Harness> {
+export async function withCheckoutCircuitOpen(options: { probesPass?: boolean } = {}): Promise<Harness> {
   const h = await startHarness({
     config: {
       circuitBreaker: { threshold: 0.5, minimumCalls: 3, windowMs: 60_000, halfOpenAfterMs: 60_000 },
@@ -22,7 +23,7 @@ export async function withCheckoutCircuitOpen(): Promise<Harness> {
   const scripted = await fetch(`${h.sandbox.url}/__sandbox/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ kind: '503', method: 'GET', path: '/v1/checkout/', count: 10_000 }),
+    body: JSON.stringify({ kind: '503', method: 'GET', path: options.probesPass ? `/v1/checkout/${checkout.body.checkoutId}/` : '/v1/checkout/', count: 10_000 }),
   });
   expect(scripted.status).toBe(201);
   await eventually(async () => ((await h.get('/health')).body.upstream.circuits.checkout === 'open' ? true : undefined));

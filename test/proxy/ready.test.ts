@@ -99,15 +99,33 @@ describe('GET /ready', () => {
     }
   });
 
-  it('is not ready while an interface’s circuit is open, and does not call it', async () => {
-    h = await withCheckoutCircuitOpen();
-    const before = reads().checkout;
+  it('is not ready while an interface’s circuit of customers’ calls is open, and does not call it', async () => {
+    // The messaging interface fails every call: three customers' OTPs open its circuit.
+    const messagingDown: typeof fetch = async (input, init) =>
+      new URL(String(input instanceof Request ? input.url : input)).pathname.startsWith('/v1/external/')
+        ? new Response(JSON.stringify({ message: 'Service Unavailable' }), { status: 503, headers: { 'content-type': 'application/json' } })
+        : fetch(input, init);
+    await start({ config: { fetch: messagingDown, circuitBreaker: { threshold: 0.5, minimumCalls: 3, windowMs: 60_000, halfOpenAfterMs: 60_000 } } });
+    for (const recipient of ['024 000 0001', '024 000 0002', '024 000 0003']) {
+      expect((await h.post('/otp/send', { recipient }, { token: await h.mintOtp() })).status).toBe(503);
+    }
+    const before = reads().balance;
     const res = await h.get(READY_PATH);
     expect(res.status).toBe(503);
     expect(res.body.reasons).toEqual([
-      'the checkout interface: its circuit is open (calls to it kept failing; they are refused until a trial call succeeds)',
+      'the messaging interface: its circuit is open (calls to it kept failing; they are refused until a trial call succeeds)',
     ]);
-    expect(res.body.checks).toMatchObject({ messaging: { ok: true }, payment: { ok: true }, checkout: { ok: false, circuit: 'open', checkedAt: null } });
-    expect(reads().checkout).toBe(before);
+    expect(res.body.checks).toMatchObject({ messaging: { ok: false, circuit: 'open', checkedAt: null }, payment: { ok: true }, checkout: { ok: true } });
+    expect(reads().balance).toBe(before);
+  });
+
+  // An open background circuit (the reconciler's reads failing: a backlog of status reads under a flash sale)
+  // made /ready 503, on every instance at once, while customers' calls, on the other circuit, went through.
+  it('stays ready while only the reconciler’s circuit is open, which /health reports', async () => {
+    h = await withCheckoutCircuitOpen({ probesPass: true });
+    expect((await h.get('/health')).body.upstream.circuits.checkout).toBe('open');
+    const res = await h.get(READY_PATH);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.checks.checkout).toMatchObject({ ok: true, circuit: 'closed' });
   });
 });

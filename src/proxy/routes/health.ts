@@ -1,13 +1,13 @@
 import type { Request, Response, Router } from 'express';
 import { PROXY_PATHS, type HealthResponse } from '../../protocol/index.js';
-import { PROVIDER_INTERFACES, type CircuitStateName, type ProviderInterface } from '../../provider/types.js';
+import { PROVIDER_INTERFACES, type CircuitCalls, type CircuitStateName, type ProviderInterface } from '../../provider/types.js';
 import type { ProxyContext } from '../context.js';
 import { answering } from '../errors.js';
 import { sendJson } from '../respond.js';
 
-/** The state of each provider interface's circuit breaker. */
-export function circuitsOf(ctx: ProxyContext): Record<ProviderInterface, CircuitStateName> {
-  return Object.fromEntries(PROVIDER_INTERFACES.map((name) => [name, ctx.client.circuitState(name)])) as Record<ProviderInterface, CircuitStateName>;
+/** The state of each provider interface's circuit for one kind of call; without `calls`, the worse of its two. */
+export function circuitsOf(ctx: ProxyContext, calls?: CircuitCalls): Record<ProviderInterface, CircuitStateName> {
+  return Object.fromEntries(PROVIDER_INTERFACES.map((name) => [name, ctx.client.circuitState(name, calls)])) as Record<ProviderInterface, CircuitStateName>;
 }
 
 /**

@@ -48,7 +48,8 @@ interface Check {
 /**
  * GET /ready, readiness: the store answers a ping, and each provider interface answered a cheap
  * authenticated read (messaging: the balance; gateway and checkout: the status of an id nothing has, which
- * a provider that accepts our credentials answers 404) with its circuit not open. 200 when all hold, 503
+ * a provider that accepts our credentials answers 404) with the circuit of the calls someone waits on not
+ * open (the reconciler's background circuit is not a reason: it refuses no customer). 200 when all hold, 503
  * otherwise, `reasons` saying what is wrong. Checks of the provider are shared and kept
  * {@link READINESS_CHECK_INTERVAL_MS}, so probes cannot flood it; the store and the circuits are read on
  * every request (they cost nothing upstream).
@@ -56,7 +57,10 @@ interface Check {
 export function readyRoutes(router: Router, ctx: ProxyContext): void {
   const check = providerChecks(ctx);
   router.get(READY_PATH, answering(async (_req: Request, res: Response) => {
-    const circuits = circuitsOf(ctx);
+    // The circuit of the calls someone waits on: an open background circuit (the reconciler's reads failing,
+    // a backlog of status reads under a flash sale) refuses no customer here, and every instance shares it,
+    // so taking this one out of the balancer would help nobody (/health reports the worse of the two).
+    const circuits = circuitsOf(ctx, 'foreground');
     const [storeOk, ...checks] = await Promise.all([
       ctx.store.ping().catch(() => false),
       ...PROVIDER_INTERFACES.map((name) => (circuits[name] === 'open' ? Promise.resolve(undefined) : check(name))),
