@@ -191,7 +191,7 @@ function cpuNote(name: string, { a, b, ratio }: Pair): string {
 
 /** Why OTP validation through the proxy falls short of its target share of the sandbox's own rate, when it does. */
 function otpMissNote(otp: Pair, floor: Pair): string {
-  return `OTP validation misses its target in this run (${fmt(otp.ratio, 2)}; pair ratios ${describeRatios(otp)}). Through the proxy a wrong code is a browser request served and an upstream request made, on the same cores as the sandbox and autocannon. An Express relay that checks nothing at all reaches ${fmt(floor.ratio, 2)} of direct in this same run (pair ratios ${describeRatios(floor)}), so that is the ceiling of any relay on this machine; the proxy runs at ${fmt(otp.a.rps / floor.a.rps, 2)} of that relay, its token, origin, body, number, store, limit and error-mapping steps costing the rest. The load of other work on the shared cores moved this run's pair ratios between ${fmt(Math.min(...otp.ratios), 2)} and ${fmt(Math.max(...otp.ratios), 2)}.`;
+  return `OTP validation misses its target in this run (${fmt(otp.ratio, 2)}; pair ratios ${describeRatios(otp)}). Through the proxy a wrong code is a browser request served and an upstream request made, on the same cores as the sandbox and autocannon. An Express relay that checks nothing at all reaches ${fmt(floor.ratio, 2)} of direct in this same run (pair ratios ${describeRatios(floor)}), so that is the ceiling of any relay on this machine; the proxy runs at ${fmt(otp.a.rps / floor.a.rps, 2)} of that relay, its token, origin, body, number, store, limit and error-mapping steps costing the rest: ${fmt(otp.a.cpuUs['proxy']! - floor.a.cpuUs['proxy']!)} µs of CPU per request more than the relay's ${fmt(floor.a.cpuUs['proxy']!)}. The load of other work on the shared cores moved this run's pair ratios between ${fmt(Math.min(...otp.ratios), 2)} and ${fmt(Math.max(...otp.ratios), 2)}.`;
 }
 
 /** The proxy's CPU per validation, and what cut it, as measured while this bench was being written. */
@@ -216,7 +216,7 @@ export async function proxyOverhead(log: (line: string) => void): Promise<Sectio
         ...pairFigures('OTP validation (wrong code)', otp, TARGETS.otp),
         {
           figure: 'OTP validation through a bare Express relay (checks nothing): requests per second, the floor of any relay',
-          value: `${fmt(floor.a.rps)} req/s through the relay (proxy ${fmt(otp.a.rps)}: ${times(otp.a.rps / floor.a.rps)} of it)`,
+          value: `${fmt(floor.a.rps)} req/s through the relay at ${fmt(floor.a.cpuUs['proxy']!)} µs of its CPU per request (proxy ${fmt(otp.a.rps)}: ${times(otp.a.rps / floor.a.rps)} of it, at ${fmt(otp.a.cpuUs['proxy']!)} µs)`,
           baseline: `${fmt(floor.b.rps)} req/s direct`,
           ratio: times(floor.ratio),
         },
