@@ -302,6 +302,16 @@ describe('PollerPool backoff after unavailability', () => {
 });
 
 describe('reconcilePass', () => {
+  /** An order book on a memory store, as one process has it, with what a pass needs beside it. */
+  function bookOnMemory() {
+    const store = new MemoryStore();
+    const env = () => ({ ...ENV, listsSessions: false, reconcileWindowMs: 24 * 3_600_000 });
+    const logger = pino({ level: 'silent' });
+    const outbox = new Outbox(store, [], logger, () => NOW);
+    const book = new OrderBook({ store, outbox, logger, env, readable: { payments: true, sessions: true }, newId: () => 'id', changed: () => undefined, recoveryMs: 300 });
+    return { store, env, logger, outbox, book };
+  }
+
   /** The deps of one pass over a pending payment whose status read fails with `err`. */
   function deps(err: unknown, reads: unknown[]): OrderDeps {
     const pending = order({ tries: [paymentTry()] });
@@ -380,11 +390,7 @@ describe('reconcilePass', () => {
   // Issue 22's flash sale: every pass read and parsed a pending payment's record twice (its tick, then its
   // read's answer, nearly always PENDING again), and each read's string replaced the process's copy.
   it('reads the record once when its read changes nothing, and keeps the copy of the same record as it was', async () => {
-    const store = new MemoryStore();
-    const env = () => ({ ...ENV, listsSessions: false, reconcileWindowMs: 24 * 3_600_000 });
-    const logger = pino({ level: 'silent' });
-    const outbox = new Outbox(store, [], logger, () => NOW);
-    const book = new OrderBook({ store, outbox, logger, env, readable: { payments: true, sessions: true }, newId: () => 'id', changed: () => undefined, recoveryMs: 300 });
+    const { store, env, logger, outbox, book } = bookOnMemory();
     const key = ORDER_KEYS.order('O');
     await store.set(key, JSON.stringify(order({ tries: [paymentTry()] })));
     let gets = 0;
@@ -423,11 +429,7 @@ describe('reconcilePass', () => {
   // Every read of an open checkout session wrote its order (a new session object, so a new version each pass):
   // a store write per session per pass, and a customer's step on that order lost its compare-and-set to it.
   it('writes nothing when a read of an open checkout session says what the session says', async () => {
-    const store = new MemoryStore();
-    const env = () => ({ ...ENV, listsSessions: false, reconcileWindowMs: 24 * 3_600_000 });
-    const logger = pino({ level: 'silent' });
-    const outbox = new Outbox(store, [], logger, () => NOW);
-    const book = new OrderBook({ store, outbox, logger, env, readable: { payments: true, sessions: true }, newId: () => 'id', changed: () => undefined, recoveryMs: 300 });
+    const { store, env, logger, outbox, book } = bookOnMemory();
     const key = ORDER_KEYS.order('O');
     await store.set(key, JSON.stringify(order({ sessions: [session()], checkoutTerms: { amount: 12.5, title: 'Order', description: 'An order' } } as never)));
     let commits = 0;

@@ -10,17 +10,8 @@ export function found(s: CheckoutTry, u: UpstreamSession): CheckoutTry {
   return f === null || sessionAgrees(s, f) ? s : withSessionFields(s, f);
 }
 
-/** What a read that found the session sets on it. */
-export interface SessionFields {
-  phase: SessionPhase;
-  checkoutId: string;
-  checkoutUrl: string | null;
-  status: CheckoutViewStatus;
-  amount: number;
-  currency: string;
-  expiresAt: string | null;
-  completedAt: string | null;
-}
+/** What a read that found the session sets on it (a found session has an id). */
+export type SessionFields = Pick<CheckoutTry, 'phase' | 'checkoutUrl' | 'status' | 'amount' | 'currency' | 'expiresAt' | 'completedAt'> & { checkoutId: string };
 
 /** What a read sets on a session; null when the session's final state keeps it as it is. */
 export function sessionFields(s: CheckoutTry, u: UpstreamSession): SessionFields | null {
