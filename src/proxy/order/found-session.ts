@@ -53,10 +53,10 @@ export function withSessionFields(s: CheckoutTry, f: SessionFields): CheckoutTry
   return next;
 }
 
-export function phaseOf(status: CheckoutViewStatus): SessionPhase {
+function phaseOf(status: CheckoutViewStatus): SessionPhase {
   return status === 'pending' || status === 'processing' ? 'open' : status;
 }
 
-export function isFinal(phase: SessionPhase): boolean {
+function isFinal(phase: SessionPhase): boolean {
   return phase === 'completed' || phase === 'failed' || phase === 'cancelled' || phase === 'expired';
 }
