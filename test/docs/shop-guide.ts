@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
 import { guideWorld, type GuideWorld } from './guide-world.js';
 
@@ -63,8 +63,15 @@ export function describeShopGuide(guide: ShopGuide): void {
     /** What went wrong on the customer's pages (uncaught errors, policy violations). */
     const problems: string[] = [];
 
+    const terminals = guide.terminals ?? { sandbox: SANDBOX, proxy: PROXY, shop: SHOP };
+    // A failed step says what each of the guide's terminals printed (the proxy's, the shop's, the sandbox's).
+    beforeEach(({ onTestFailed }) =>
+      onTestFailed(() => {
+        for (const name of Object.keys(terminals)) console.error(`--- terminal "${name}" printed:\n${world?.terminal(name).output().slice(-4_000)}`);
+      }),
+    );
+
     beforeAll(async () => {
-      const terminals = guide.terminals ?? { sandbox: SANDBOX, proxy: PROXY, shop: SHOP };
       const node = guide.node ? { node: true, packages: guide.node } : {};
       [world, browser] = await Promise.all([guideWorld({ terminals, ports: guide.ports ?? [], ...node }), chromium.launch(chromiumLaunchOptions())]);
       await guide.files(world);
