@@ -183,9 +183,14 @@ export function triesUsed(order: Order): number {
   return order.tries.filter((t) => t.phase !== 'void').length;
 }
 
-/** The latest try holding `reference` (a void or refused number is taken again by a later try). */
+/**
+ * The latest try holding `reference` at the provider (a void or refused number is taken again by a later try).
+ * A try never sent holds none: it did not reach the provider, so an earlier try of that number, void because
+ * nobody found it, is still the one a late landing belongs to, and is still read for it (the model checker's
+ * long run found a completion under a number a try not sent had taken again, never read or reported).
+ */
 export function tryByReference(order: Order, reference: string): PaymentTry | undefined {
-  return order.tries.findLast((t) => t.reference === reference);
+  return order.tries.findLast((t) => t.reference === reference && !(t.phase === 'void' && t.voidReason === 'not-sent'));
 }
 
 /** The reference number the next try takes: one past every number the provider has (or may have). */
