@@ -35,9 +35,10 @@ describe('the order model', () => {
     // About 2 s alone; npm test under load took it past Vitest's 20 s.
   }, 120_000);
 
-  // Found by the long run (seed 1053646716, path 987:0): a try's answer lost, the try void after two reads
-  // that did not find it; the next try took its number again but was never sent (the gateway down); the
-  // first request then landed late and completed, and nobody read it: the try not sent held the number.
+  // Found by the long run (seed 1053646716, path 987:0): a try's request still on its way past its lease and
+  // the grace, the try void after two reads that did not find it; the next try took its number again but was
+  // never sent (the gateway down); the first request then landed and completed, and nobody read it: the try
+  // not sent held the number.
   it('reads and reports a late completion under a number that a try never sent took again', async () => {
     await fc.assert(modelProperty(false, undefined, true), { seed: 1053646716, path: '987:0', numRuns: 1, endOnFailure: true });
   }, 120_000);

@@ -1,8 +1,9 @@
 // A try not sent (void `not-sent`: it never reached the provider) takes the number of an earlier try that is
-// void only because nobody found it. The earlier try's request may still land late; the model checker's long
-// run (seed 1053646716, path 987:0) found such a late completion never read or reported: the try not sent
-// had taken the number for good, so the reconciler stopped reading it, and a read of it would have gone to
-// the try not sent. A try not sent holds no number at the provider.
+// void only because nobody found it. The earlier try's request may still land late (there, it was on its
+// way past the grace); the model checker's long run (seed 1053646716, path 987:0) found such a late
+// completion never read or reported: the try not sent had taken the number for good, so the reconciler
+// stopped reading it, and a read of it would have gone to the try not sent. A try not sent holds no number
+// at the provider.
 import { describe, expect, it } from 'vitest';
 import { messagesOf } from '../../../src/proxy/order/messages.js';
 import { tryByReference } from '../../../src/proxy/order/order-record.js';
