@@ -1,4 +1,4 @@
-import type { Order } from './order-record.js';
+import { tryByReference, type Order } from './order-record.js';
 
 /**
  * `stored` with what `copy` (another record of the same order, which a process held while the store lost
@@ -9,7 +9,9 @@ import type { Order } from './order-record.js';
  */
 export function joinLost(stored: Order, copy: Order): Order {
   const sessions = copy.sessions.filter((s) => s.checkoutId !== null && !stored.sessions.some((x) => x.checkoutId === s.checkoutId));
-  const tries = copy.tries.filter((t) => (t.phase !== 'void' || t.voidReason === 'not-found') && !stored.tries.some((x) => x.reference === t.reference));
+  // A try of the record never sent holds no number (order-record.ts), so it does not stand for a copy's try
+  // of that number: the copy's may be a charge.
+  const tries = copy.tries.filter((t) => (t.phase !== 'void' || t.voidReason === 'not-found') && !tryByReference(stored, t.reference));
   if (sessions.length === 0 && tries.length === 0) return stored;
   return {
     ...stored,
