@@ -112,7 +112,8 @@ export function sessionRead(order: Order, e: SessionReadEvent): Step<Order> {
  * The provider's sessions under the order's reference (a listing, or one the operator named). Each one of
  * ours (the order's amount) that we know is read; one we do not know fills a session whose creation's answer
  * was lost, or is adopted as a session of its own. A complete listing without a session being created or
- * unknown is its "not found": twice, `graceMs` after it started, and it is void.
+ * unknown is its "not found": twice, the second time by a listing started `graceMs` after the creation
+ * started, and it is void.
  */
 export function sessionsListed(order: Order, e: ListedEvent, env: TransitionEnv): Step<Order> {
   const terms = order.checkoutTerms ?? e.terms;
@@ -152,7 +153,7 @@ export function sessionsListed(order: Order, e: ListedEvent, env: TransitionEnv)
   for (const s of next.sessions) {
     if (s.phase !== 'unknown' || e.startedAt < s.startedAt) continue;
     const reads = (s.notFound?.reads ?? 0) + 1;
-    const graceOver = env.now - s.startedAt >= env.graceMs;
+    const graceOver = e.startedAt - s.startedAt >= env.graceMs;
     next = withSession(next, s.ordinal, (x) =>
       reads >= 2 && graceOver ? { ...x, phase: 'void', voidReason: 'not-found', notFound: undefined } : { ...x, notFound: { reads, since: x.notFound?.since ?? env.now } },
     );

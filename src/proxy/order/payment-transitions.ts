@@ -152,7 +152,7 @@ export function refusalOf(failureCode: string, reference: string, attemptsLeft: 
  * (a void or refused number found after all revives: the provider's word wins), but a final state never
  * goes back. Found with other terms: the order is in conflict and the try stays unknown. Not found by a read
  * that can see it, after the latest send: a generic refusal is a refusal; an unknown outcome becomes void
- * once not found twice in a row and `graceMs` after its send.
+ * once not found twice in a row, the second time by a read started `graceMs` after its send.
  */
 export function paymentRead(order: Order, e: ReadEvent, env: TransitionEnv): Step<Order> {
   const t = tryByReference(order, e.reference);
@@ -175,7 +175,9 @@ export function paymentRead(order: Order, e: ReadEvent, env: TransitionEnv): Ste
   }
   const reads = (t.notFound?.reads ?? 0) + 1;
   const since = t.notFound?.since ?? env.now;
-  const graceOver = env.now - (t.sentAt ?? t.updatedAt) >= env.graceMs;
+  // Past the grace by when the read started: the provider may have looked as early as that, and a request on
+  // its way can land until the grace after its send.
+  const graceOver = e.startedAt - (t.sentAt ?? t.updatedAt) >= env.graceMs;
   const next = withTry(order, t.ordinal, (x) =>
     reads >= 2 && graceOver ? { ...x, phase: 'void', voidReason: 'not-found', ...cleared } : { ...x, notFound: { reads, since } },
   );

@@ -126,9 +126,10 @@ async function quiesce(s: fc.Scheduler, w: World): Promise<void> {
 /**
  * The property: a generated run keeps every money rule. Throws an Error listing the broken rules (fast-check
  * reports it with the run's seed and path). `join`: the third process joins when told to (`MODEL_JOIN=0`
- * turns joins into nothing, the generated commands unchanged).
+ * turns joins into nothing, the generated commands unchanged). `readsInFlight`: reads' answers take a trip
+ * back (false only to replay the runs found before they did).
  */
-export function modelProperty(trace = false, record?: (fingerprint: string) => void, join = process.env['MODEL_JOIN'] !== '0') {
+export function modelProperty(trace = false, record?: (fingerprint: string) => void, join = process.env['MODEL_JOIN'] !== '0', readsInFlight = true) {
   return fc.asyncProperty(
     fc.scheduler(),
     worldConfig,
@@ -136,7 +137,7 @@ export function modelProperty(trace = false, record?: (fingerprint: string) => v
     fc.array(fc.tuple(command, fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
     async (s, config, seed, commands) => {
       const steps: string[] = [];
-      const w = new World(config, seed, (label) => s.schedule(Promise.resolve(label)).then(() => void steps.push(label)));
+      const w = new World({ ...config, readsInFlight }, seed, (label) => s.schedule(Promise.resolve(label)).then(() => void steps.push(label)));
       try {
         w.ready();
         await settle(s, w);

@@ -54,6 +54,12 @@ export const SESSION_TTL_MS = 30_000;
 export interface ScriptedProviderOptions {
   statusReference: StatusReference;
   lists: boolean;
+  /**
+   * A read's answer takes a trip of its own back, a scheduling point after the provider looked: time may pass
+   * and requests land between what a read saw and when the proxy learns it (false: the runs found before
+   * reads had that trip, which replay only without it).
+   */
+  readsInFlight: boolean;
   now(): number;
   /** A scheduling point: resolves when the scheduler lets this call go on. */
   step(label: string): Promise<void>;
@@ -161,8 +167,9 @@ export class ScriptedProvider {
           const byNo = mode === 'referenceId' ? undefined : this.payments.get(reference);
           const byId = mode === 'referenceNo' ? undefined : [...this.payments.values()].find((p) => p.referenceId === reference);
           const p = byId ?? byNo;
-          if (!p) throw new ProviderNotFoundError({ message: 'Transaction not found', operation: 'payments.status', status: 404, code: '0404' });
-          const data = { reference: p.referenceNo, status: p.status, amount: p.amount, charge: 0, totalAmount: p.amount, payee: p.payee, payer: p.msisdn, narration: p.narration, msisdn: p.msisdn, completedAt: p.status === 'COMPLETED' ? new Date(0).toISOString() : null };
+          const data = p && { reference: p.referenceNo, status: p.status, amount: p.amount, charge: 0, totalAmount: p.amount, payee: p.payee, payer: p.msisdn, narration: p.narration, msisdn: p.msisdn, completedAt: p.status === 'COMPLETED' ? new Date(0).toISOString() : null };
+          await this.answerTrip('status answer on its way');
+          if (!data) throw new ProviderNotFoundError({ message: 'Transaction not found', operation: 'payments.status', status: 404, code: '0404' });
           return { statusCode: '0000', statusMessage: 'Successful', transactionId: 't', data, links: [] } as never;
         },
         accountHolder: () => Promise.reject(new Error('not in the model')),
@@ -188,18 +195,26 @@ export class ScriptedProvider {
           await step('checkout status read');
           if (this.take('read') === 'read-error') throw unavailable('checkout.status', 'timeout', false);
           const s = this.sessions.get(checkoutId);
-          if (!s) throw new ProviderNotFoundError({ message: 'Checkout session not found', operation: 'checkout.status', status: 404, code: 'NOT_FOUND' });
-          return this.describe(s) as never;
+          const described = s && this.describe(s);
+          await this.answerTrip('checkout status answer on its way');
+          if (!described) throw new ProviderNotFoundError({ message: 'Checkout session not found', operation: 'checkout.status', status: 404, code: 'NOT_FOUND' });
+          return described as never;
         },
         sessions: async (reference) => {
           await step('checkout listing');
           if (!this.o.lists) throw new ProviderNotFoundError({ message: 'Resource not found', operation: 'checkout.sessions', status: 404, code: 'NOT_FOUND' });
           if (this.take('read') === 'read-error') throw unavailable('checkout.sessions', 'timeout', false);
           const sessions = [...this.sessions.values()].filter((s) => s.reference === reference).map((s) => ({ ...this.describe(s), reference: s.reference }));
+          await this.answerTrip('checkout listing answer on its way');
           return { sessions } as never;
         },
       },
     };
+  }
+
+  /** A read's answer on its way back (when reads are in flight): what it says was read before. */
+  private async answerTrip(label: string): Promise<void> {
+    if (this.o.readsInFlight) await this.o.step(label);
   }
 
   private describe(s: ProviderSession) {

@@ -23,6 +23,8 @@ export interface WorldConfig {
   prefix: '' | 'SHOP-A-';
   /** A run loses either the store (flushes) or processes (restarts), never both: that would be total loss. */
   losses: 'flush' | 'restart';
+  /** Reads' answers take a trip back (the scripted provider's `readsInFlight`); true unless told. */
+  readsInFlight?: boolean;
 }
 
 export const ORDERS = ['O1', 'O2'] as const;
@@ -34,6 +36,8 @@ const START = Date.UTC(2026, 10, 25);
  * each (SonicBoom), and the long run's workers kept a hundred kilobytes a run until their heap ran out.
  */
 const SILENT = pino({ level: 'silent' });
+/** The instances' grace for an unknown outcome (`relay.unknownGraceMs`): longer than a late landing's bound. */
+export const GRACE_MS = 20_000;
 /** Each instance's sweep interval (the proxy's default). */
 const SWEEP_MS = 15_000;
 
@@ -75,7 +79,7 @@ export class World {
   ) {
     this.random = seeded(seed);
     this.memory = this.newMemory();
-    this.provider = new ScriptedProvider({ statusReference: config.statusReference, lists: config.lists, now: () => this.clock, step, newId: () => this.newId() });
+    this.provider = new ScriptedProvider({ statusReference: config.statusReference, lists: config.lists, readsInFlight: config.readsInFlight ?? true, now: () => this.clock, step, newId: () => this.newId() });
     this.instances.push(this.instance(), this.instance());
   }
 
@@ -108,7 +112,7 @@ export class World {
       referencePrefix: this.config.prefix,
       store,
       timeouts: { connectMs: 500, totalMs: 1_000 },
-      relay: { minIntervalMs: 1_000, maxIntervalMs: 10_000, deadlineMs: 60_000, reconcileWindowMs: 300_000, unknownGraceMs: 20_000 },
+      relay: { minIntervalMs: 1_000, maxIntervalMs: 10_000, deadlineMs: 60_000, reconcileWindowMs: 300_000, unknownGraceMs: GRACE_MS },
       limits: { paymentPromptsPerNumber: { points: 100_000, durationSec: 3_600 }, paymentsInFlightPerNumber: { points: 100_000, durationSec: 3_600 } },
       logger: SILENT,
     });

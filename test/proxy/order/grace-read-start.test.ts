@@ -1,0 +1,34 @@
+// "Not found" proves a try (or a session being created) absent only as of when the provider answered the read,
+// which may be as early as when the read started. A request still on its way can land up to the grace after
+// its send, so only a read that started past the grace can rule it out for good. A read started before the
+// grace and answered after it says nothing about a landing in between: were it taken as the second "not
+// found" past the grace, the try would be void (a new try, a new session, another way to pay) while its
+// request could still land and be paid.
+import { describe, expect, it } from 'vitest';
+import { transition } from '../../../src/proxy/order/transition.js';
+import { ENV, NOW, order, paymentTry, session } from './fixtures.js';
+
+const GRACE = ENV.graceMs;
+
+describe('the grace of an unknown outcome, counted to the start of the read that did not find it', () => {
+  it('keeps a try unknown when the second "not found" comes from a read started before the grace ended', () => {
+    const sentAt = NOW - GRACE - 2_000;
+    const unknown = order({ tries: [paymentTry({ phase: 'unknown', unknownReason: 'lost', referenceId: null, sentAt, notFound: { reads: 1, since: sentAt + 500 } })] });
+    const early = transition(unknown, { type: 'payment-read', reference: 'O-1', startedAt: sentAt + GRACE - 1, result: { kind: 'not-found', canSee: true } }, ENV);
+    expect(early.order.tries[0]).toMatchObject({ phase: 'unknown', notFound: { reads: 2 } });
+
+    const late = transition(early.order, { type: 'payment-read', reference: 'O-1', startedAt: sentAt + GRACE, result: { kind: 'not-found', canSee: true } }, ENV);
+    expect(late.order.tries[0]).toMatchObject({ phase: 'void', voidReason: 'not-found' });
+  });
+
+  it('keeps a session unknown when the second complete listing without it started before the grace ended', () => {
+    const startedAt = NOW - GRACE - 2_000;
+    const unknown = order({ sessions: [session({ phase: 'unknown', checkoutId: null, checkoutUrl: null, startedAt, notFound: { reads: 1, since: startedAt + 500 } })] });
+    const listing = (from: number) => ({ type: 'sessions-listed' as const, startedAt: from, complete: true, jti: 'r', createId: 'c9', sessions: [] });
+    const early = transition(unknown, listing(startedAt + GRACE - 1), ENV);
+    expect(early.order.sessions[0]).toMatchObject({ phase: 'unknown', notFound: { reads: 2 } });
+
+    const late = transition(early.order, listing(startedAt + GRACE), ENV);
+    expect(late.order.sessions[0]).toMatchObject({ phase: 'void', voidReason: 'not-found' });
+  });
+});
