@@ -9,50 +9,14 @@
  * request that had landed: the order was charged twice. A read proves nothing of the time after it started.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { ORDER_KEYS } from '../../src/proxy/order/keys.js';
-import type { Order } from '../../src/proxy/order/order-record.js';
 import { brokenRules } from './model/invariants.js';
 import { LANDING_BOUND_MS } from './model/scripted-provider.js';
-import { GRACE_MS, NUMBERS, World } from './model/world.js';
-
-/** A world whose scheduling points go on at once, but for the answers of status reads while `held` is set. */
-function scriptedWorld() {
-  let held: { release: () => void; reached: Promise<void>; reach: () => void } | null = null;
-  const step = async (label: string): Promise<void> => {
-    const hold = held;
-    if (hold && label === 'status answer on its way') {
-      held = null;
-      hold.reach();
-      await new Promise<void>((resolve) => (hold.release = resolve));
-    }
-  };
-  const w = new World({ statusReference: 'either', lists: false, prefix: '', losses: 'flush', readsInFlight: true }, 1, step);
-  return {
-    w,
-    /** Holds the next read's answer on its way back; resolves once a read reached that point. */
-    holdNextAnswer() {
-      let reach!: () => void;
-      const reached = new Promise<void>((resolve) => (reach = resolve));
-      const hold = { release: () => undefined, reached, reach };
-      held = hold;
-      return hold;
-    },
-  };
-}
-
-/** Until no instance has work under way. */
-async function idle(w: World): Promise<void> {
-  for (let i = 0; i < 1_000 && w.busy; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-async function stored(w: World): Promise<Order> {
-  return JSON.parse((await w.memory.get(ORDER_KEYS.order('O1')))!) as Order;
-}
+import { heldWorld, idle, stored } from './model/held-world.js';
+import { GRACE_MS, NUMBERS } from './model/world.js';
 
 describe('a status read answered after the grace, started before it', () => {
   it('does not free the order: the request that landed meanwhile is found, and the order is charged once', async () => {
-    const world = scriptedWorld();
-    const w = world.w;
+    const { w, hold } = heldWorld();
     onTestFinished(() => w.close());
     w.ready();
     await idle(w);
@@ -61,25 +25,25 @@ describe('a status read answered after the grace, started before it', () => {
     w.provider.queue('payment', 'land-late');
     w.pay(0, 'O1', NUMBERS[0]);
     await idle(w);
-    expect((await stored(w)).tries[0]).toMatchObject({ phase: 'unknown' });
+    expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'unknown' });
 
     w.clock += 2_000;
     w.reconcile(0, 'O1');
     await idle(w);
-    expect((await stored(w)).tries[0]).toMatchObject({ phase: 'unknown', notFound: { reads: 1 } });
+    expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'unknown', notFound: { reads: 1 } });
 
     // The second read looks before the request lands, and its answer is held on the way back.
     w.clock += 3_000;
-    const hold = world.holdNextAnswer();
+    const answer = hold('status answer on its way');
     w.reconcile(1, 'O1');
-    await hold.reached;
+    await answer.reached;
     w.clock = sentAt + LANDING_BOUND_MS - 1_000;
     w.provider.landLate();
     expect(w.provider.payments.get('O1-1')).toMatchObject({ status: 'PENDING' });
 
     // Its answer comes back past the grace (no sweep on the way: the clock is set, not advanced).
     w.clock = sentAt + GRACE_MS + 5_000;
-    hold.release();
+    answer.release();
     await idle(w);
 
     // The customer tries the hosted checkout, pays what they were sent to, and approves the prompt.
@@ -96,7 +60,7 @@ describe('a status read answered after the grace, started before it', () => {
     expect(w.crashes).toEqual([]);
     expect(await brokenRules(w)).toEqual([]);
     expect([...w.provider.sessions.values()].filter((s) => s.status === 'completed')).toEqual([]);
-    expect((await stored(w)).tries[0]).toMatchObject({ phase: 'completed' });
+    expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'completed' });
     expect([...w.received.keys()]).toContain('payment:O1-1:COMPLETED');
   });
 });

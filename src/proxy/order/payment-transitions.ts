@@ -101,9 +101,12 @@ export function sent(order: Order, e: SentEvent, env: TransitionEnv): Step<Order
   const t = order.tries.find((x) => x.ordinal === e.ordinal);
   if (!t || t.sendId !== e.sendId) return { order, reply: none };
   const answer: Reply = { kind: 'payment', ordinal: t.ordinal };
-  // Only a try still waiting on this answer learns from it (a read may already have settled it).
-  if (t.phase !== 'sending' && t.phase !== 'unknown') return { order, reply: answerOf(t, answer) };
   const r: SendResult = e.result;
+  // Only a try still waiting on this answer learns from it (a read may already have settled it), and a try
+  // found void whose request landed after all: an acceptance is the provider's word that the payment exists,
+  // as a read finding it would be (a void number found revives), while no later try has taken its number.
+  const landedAfterAll = r.kind === 'accepted' && t.phase === 'void' && t.voidReason !== 'not-sent' && tryByReference(order, t.reference) === t;
+  if (t.phase !== 'sending' && t.phase !== 'unknown' && !landedAfterAll) return { order, reply: answerOf(t, answer) };
   switch (r.kind) {
     case 'accepted': {
       const next = withTry(order, t.ordinal, (x) => ({

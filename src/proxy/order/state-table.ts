@@ -97,6 +97,7 @@ export const TRY_TABLE: readonly Row<TryState, TryEvent>[] = [
   { from: 'void', on: 'read: COMPLETED', to: 'completed', does: 'a late landing: notify COMPLETED' },
   { from: 'void', on: 'read: FAILED', to: 'failed', does: 'a late landing' },
   { from: 'void', on: 'read: CANCELLED', to: 'cancelled', does: 'a late landing' },
+  { from: 'void', on: 'sent: accepted', to: 'pending', does: 'its request landed after all (found void, not one never sent): revived, notify PENDING, unless a later try took its number' },
 ];
 
 /** Changes of a try that no row lists and that are no change at all to the money: said once, here. */
