@@ -180,7 +180,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   {
     method: 'post', path: template(SERVER_PATHS.resolveOrder, 'reference'), caller: 'server',
     summary: "Resolve an order's unknown try or session with the provider's word (a referenceId or checkoutId read and checked, or absent)",
-    body: orderResolution, ok: { status: 200, json: unresolvedOrder, description: 'The order as it stands after' }, errors: ['REFERENCE_CONFLICT'],
+    body: orderResolution, ok: { status: 200, json: unresolvedOrder, description: 'The order as it stands after' }, errors: ['REFERENCE_CONFLICT', 'PAYMENT_UNCONFIRMED'],
   },
   {
     method: 'get', path: SERVER_PATHS.webhooks, caller: 'server', summary: 'Signed webhooks by state, newest first',

@@ -2,7 +2,7 @@ import type { OrderResolution, UnresolvedOrder } from '../../protocol/index.js';
 import { ProxyError } from '../errors.js';
 import { maskPhone } from '../phone.js';
 import { ORDER_KEYS } from './keys.js';
-import type { OrderDeps } from './order-deps.js';
+import { refusal, type OrderDeps } from './order-deps.js';
 import { isLiveSession, isLiveTry, type Order } from './order-record.js';
 import { viewStatus } from './views.js';
 
@@ -70,8 +70,8 @@ export async function resolveOrder(deps: OrderDeps, ref: string, input: OrderRes
       const applied = await deps.book.apply(ref, { type: 'payment-read', reference: t.reference, startedAt: deps.now(), result: read });
       if (applied.reply.kind === 'conflict') throw new ProxyError('REFERENCE_CONFLICT', 'That payment has other terms than this order.', { reference: t.reference });
     } else {
+      await absent(deps, ref, { reference: t.reference });
       deps.logger.warn({ orderReference: ref, reference: t.reference }, 'operator resolved a payment attempt as absent at the provider');
-      await deps.book.apply(ref, { type: 'resolve-absent', target: { reference: t.reference } });
     }
   } else {
     const s = order.sessions.find((x) => x.ordinal === input.session);
@@ -86,11 +86,17 @@ export async function resolveOrder(deps: OrderDeps, ref: string, input: OrderRes
       }
       await deps.book.apply(ref, { type: 'sessions-listed', startedAt: deps.now(), complete: false, jti: 'operator', createId: deps.newId(), sessions: [read.session] });
     } else {
+      await absent(deps, ref, { sessionOrdinal: s.ordinal });
       deps.logger.warn({ orderReference: ref, session: s.ordinal }, 'operator resolved a checkout session as absent at the provider');
-      await deps.book.apply(ref, { type: 'resolve-absent', target: { sessionOrdinal: s.ordinal } });
     }
   }
   deps.readSoon(ref);
   const after = (await deps.book.read(ref)) as Order;
   return describe(deps, after);
+}
+
+/** Applies the operator's "absent"; refused (nothing changed) while the request may still land. */
+async function absent(deps: OrderDeps, ref: string, target: { reference: string } | { sessionOrdinal: number }): Promise<void> {
+  const applied = await deps.book.apply(ref, { type: 'resolve-absent', target });
+  if (applied.reply.kind === 'refuse') throw refusal(applied.reply);
 }

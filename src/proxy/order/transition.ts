@@ -1,6 +1,7 @@
 import { checkout, created, sessionRead, sessionsListed, tickSessions } from './checkout-transitions.js';
 import type { OrderEvent, Reply, Step, TransitionEnv } from './events.js';
 import type { Order } from './order-record.js';
+import { refuse } from './order-rules.js';
 import { paymentProbed, paymentRead, pay, sent, tickTries } from './payment-transitions.js';
 import { sessionFace, tryFace } from './views.js';
 
@@ -44,7 +45,7 @@ function dispatch(order: Order, e: OrderEvent, env: TransitionEnv): Step<Order> 
     case 'hinted':
       return { order: hinted(order, e.reference, e.referenceId), reply: none };
     case 'resolve-absent':
-      return { order: resolveAbsent(order, e.target), reply: none };
+      return resolveAbsent(order, e.target, env);
   }
 }
 
@@ -60,17 +61,34 @@ function hinted(order: Order, reference: string, referenceId: string): Order {
 }
 
 /** The operator's word that nothing exists upstream for an unknown try or session (from the provider's records). */
-function resolveAbsent(order: Order, target: { reference: string } | { sessionOrdinal: number }): Order {
+/**
+ * The operator's "absent": the provider's records had nothing. For a try or a session whose request's outcome
+ * is unknown, taken only once the grace after the send (or the creation's start) has passed: the request can
+ * land until then, and no dashboard shows it before it lands (DESIGN: the operator).
+ */
+function resolveAbsent(order: Order, target: { reference: string } | { sessionOrdinal: number }, env: TransitionEnv): Step<Order> {
+  const none: Reply = { kind: 'none' };
   if ('reference' in target) {
     const t = order.tries.findLast((x) => x.reference === target.reference);
-    if (!t || t.phase !== 'unknown') return order;
+    if (!t || t.phase !== 'unknown') return { order, reply: none };
+    const early = tooSoon(t.sentAt ?? t.updatedAt, env, { reference: t.reference });
+    if (early) return { order, reply: early };
     const next = { ...order, tries: order.tries.map((x) => (x === t ? { ...x, phase: 'void' as const, voidReason: 'operator' as const, unknownReason: undefined } : x)) };
     if (order.conflict?.reference === t.reference) delete next.conflict;
-    return next;
+    return { order: next, reply: none };
   }
   const s = order.sessions.find((x) => x.ordinal === target.sessionOrdinal);
-  if (!s || (s.phase !== 'unknown' && s.phase !== 'open')) return order;
-  return { ...order, sessions: order.sessions.map((x) => (x === s ? { ...x, phase: 'void' as const, voidReason: 'operator' as const } : x)) };
+  if (!s || (s.phase !== 'unknown' && s.phase !== 'open')) return { order, reply: none };
+  const early = s.phase === 'unknown' ? tooSoon(s.startedAt, env, { session: s.ordinal }) : null;
+  if (early) return { order, reply: early };
+  return { order: { ...order, sessions: order.sessions.map((x) => (x === s ? { ...x, phase: 'void' as const, voidReason: 'operator' as const } : x)) }, reply: none };
+}
+
+/** The refusal of an "absent" said before the grace after `since` ended; null once it has. */
+function tooSoon(since: number, env: TransitionEnv, subject: Record<string, unknown>): Reply | null {
+  if (env.now - since >= env.graceMs) return null;
+  const notBefore = new Date(since + env.graceMs).toISOString();
+  return refuse('PAYMENT_UNCONFIRMED', `Its request may still reach the provider until ${notBefore}; the provider's records cannot show it absent before then. Look again after that.`, { ...subject, notBefore });
 }
 
 /** Version and sequences after a step: only what changed moves. */

@@ -32,3 +32,24 @@ describe('the grace of an unknown outcome, counted to the start of the read that
     expect(late.order.sessions[0]).toMatchObject({ phase: 'void', voidReason: 'not-found' });
   });
 });
+
+describe('the operator’s "absent" before the grace after the send', () => {
+  const absent = (target: { reference: string } | { sessionOrdinal: number }) => ({ type: 'resolve-absent' as const, target });
+
+  it('is refused for a try whose outcome is unknown, with the time from which it is taken', () => {
+    const sentAt = NOW - GRACE + 1;
+    const unknown = order({ tries: [paymentTry({ phase: 'unknown', unknownReason: 'lost', referenceId: null, sentAt })] });
+    const early = transition(unknown, absent({ reference: 'O-1' }), ENV);
+    expect(early.order).toBe(unknown);
+    expect(early.reply).toMatchObject({ kind: 'refuse', code: 'PAYMENT_UNCONFIRMED', details: { reference: 'O-1', notBefore: new Date(sentAt + GRACE).toISOString() } });
+    expect(transition(unknown, absent({ reference: 'O-1' }), { ...ENV, now: sentAt + GRACE }).order.tries[0]).toMatchObject({ phase: 'void', voidReason: 'operator' });
+  });
+
+  it('is refused for a session whose creation is unknown, and taken for one the provider answered', () => {
+    const startedAt = NOW - GRACE + 1;
+    const unknown = order({ sessions: [session({ phase: 'unknown', checkoutId: null, checkoutUrl: null, startedAt })] });
+    expect(transition(unknown, absent({ sessionOrdinal: 1 }), ENV).reply).toMatchObject({ kind: 'refuse', code: 'PAYMENT_UNCONFIRMED', details: { session: 1 } });
+    const open = order({ sessions: [session({ startedAt })] });
+    expect(transition(open, absent({ sessionOrdinal: 1 }), ENV).order.sessions[0]).toMatchObject({ phase: 'void', voidReason: 'operator' });
+  });
+});
