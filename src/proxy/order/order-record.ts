@@ -193,6 +193,15 @@ export function tryByReference(order: Order, reference: string): PaymentTry | un
   return order.tries.findLast((t) => t.reference === reference && !(t.phase === 'void' && t.voidReason === 'not-sent'));
 }
 
+/**
+ * A void try whose request may still land: void only in someone's reading of the provider (not found by two
+ * reads, or absent in the operator's word), never one not sent. A request can be on its way past any bound
+ * the proxy enforces, so such a try is read on for the reconcile window (DESIGN: unknown blocks everything).
+ */
+export function mayLandLate(t: PaymentTry): boolean {
+  return t.phase === 'void' && (t.voidReason === 'not-found' || t.voidReason === 'operator');
+}
+
 /** The reference number the next try takes: one past every number the provider has (or may have). */
 export function nextNumber(order: Order): number {
   let top = 0;

@@ -1,6 +1,6 @@
 import { checkout, created, sessionRead, sessionsListed, tickSessions } from './checkout-transitions.js';
 import type { OrderEvent, Reply, Step, TransitionEnv } from './events.js';
-import type { Order } from './order-record.js';
+import { mayLandLate, tryByReference, type Order } from './order-record.js';
 import { refuse } from './order-rules.js';
 import { paymentProbed, paymentRead, pay, sent, tickTries } from './payment-transitions.js';
 import { sessionFace, tryFace } from './views.js';
@@ -55,12 +55,12 @@ function tick(order: Order, env: TransitionEnv): Order {
 
 /** A referenceId a callback named, kept for the reconciler's reads of a try whose own it does not know. */
 function hinted(order: Order, reference: string, referenceId: string): Order {
-  const t = order.tries.findLast((x) => x.reference === reference);
-  if (!t || t.referenceId !== null || t.hintedReferenceId === referenceId || (t.phase !== 'sending' && t.phase !== 'unknown')) return order;
+  const t = tryByReference(order, reference);
+  const waiting = t?.phase === 'sending' || t?.phase === 'unknown' || (t !== undefined && mayLandLate(t));
+  if (!t || !waiting || t.referenceId !== null || t.hintedReferenceId === referenceId) return order;
   return { ...order, tries: order.tries.map((x) => (x === t ? { ...x, hintedReferenceId: referenceId } : x)) };
 }
 
-/** The operator's word that nothing exists upstream for an unknown try or session (from the provider's records). */
 /**
  * The operator's "absent": the provider's records had nothing. For a try or a session whose request's outcome
  * is unknown, taken only once the grace after the send (or the creation's start) has passed: the request can

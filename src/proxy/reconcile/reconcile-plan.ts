@@ -1,4 +1,4 @@
-import { isLiveSession, isLiveTry, tryByReference, type Order, type PaymentTry } from '../order/order-record.js';
+import { isLiveSession, isLiveTry, mayLandLate, tryByReference, type Order, type PaymentTry } from '../order/order-record.js';
 import { canRead, type ViewEnv } from '../order/views.js';
 
 /** One read the reconciler owes an order. */
@@ -15,14 +15,12 @@ export interface PlanEnv extends ViewEnv {
   reconcileWindowMs: number;
 }
 
-/** A void found by nobody is read on slowly until the window ends: a request that lands late is still found. */
+/**
+ * A void that may land late (found by nobody, or absent in the operator's word) is read on slowly until the
+ * window ends, where a read can see it: a request that lands late is still found.
+ */
 function readsLate(order: Order, t: PaymentTry, env: PlanEnv): boolean {
-  return (
-    t.phase === 'void' &&
-    t.voidReason === 'not-found' &&
-    env.now - (t.sentAt ?? t.updatedAt) < env.reconcileWindowMs &&
-    tryByReference(order, t.reference) === t
-  );
+  return mayLandLate(t) && env.now - (t.sentAt ?? t.updatedAt) < env.reconcileWindowMs && tryByReference(order, t.reference) === t;
 }
 
 /**
@@ -35,7 +33,7 @@ export function readsDue(order: Order, env: PlanEnv): DueRead[] {
   const reads: DueRead[] = [];
   for (const t of order.tries) {
     if (tryByReference(order, t.reference) !== t) continue;
-    const due = ((t.phase === 'unknown' || t.phase === 'pending') && canRead(t, env)) || readsLate(order, t, env);
+    const due = (t.phase === 'unknown' || t.phase === 'pending' || readsLate(order, t, env)) && canRead(t, env);
     if (due) reads.push({ kind: 'payment', reference: t.reference, referenceId: t.referenceId ?? t.hintedReferenceId ?? null });
   }
   for (const s of order.sessions) {
