@@ -7,19 +7,14 @@
  * and the order was charged twice. Before the grace the proxy answers 409 PAYMENT_UNCONFIRMED with the time
  * from which "absent" can be taken; after it, the word is taken as before.
  */
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProxyError } from '../../src/proxy/errors.js';
-import { heldWorld, idle, stored } from './model/held-world.js';
-import { brokenRules } from './model/invariants.js';
+import { customerPaysBothWays, expectChargedOnceByTheFirstTry, idle, startedWorld, stored } from './model/held-world.js';
 import { GRACE_MS, NUMBERS } from './model/world.js';
 
 describe('the operator resolving a try absent before its grace ended', () => {
   it('is refused with the time from which it can be, and the order is charged once', async () => {
-    const { w } = heldWorld();
-    onTestFinished(() => w.close());
-    w.ready();
-    await idle(w);
-    const sentAt = w.clock;
+    const { w, sentAt } = await startedWorld();
 
     w.provider.queue('payment', 'land-late');
     w.pay(0, 'O1', NUMBERS[0]);
@@ -35,29 +30,12 @@ describe('the operator resolving a try absent before its grace ended', () => {
 
     // The customer tries the hosted checkout and pays whatever they were sent to; the request lands and its
     // prompt is approved.
-    w.checkout(1, 'O1');
-    await idle(w);
-    w.provider.paySession('O1');
-    w.provider.landLate();
-    w.provider.answer('O1-', 'COMPLETED');
-    for (let round = 0; round < 6; round++) {
-      w.callbacks(0);
-      w.advance(30_000);
-      await idle(w);
-    }
-
-    expect(w.crashes).toEqual([]);
-    expect(await brokenRules(w)).toEqual([]);
-    expect(w.provider.sessions.size).toBe(0);
-    expect([...w.received.keys()]).toContain('payment:O1-1:COMPLETED');
+    await customerPaysBothWays(w, 1, () => w.provider.landLate());
+    await expectChargedOnceByTheFirstTry(w);
   });
 
   it('is taken once the grace after the send has passed', async () => {
-    const { w } = heldWorld();
-    onTestFinished(() => w.close());
-    w.ready();
-    await idle(w);
-    const sentAt = w.clock;
+    const { w, sentAt } = await startedWorld();
     w.provider.queue('payment', 'land-late');
     w.pay(0, 'O1', NUMBERS[0]);
     await idle(w);

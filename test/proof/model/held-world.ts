@@ -2,8 +2,10 @@
  * The model's world for a scripted run: its scheduling points go on at once, but for one the test holds (a
  * request or an answer on its way) until it releases it. The run's clock is set by the test.
  */
+import { expect, onTestFinished } from 'vitest';
 import { ORDER_KEYS } from '../../../src/proxy/order/keys.js';
 import type { Order } from '../../../src/proxy/order/order-record.js';
+import { brokenRules } from './invariants.js';
 import { World } from './world.js';
 
 export interface Hold {
@@ -11,6 +13,45 @@ export interface Hold {
   reached: Promise<void>;
   /** Lets the held call go on. */
   release(): void;
+}
+
+/**
+ * A held world whose instances have started, closed when the test ends (call it inside a test). `sentAt`:
+ * its clock then, the send time of a payment asked for at once.
+ */
+export async function startedWorld(): Promise<{ w: World; hold(label: string): Hold; sentAt: number }> {
+  const world = heldWorld();
+  onTestFinished(() => world.w.close());
+  world.w.ready();
+  await idle(world.w);
+  return { ...world, sentAt: world.w.clock };
+}
+
+/**
+ * The customer of order O1 tries the hosted checkout on instance `i` and pays whatever they were sent to;
+ * `meanwhile` happens (a request landing), and they approve the prompt on their phone. Then callbacks go to
+ * the first instance and time passes until every read and notification is done.
+ */
+export async function customerPaysBothWays(w: World, i: number, meanwhile: () => void = () => undefined): Promise<void> {
+  w.checkout(i, 'O1');
+  await idle(w);
+  w.provider.paySession('O1');
+  meanwhile();
+  w.provider.answer('O1-', 'COMPLETED');
+  for (let round = 0; round < 6; round++) {
+    w.callbacks(0);
+    w.advance(30_000);
+    await idle(w);
+  }
+}
+
+/** O1 was charged once, by its first try, and that completion reached the merchant. */
+export async function expectChargedOnceByTheFirstTry(w: World): Promise<void> {
+  expect(w.crashes).toEqual([]);
+  expect(await brokenRules(w)).toEqual([]);
+  expect(w.provider.sessions.size).toBe(0);
+  expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'completed' });
+  expect([...w.received.keys()]).toContain('payment:O1-1:COMPLETED');
 }
 
 export function heldWorld(): { w: World; hold(label: string): Hold } {
