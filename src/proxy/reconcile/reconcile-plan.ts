@@ -20,7 +20,7 @@ export interface PlanEnv extends ViewEnv {
  * window ends, where a read can see it: a request that lands late is still found.
  */
 function readsLate(order: Order, t: PaymentTry, env: PlanEnv): boolean {
-  return mayLandLate(t) && env.now - (t.sentAt ?? t.updatedAt) < env.reconcileWindowMs && tryByReference(order, t.reference) === t;
+  return mayLandLate(t) && env.now - (t.sentAt ?? t.updatedAt) < env.reconcileWindowMs && tryByReference(order, t.reference) === t && canRead(t, env);
 }
 
 /**
@@ -33,7 +33,7 @@ export function readsDue(order: Order, env: PlanEnv): DueRead[] {
   const reads: DueRead[] = [];
   for (const t of order.tries) {
     if (tryByReference(order, t.reference) !== t) continue;
-    const due = (t.phase === 'unknown' || t.phase === 'pending' || readsLate(order, t, env)) && canRead(t, env);
+    const due = ((t.phase === 'unknown' || t.phase === 'pending') && canRead(t, env)) || readsLate(order, t, env);
     if (due) reads.push({ kind: 'payment', reference: t.reference, referenceId: t.referenceId ?? t.hintedReferenceId ?? null });
   }
   for (const s of order.sessions) {

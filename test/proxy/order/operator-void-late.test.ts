@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { joinLost } from '../../../src/proxy/order/join-lost.js';
 import { messagesOf } from '../../../src/proxy/order/messages.js';
 import { transition } from '../../../src/proxy/order/transition.js';
-import { readsDue } from '../../../src/proxy/reconcile/reconcile-plan.js';
+import { isUnsettled, readsDue } from '../../../src/proxy/reconcile/reconcile-plan.js';
 import { ENV, NOW, order, paymentTry, tx } from './fixtures.js';
 
 const PLAN = { ...ENV, listsSessions: false, reconcileWindowMs: 24 * 3_600_000 };
@@ -27,9 +27,12 @@ describe('a try the operator resolved absent', () => {
   it('is read by the referenceId a callback names where status is read by referenceId only', () => {
     const env = { ...ENV, readsByReferenceNo: false };
     const late = order({ tries: [voided] });
-    expect(readsDue(late, { ...PLAN, readsByReferenceNo: false })).toEqual([]);
+    const plan = { ...PLAN, readsByReferenceNo: false };
+    expect(readsDue(late, plan)).toEqual([]);
+    expect(isUnsettled(late, plan)).toBe(false);
     const hinted = transition(late, { type: 'hinted', reference: 'O-1', referenceId: 'R9' }, env).order;
-    expect(readsDue(hinted, { ...PLAN, readsByReferenceNo: false })).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: 'R9' }]);
+    expect(readsDue(hinted, plan)).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: 'R9' }]);
+    expect(isUnsettled(hinted, plan)).toBe(true);
   });
 
   it('joins a record begun again after a loss, from the copy of the process that held it', () => {
