@@ -3,6 +3,7 @@ import type { OrderEvent, Reply, SendResult, Step, TransitionEnv, UpstreamPaymen
 import {
   completedTry,
   liveTry,
+  mayLandLate,
   nextNumber,
   triesUsed,
   tryByReference,
@@ -105,7 +106,7 @@ export function sent(order: Order, e: SentEvent, env: TransitionEnv): Step<Order
   // Only a try still waiting on this answer learns from it (a read may already have settled it), and a try
   // found void whose request landed after all: an acceptance is the provider's word that the payment exists,
   // as a read finding it would be (a void number found revives), while no later try has taken its number.
-  const landedAfterAll = r.kind === 'accepted' && t.phase === 'void' && t.voidReason !== 'not-sent' && tryByReference(order, t.reference) === t;
+  const landedAfterAll = r.kind === 'accepted' && mayLandLate(t) && tryByReference(order, t.reference) === t;
   if (t.phase !== 'sending' && t.phase !== 'unknown' && !landedAfterAll) return { order, reply: answerOf(t, answer) };
   switch (r.kind) {
     case 'accepted': {

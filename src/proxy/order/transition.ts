@@ -56,8 +56,8 @@ function tick(order: Order, env: TransitionEnv): Order {
 /** A referenceId a callback named, kept for the reconciler's reads of a try whose own it does not know. */
 function hinted(order: Order, reference: string, referenceId: string): Order {
   const t = tryByReference(order, reference);
-  const waiting = t?.phase === 'sending' || t?.phase === 'unknown' || (t !== undefined && mayLandLate(t));
-  if (!t || !waiting || t.referenceId !== null || t.hintedReferenceId === referenceId) return order;
+  if (!t || t.referenceId !== null || t.hintedReferenceId === referenceId) return order;
+  if (t.phase !== 'sending' && t.phase !== 'unknown' && !mayLandLate(t)) return order;
   return { ...order, tries: order.tries.map((x) => (x === t ? { ...x, hintedReferenceId: referenceId } : x)) };
 }
 
