@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { joinLost } from '../../../src/proxy/order/join-lost.js';
 import { readsDue } from '../../../src/proxy/reconcile/reconcile-plan.js';
-import { NOW, order, paymentTry, session } from './fixtures.js';
+import { transition } from '../../../src/proxy/order/transition.js';
+import { ENV, NOW, order, paymentTry, session, tx } from './fixtures.js';
 
 const PLAN = { now: NOW, listsSessions: false, reconcileWindowMs: 86_400_000, readsByReferenceNo: true };
 
@@ -51,5 +52,27 @@ describe('joinLost', () => {
     const joined = joinLost(stored, order({ id: 'a', tries: [lost] }));
     expect(joined.tries).toMatchObject([{ reference: 'O-1', phase: 'void', voidReason: 'not-found' }]);
     expect(readsDue(joined, PLAN)).toContainEqual({ kind: 'payment', reference: 'O-1', referenceId: null });
+  });
+
+  // The model checker's long run (seed 1074932198, path 968:0:0): the record begun again after a flush by a
+  // checkout had no payment terms; a copy's try joined it, and a read of its number found another shop's
+  // payment under it (one provider account, no prefix). With no terms to compare, the read adopted it as a
+  // completion of this order and reported it to the merchant. The join brings the copy's terms along.
+  it('brings the copy’s terms with its tries, so that a read under their number adopts only what is ours', () => {
+    const stored = order({ id: 'b', terms: undefined, sessions: [session({ checkoutId: 'CO9' })] });
+    const copy = order({ id: 'a', tries: [paymentTry({ phase: 'unknown', referenceId: null })] });
+    const joined = joinLost(stored, copy);
+    expect(joined.terms).toEqual(copy.terms);
+    expect(joined.checkoutTerms).toEqual(stored.checkoutTerms);
+    const theirs = tx('COMPLETED', { amount: 99, totalAmount: 99, payee: 'Other Shop', narration: 'Theirs', msisdn: '233240000009' });
+    const read = transition(joined, { type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'found', tx: theirs } }, ENV);
+    expect(read.reply).toEqual({ kind: 'conflict', reference: 'O-1' });
+    expect(read.order.tries.at(-1)).toMatchObject({ phase: 'unknown' });
+  });
+
+  it('brings the copy’s checkout terms with its sessions', () => {
+    const stored = order({ id: 'b', checkoutTerms: undefined, tries: [paymentTry({ phase: 'pending', reference: 'O-2', n: 2 })] });
+    const copy = order({ id: 'a', sessions: [session({ checkoutId: 'CO1' })] });
+    expect(joinLost(stored, copy).checkoutTerms).toEqual(copy.checkoutTerms);
   });
 });
