@@ -4,6 +4,7 @@ import type { CheckoutSnapshot, CheckoutViewStatus, PaymentSnapshot, PaymentView
 import type { ProviderClient } from '../provider/types.js';
 import type { ResolvedProxyConfig } from './config.js';
 import type { ProxyStore } from './store/types.js';
+import type { StoreClock } from './store/store-clock.js';
 import type { TokenService } from './tokens/service.js';
 
 /** A payment's state change, given to `hooks.onPaymentUpdate`. */
@@ -76,6 +77,8 @@ export interface ProxyContext {
    */
   limiter(name: string, opts: LimiterOptions): RateLimiterAbstract;
   hooks: ProxyHooks;
-  /** Current time in milliseconds (injectable for tests). */
+  /** Current time in milliseconds (injectable for tests): the store's clock (`clock`) when there is one. */
   now(): number;
+  /** The store's clock `now` reads (DESIGN: one clock); the order book makes sure it was read before a transition. */
+  clock?: Pick<StoreClock, 'ensure'>;
 }

@@ -21,6 +21,7 @@ import { paymentsRoutes } from './routes/payments.js';
 import { serverApiRoutes } from './routes/server-api.js';
 import { expressHost, notExpress } from './not-express.js';
 import { createStore, RedisStore } from './store/index.js';
+import { StoreClock } from './store/store-clock.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
 import { webhookAdmin, type WebhookAdmin } from './notify/webhook-admin.js';
@@ -89,7 +90,6 @@ export interface MerchantProxy {
 export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   const config = resolveConfig(input);
   const logger = createProxyLogger(config.logger);
-  const now = () => Date.now();
   const client = createProviderClient({
     messaging: { baseUrl: config.provider.messagingBaseUrl, ...config.provider.messaging },
     payment: { baseUrl: config.provider.paymentBaseUrl, ...config.provider.payment },
@@ -101,7 +101,10 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     ...(config.circuitBreaker !== undefined ? { circuitBreaker: config.circuitBreaker } : {}),
   });
-  const { store, owned } = createStore({ store: config.store, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, logger, now });
+  const { store, owned } = createStore({ store: config.store, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, logger });
+  // Every process on one store judges the money's times on the store's clock (DESIGN: one clock).
+  const clock = new StoreClock(store, logger);
+  const now = clock.now;
   const tokens = createTokenService({
     secret: config.tokenSecret,
     audience: config.audience,
@@ -120,6 +123,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     limiter: createLimiterFactory(store),
     hooks: config.hooks,
     now,
+    clock,
   };
   // Signed webhooks read the same outbox as the in-process hooks: one more consumer with its own retries.
   const relay = createOrders(ctx, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
@@ -146,6 +150,8 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       return;
     }
     holdBodyToDeadline(req, res, config.bodyTimeoutMs);
+    // The elements read the proxy's clock from `Date`: the store's, when this host's is off it.
+    if (clock.offsetMs) res.setHeader('date', new Date(now()).toUTCString());
     // `req.path` is a getter that parses the URL again on each read.
     const path = req.path;
     const guard = (err?: unknown) => {

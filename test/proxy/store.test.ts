@@ -46,6 +46,16 @@ describe.each(backends)('ProxyStore contract on %s', (kind, make) => {
     expect(await store.ping()).toBe(true);
   });
 
+  it("tells its clock's time (this host's, for a store on this host), in epoch milliseconds", async () => {
+    const before = Date.now();
+    const time = await store.time!();
+    const after = Date.now();
+    expect(Number.isInteger(time)).toBe(true);
+    // Redis's TIME counts in microseconds; cut to milliseconds it may read up to 1 ms before `before`.
+    expect(time).toBeGreaterThanOrEqual(before - 1);
+    expect(time).toBeLessThanOrEqual(after);
+  });
+
   it('commits a record with its side writes only when the record and every condition hold, all at once', async () => {
     const record = key('commit');
     const [flag, epoch, message, index, gone] = [key('flag'), key('epoch'), key('msg'), key('idx'), key('gone')];

@@ -33,6 +33,8 @@ export interface OrderBookOptions {
   changed(subject: Subject): void;
   /** How long no new order is begun after a loss of the store was noticed (a few sweeps of every instance). */
   recoveryMs: number;
+  /** Resolves once `env().now` is the store's clock (DESIGN: one clock); awaited before an order is read. */
+  clockRead?: () => Promise<void>;
 }
 
 function recovering(): ProxyError {
@@ -72,6 +74,7 @@ export class OrderBook {
    */
   async guard(): Promise<boolean> {
     const { store, logger } = this.options;
+    if (this.options.clockRead) await this.options.clockRead();
     let current = await store.get(ORDER_KEYS.epoch);
     if (current === null) {
       const fresh = this.options.newId();
@@ -202,6 +205,8 @@ export class OrderBook {
 
   private async load(ref: string): Promise<{ raw: string | null; order: Order | null }> {
     const { store } = this.options;
+    // Every transition and every judgement of a read order's times is made after one (DESIGN: one clock).
+    if (this.options.clockRead) await this.options.clockRead();
     const key = ORDER_KEYS.order(ref);
     const raw = await store.get(key);
     const copy = this.copies.head(ref);

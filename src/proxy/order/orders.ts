@@ -118,6 +118,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     newId,
     changed: (subject) => watchers.emit(subject),
     recoveryMs: 3 * options.sweepIntervalMs,
+    ...(ctx.clock ? { clockRead: () => ctx.clock!.ensure() } : {}),
   });
   const networks = new BoundedMap<string, string>(10_000);
   const lifetimes = config.payments.promptLifetimeSeconds;

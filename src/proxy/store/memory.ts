@@ -153,6 +153,10 @@ export class MemoryStore implements ProxyStore {
     return true;
   }
 
+  async time(): Promise<number> {
+    return this.now();
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.channels.removeAllListeners();

@@ -231,6 +231,12 @@ export class RedisStore implements ProxyStore {
     }
   }
 
+  /** Redis's `TIME`: the server's clock, seconds and microseconds. */
+  async time(): Promise<number> {
+    const [seconds, micros] = await this.run('time', () => this.client.time());
+    return Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
+  }
+
   async ping(): Promise<boolean> {
     try {
       return (await this.client.ping()) === 'PONG';

@@ -38,6 +38,12 @@ export interface ProxyStore {
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
   /** True when the backend answers. */
   ping(): Promise<boolean>;
+  /**
+   * The store's clock, in epoch milliseconds: every process judges the money's times on it (DESIGN: one
+   * clock). Memory: this process's. A store shared by several processes should have it; without it each
+   * process keeps its host's clock.
+   */
+  time?(): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -54,22 +54,34 @@ const commands = [
 
 /**
  * The runs' commands. `first`: as the runs found before the operator could act in the middle of a run (and
- * before reads' answers took a trip back), which replay only so; `now` adds the operator, resolving from the
- * provider's records whatever the unresolved list shows, at any moment.
+ * before reads' answers took a trip back), which replay only so; later eras add the operator, resolving from
+ * the provider's records whatever the unresolved list shows, at any moment.
  */
 export function commandOf(era: Era): fc.Arbitrary<Command> {
   return era === 'first' ? fc.oneof(...commands) : fc.oneof(...commands, { weight: 1, arbitrary: fc.constant({ kind: 'operator' as const }) });
 }
 
-/** Which runs a property generates: the current ones, or those of the runs found first (see `commandOf`). */
-export type Era = 'first' | 'now';
+/**
+ * Which runs a property generates, so that a run found in an era replays exactly: `first`, before reads'
+ * answers took a trip back and the operator acted mid-run (see `commandOf`); `operator`, with both, every
+ * process on one true clock; `now`, the second process's own clock may also be ahead of or behind the others'.
+ */
+export type Era = 'first' | 'operator' | 'now';
 
-export const worldConfig: fc.Arbitrary<WorldConfig> = fc.record({
+const worldOf = {
   statusReference: fc.constantFrom('either' as const, 'referenceNo' as const, 'referenceId' as const),
   lists: fc.boolean(),
   prefix: fc.constantFrom('' as const, 'SHOP-A-' as const),
   losses: fc.constantFrom('flush' as const, 'restart' as const),
-});
+};
+
+/**
+ * The world a run varies: how the provider reads, which loss; from the `now` era, how far the second
+ * process's clock is off (none, a little, or more than the grace, either way).
+ */
+export function worldConfig(era: Era): fc.Arbitrary<WorldConfig> {
+  return era === 'now' ? fc.record({ ...worldOf, skewMs: fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000) }) : fc.record(worldOf);
+}
 
 function apply(w: World, c: Command, join: boolean): void {
   const ref = ORDERS[('order' in c ? c.order : 0) as number]!;
@@ -141,18 +153,18 @@ async function quiesce(s: fc.Scheduler, w: World): Promise<void> {
 /**
  * The property: a generated run keeps every money rule. Throws an Error listing the broken rules (fast-check
  * reports it with the run's seed and path). `join`: the third process joins when told to (`MODEL_JOIN=0`
- * turns joins into nothing, the generated commands unchanged). `era`: `first` replays the runs found before
- * reads' answers took a trip back and the operator could act mid-run.
+ * turns joins into nothing, the generated commands unchanged). `era`: which runs (see `Era`), so that those
+ * found in an earlier one replay.
  */
 export function modelProperty(trace = false, record?: (fingerprint: string) => void, join = process.env['MODEL_JOIN'] !== '0', era: Era = 'now') {
   return fc.asyncProperty(
     fc.scheduler(),
-    worldConfig,
+    worldConfig(era),
     fc.integer({ min: 1, max: 2 ** 31 - 1 }),
     fc.array(fc.tuple(commandOf(era), fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
     async (s, config, seed, commands) => {
       const steps: string[] = [];
-      const w = new World({ ...config, readsInFlight: era === 'now' }, seed, (label) => s.schedule(Promise.resolve(label)).then(() => void steps.push(label)));
+      const w = new World({ ...config, readsInFlight: era !== 'first' }, seed, (label) => s.schedule(Promise.resolve(label)).then(() => void steps.push(label)));
       try {
         w.ready();
         await settle(s, w);

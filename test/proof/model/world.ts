@@ -12,6 +12,7 @@ import { createLimiterFactory } from '../../../src/proxy/limits.js';
 import { createOrders, type Orders } from '../../../src/proxy/order/orders.js';
 import type { OutboxConsumer, OutboxMessage } from '../../../src/proxy/notify/outbox.js';
 import { MemoryStore } from '../../../src/proxy/store/memory.js';
+import { StoreClock } from '../../../src/proxy/store/store-clock.js';
 import type { ProxyStore } from '../../../src/proxy/store/types.js';
 import type { CheckoutClaims, PaymentClaims } from '../../../src/proxy/tokens/claims.js';
 import { ScriptedProvider, type StatusReference } from './scripted-provider.js';
@@ -25,6 +26,12 @@ export interface WorldConfig {
   losses: 'flush' | 'restart';
   /** Reads' answers take a trip back (the scripted provider's `readsInFlight`); true unless told. */
   readsInFlight?: boolean;
+  /**
+   * How far the second process's own clock is from the true time (ms): its host's clock drifted or was
+   * stepped; the other processes' clocks are true. Set, every process reads the store's clock (DESIGN: one
+   * clock); unset, as runs of the eras before it, the processes run on the true clock with no such reading.
+   */
+  skewMs?: number;
 }
 
 export const ORDERS = ['O1', 'O2'] as const;
@@ -56,6 +63,8 @@ export function seeded(seed: number): () => number {
 interface Instance {
   orders: Orders;
   alive: boolean;
+  /** How far this process's own clock is from the true time (the model's clock), in ms. */
+  skewMs: number;
 }
 
 export class World {
@@ -80,7 +89,7 @@ export class World {
     this.random = seeded(seed);
     this.memory = this.newMemory();
     this.provider = new ScriptedProvider({ statusReference: config.statusReference, lists: config.lists, readsInFlight: config.readsInFlight ?? true, now: () => this.clock, step, newId: () => this.newId() });
-    this.instances.push(this.instance(), this.instance());
+    this.instances.push(this.instance(0), this.instance(1));
   }
 
   /** Each instance reads the store's epoch at start, as a started proxy does. */
@@ -93,9 +102,13 @@ export class World {
   }
 
   /** An instance of the proxy's money side, as createMerchantProxy builds it, on a manual runtime. */
-  private instance(): Instance {
-    const self: Instance = { alive: true, orders: undefined as never };
+  private instance(index: number): Instance {
+    const self: Instance = { alive: true, orders: undefined as never, skewMs: index === 1 ? (this.config.skewMs ?? 0) : 0 };
     const store = this.scheduledStore(() => self.alive);
+    // The process's own clock is off by its skew; its monotonic clock runs with the true one. Runs of the eras
+    // before clocks could differ (`skewMs` unset) ran on the true clock, with no reading of the store's: so
+    // they still do, and replay step for step.
+    const clock = this.config.skewMs === undefined ? null : new StoreClock(store, undefined, { wall: () => this.clock + self.skewMs, monotonic: () => this.clock });
     const config = resolveConfig({
       provider: {
         env: 'production',
@@ -124,7 +137,8 @@ export class World {
       logger: SILENT,
       limiter: createLimiterFactory(store),
       hooks: {},
-      now: () => this.clock,
+      now: clock ? clock.now : () => this.clock,
+      ...(clock ? { clock } : {}),
     };
     const merchant: OutboxConsumer = {
       name: 'merchant',
@@ -164,6 +178,7 @@ export class World {
       addToSet: call('addToSet'),
       removeFromSet: call('removeFromSet'),
       members: call('members'),
+      time: call('time'),
       publish: async () => undefined,
       subscribe: async () => async () => undefined,
       ping: async () => true,
@@ -283,7 +298,7 @@ export class World {
 
   restart(i: number): void {
     this.instances[i]!.alive = false;
-    const fresh = this.instance();
+    const fresh = this.instance(i);
     this.instances[i] = fresh;
     this.start(fresh, () => fresh.orders.ready);
   }
@@ -294,7 +309,7 @@ export class World {
    */
   join(): void {
     if (this.instances.length >= 3) return;
-    const fresh = this.instance();
+    const fresh = this.instance(2);
     this.instances.push(fresh);
     this.start(fresh, () => fresh.orders.ready);
   }

@@ -1,0 +1,151 @@
+import { describe, expect, it, vi } from 'vitest';
+import { CLOCK_RESYNC_MS, StoreClock } from '../../src/proxy/store/store-clock.js';
+import { startHarness, startRedis } from './helpers.js';
+
+/** A host whose wall clock the test sets (it may be off, or stepped) and a monotonic clock it advances. */
+function host(wall: number) {
+  const h = { wallMs: wall, mono: 1_000, wall: () => h.wallMs, monotonic: () => h.mono };
+  return h;
+}
+
+/** A store whose clock reads `time` after `roundTripMs` of the host's monotonic clock (half each way). */
+function store(h: ReturnType<typeof host>, time: () => number, roundTripMs = 0) {
+  const s = {
+    reads: 0,
+    fail: false,
+    time: vi.fn(async () => {
+      s.reads++;
+      if (s.fail) throw new Error('store down');
+      h.mono += roundTripMs / 2;
+      const t = time();
+      h.mono += roundTripMs / 2;
+      return t;
+    }),
+  };
+  return s;
+}
+
+const T = Date.UTC(2026, 10, 28, 12);
+
+describe('StoreClock: the store’s time on every process', () => {
+  it("keeps the host's clock until the store's was read, then the store's, however far the host's is off", async () => {
+    const h = host(T + 25_000);
+    const clock = new StoreClock(store(h, () => T + (h.mono - 1_000)), undefined, h);
+    expect(clock.now()).toBe(T + 25_000);
+    expect(clock.offsetMs).toBe(0);
+    await clock.ensure();
+    expect(clock.now()).toBe(T);
+    expect(clock.offsetMs).toBe(-25_000);
+  });
+
+  it("carries the reading forward on the monotonic clock: a host's wall clock stepped later changes nothing", async () => {
+    const h = host(T);
+    const clock = new StoreClock(store(h, () => T), undefined, h);
+    await clock.ensure();
+    h.mono += 5_000;
+    h.wallMs = T + 90_000;
+    expect(clock.now()).toBe(T + 5_000);
+  });
+
+  it('counts a reading for the middle of its round trip', async () => {
+    const h = host(T);
+    // The store reads T at the middle of a 400 ms round trip: when the answer is back, it is T + 200 ms.
+    const clock = new StoreClock(store(h, () => T, 400), undefined, h);
+    await clock.ensure();
+    expect(clock.now()).toBe(T + 200);
+  });
+
+  it('reads once for callers that ask together, and again only once a reading is a minute old (in the background)', async () => {
+    const h = host(T);
+    let storeTime = T;
+    const s = store(h, () => storeTime);
+    const clock = new StoreClock(s, undefined, h);
+    await Promise.all([clock.ensure(), clock.ensure(), clock.ensure()]);
+    expect(s.reads).toBe(1);
+    h.mono += CLOCK_RESYNC_MS - 1;
+    await clock.ensure();
+    expect(s.reads).toBe(1);
+    // A minute on, the store's clock says 3 s more than the monotonic one counted (it was corrected): read again.
+    h.mono += 1;
+    storeTime = T + CLOCK_RESYNC_MS + 3_000;
+    await clock.ensure();
+    await vi.waitFor(() => expect(clock.now()).toBe(T + CLOCK_RESYNC_MS + 3_000));
+    expect(s.reads).toBe(2);
+  });
+
+  it('rejects while the store cannot be read (as any store call), then reads it when it answers', async () => {
+    const h = host(T + 25_000);
+    const s = store(h, () => T);
+    s.fail = true;
+    const clock = new StoreClock(s, undefined, h);
+    await expect(clock.ensure()).rejects.toThrow('store down');
+    expect(clock.now()).toBe(T + 25_000);
+    s.fail = false;
+    await clock.ensure();
+    expect(clock.now()).toBe(T);
+  });
+
+  it('keeps the last reading when a renewal fails', async () => {
+    const h = host(T);
+    const s = store(h, () => T);
+    const clock = new StoreClock(s, undefined, h);
+    await clock.ensure();
+    s.fail = true;
+    h.mono += CLOCK_RESYNC_MS;
+    await clock.ensure();
+    await vi.waitFor(() => expect(s.reads).toBe(2));
+    expect(clock.now()).toBe(T + CLOCK_RESYNC_MS);
+  });
+
+  it("says once in the log how far this host's clock is off the store's, and again when that changes by a second", async () => {
+    const h = host(T + 25_000);
+    const warn = vi.fn();
+    let storeTime = T;
+    const clock = new StoreClock(store(h, () => storeTime), { warn }, h);
+    await clock.ensure();
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toEqual({ offsetMs: -25_000 });
+    for (const [mono, time, calls] of [[CLOCK_RESYNC_MS, T + 500, 1], [CLOCK_RESYNC_MS, T - 2_000, 2]] as const) {
+      h.mono += mono;
+      h.wallMs = T + 25_000 + (h.mono - 1_000);
+      storeTime = time + (h.mono - 1_000);
+      await clock.ensure();
+      await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(calls));
+    }
+    expect(warn.mock.calls[1]![0]).toEqual({ offsetMs: -27_000 });
+  });
+
+  it("keeps the host's clock for a store without a clock of its own", async () => {
+    const h = host(T + 25_000);
+    const clock = new StoreClock({}, undefined, h);
+    await clock.ensure();
+    expect(clock.now()).toBe(T + 25_000);
+  });
+});
+
+describe("a proxy on Redis whose host's clock is 25 s ahead of Redis's", () => {
+  it("stamps the money's times, answers `Date` and says so in the log on Redis's clock", async () => {
+    const redis = await startRedis();
+    const real = Date.now.bind(Date);
+    // This process stands for a host whose clock is ahead; Redis (another process) keeps the true time.
+    const ahead = vi.spyOn(Date, 'now').mockImplementation(() => real() + 25_000);
+    const h = await startHarness({ config: { redisUrl: redis.url, redisPrefix: `clock${real()}:` } });
+    try {
+      await h.proxy.ready();
+      const logged = h.logs.entries().find((l) => /off the store's/.test(String(l['msg'])));
+      expect(logged?.['offsetMs']).toBeGreaterThan(-26_000);
+      expect(logged?.['offsetMs']).toBeLessThan(-24_000);
+
+      const res = await h.post('/payments', { msisdn: '233240000001' }, { token: await h.mintPayment() });
+      expect(res.status).toBe(202);
+      const sentAt = Date.parse((res.body as { sentAt: string }).sentAt);
+      expect(Math.abs(sentAt - real())).toBeLessThan(5_000);
+      // Whole seconds: within 2 s of the true time, 25 s from this host's.
+      expect(Math.abs(Date.parse(res.headers.get('date')!) - real())).toBeLessThan(2_000);
+    } finally {
+      ahead.mockRestore();
+      await h.close();
+      await redis.stop();
+    }
+  });
+});
