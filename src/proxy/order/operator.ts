@@ -70,6 +70,10 @@ export async function resolveOrder(deps: OrderDeps, ref: string, input: OrderRes
       const applied = await deps.book.apply(ref, { type: 'payment-read', reference: t.reference, startedAt: deps.now(), result: read });
       if (applied.reply.kind === 'conflict') throw new ProxyError('REFERENCE_CONFLICT', 'That payment has other terms than this order.', { reference: t.reference });
     } else {
+      // Checked where a read can see it: the provider's records, not the operator's reading of them.
+      const read = await deps.payments.read(t.reference, t.referenceId);
+      if (read.kind === 'error') throw unreadable();
+      if (read.kind === 'found') throw notAbsent(deps, ref, 'reference', `the provider has this payment (${read.tx.status}): not absent`);
       await absent(deps, ref, { reference: t.reference });
       deps.logger.warn({ orderReference: ref, reference: t.reference }, 'operator resolved a payment attempt as absent at the provider');
     }
@@ -86,6 +90,9 @@ export async function resolveOrder(deps: OrderDeps, ref: string, input: OrderRes
       }
       await deps.book.apply(ref, { type: 'sessions-listed', startedAt: deps.now(), complete: false, jti: 'operator', createId: deps.newId(), sessions: [read.session] });
     } else {
+      const read = s.checkoutId === null ? null : await deps.checkouts.read(s.checkoutId);
+      if (read?.kind === 'error') throw unreadable();
+      if (read?.kind === 'found') throw notAbsent(deps, ref, 'session', `the provider has this session (${read.session.status}): not absent`);
       await absent(deps, ref, { sessionOrdinal: s.ordinal });
       deps.logger.warn({ orderReference: ref, session: s.ordinal }, 'operator resolved a checkout session as absent at the provider');
     }
@@ -93,6 +100,15 @@ export async function resolveOrder(deps: OrderDeps, ref: string, input: OrderRes
   deps.readSoon(ref);
   const after = (await deps.book.read(ref)) as Order;
   return describe(deps, after);
+}
+
+/**
+ * "Absent" said of a payment or session a read finds: refused, nothing changed (a session whose URL a
+ * customer holds, voided, freed its order for a second charge), and the order read soon.
+ */
+function notAbsent(deps: OrderDeps, ref: string, path: 'reference' | 'session', message: string): ProxyError {
+  deps.readSoon(ref);
+  return new ProxyError('INVALID_INPUT', 'The provider has what this says is absent; nothing was changed.', { fields: [{ path, message }] });
 }
 
 /** Applies the operator's "absent"; refused (nothing changed) while the request may still land. */
