@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { BoundedMap } from '../bounded-map.js';
 import type { Outbox } from '../notify/outbox.js';
 import { ProxyError } from '../errors.js';
-import type { ProxyStore, SideWrite } from '../store/types.js';
+import type { CommitWrite, ProxyStore, SideWrite } from '../store/types.js';
 import type { OrderEvent, Reply, TransitionEnv } from './events.js';
 import { ORDER_CHANNELS, ORDER_KEYS, RECORD_TTL_MS, type Subject } from './keys.js';
 import { messagesOf } from './messages.js';
@@ -160,7 +160,7 @@ export class OrderBook {
       const also = [...messages.flatMap((m) => outbox.writesFor(m)), ...indexWrites(loaded.raw === null ? null : current, step.order, env)];
       const value = JSON.stringify(step.order);
       const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, when: this.conditions() };
-      if (await store.commit(write)) {
+      if (await this.committed(write)) {
         this.copies.set(ref, step.order, value, env);
         outbox.remember(messages);
         this.announce(current, step.order);
@@ -170,6 +170,22 @@ export class OrderBook {
       if (!(await this.guard())) throw recovering();
     }
     throw new Error('Too much contention on one order');
+  }
+
+  /**
+   * Commits `write`; when the store's answer is lost (a command timed out, the connection dropped), the write
+   * may still have been made: the record read back holding exactly what was written says it was (its side
+   * writes with it, in the same step), and it counts as done. Otherwise the error stands. A claim made so
+   * was once taken for failed: nobody sent its payment, and the order waited for its lease and the grace
+   * (for the operator, where no read can see it).
+   */
+  private async committed(write: CommitWrite): Promise<boolean> {
+    try {
+      return await this.options.store.commit(write);
+    } catch (err) {
+      if ((await this.options.store.get(write.key).catch(() => null)) === write.value) return true;
+      throw err;
+    }
   }
 
   /**

@@ -21,7 +21,8 @@ type Command =
   | { kind: 'loss'; i: number }
   | { kind: 'foreign'; order: number }
   | { kind: 'join' }
-  | { kind: 'operator' };
+  | { kind: 'operator' }
+  | { kind: 'store-fault'; how: 'lost' | 'applied' };
 
 /** Which instance a command goes to: the third stands for the first until it joined. */
 const instance = fc.integer({ min: 0, max: 2 });
@@ -55,16 +56,20 @@ const commands = [
 /**
  * The runs' commands. `first`: as the runs found before the operator could act in the middle of a run (and
  * before reads' answers took a trip back), which replay only so; later eras add the operator, resolving from
- * the provider's records whatever the unresolved list shows, at any moment.
+ * the provider's records whatever the unresolved list shows, at any moment; `now` also a store commit that
+ * times out before it ran, or runs and loses its answer.
  */
 export function commandOf(era: Era): fc.Arbitrary<Command> {
-  return era === 'first' ? fc.oneof(...commands) : fc.oneof(...commands, { weight: 1, arbitrary: fc.constant({ kind: 'operator' as const }) });
+  const operator = { weight: 1, arbitrary: fc.constant({ kind: 'operator' as const }) };
+  const storeFault = { weight: 1, arbitrary: fc.record({ kind: fc.constant('store-fault' as const), how: fc.constantFrom('lost' as const, 'applied' as const) }) };
+  return era === 'first' ? fc.oneof(...commands) : era === 'operator' ? fc.oneof(...commands, operator) : fc.oneof(...commands, operator, storeFault);
 }
 
 /**
  * Which runs a property generates, so that a run found in an era replays exactly: `first`, before reads'
  * answers took a trip back and the operator acted mid-run (see `commandOf`); `operator`, with both, every
- * process on one true clock; `now`, the second process's own clock may also be ahead of or behind the others'.
+ * process on one true clock; `now`, the second process's own clock may also be ahead of or behind the
+ * others', and store commits may fail (before they ran, or after with their answer lost).
  */
 export type Era = 'first' | 'operator' | 'now';
 
@@ -114,6 +119,8 @@ function apply(w: World, c: Command, join: boolean): void {
       return join ? w.join() : undefined;
     case 'operator':
       return w.operator();
+    case 'store-fault':
+      return void w.storeFaults.push(c.how);
   }
 }
 

@@ -12,6 +12,7 @@ import { createLimiterFactory } from '../../../src/proxy/limits.js';
 import { createOrders, type Orders } from '../../../src/proxy/order/orders.js';
 import type { OutboxConsumer, OutboxMessage } from '../../../src/proxy/notify/outbox.js';
 import { MemoryStore } from '../../../src/proxy/store/memory.js';
+import { StoreUnavailableError } from '../../../src/proxy/store/store-error.js';
 import { StoreClock } from '../../../src/proxy/store/store-clock.js';
 import type { ProxyStore } from '../../../src/proxy/store/types.js';
 import type { CheckoutClaims, PaymentClaims } from '../../../src/proxy/tokens/claims.js';
@@ -74,8 +75,14 @@ export class World {
   readonly instances: Instance[] = [];
   /** Every notification the merchant received, by id (deliveries are at least once). */
   readonly received = new Map<string, OutboxMessage>();
-  /** Errors of requests that are not answers (a ProxyError is an answer). */
+  /** Errors of requests that are not answers (a ProxyError is an answer; so is the store's outage, a 503). */
   readonly crashes: unknown[] = [];
+  /**
+   * What befalls the next store commits, whichever process makes them: `lost`, it times out before it ran;
+   * `applied`, it ran and its answer was lost (a Redis command past its timeout, a dropped connection);
+   * null, none.
+   */
+  readonly storeFaults: ('lost' | 'applied' | null)[] = [];
   private readonly running = new Map<Promise<unknown>, Instance | null>();
   private jtis = 0;
   private readonly sweptAt: number[] = [];
@@ -172,7 +179,15 @@ export class World {
       set: call('set'),
       setIfAbsent: call('setIfAbsent'),
       compareAndSet: call('compareAndSet'),
-      commit: call('commit'),
+      commit: async (...args: Parameters<MemoryStore['commit']>) => {
+        await this.step('store commit');
+        if (!alive()) return new Promise(() => undefined);
+        const fault = this.storeFaults.shift();
+        if (fault === 'lost') throw new StoreUnavailableError('commit', new Error('timed out before it ran'));
+        const done = await this.memory.commit(...args);
+        if (fault === 'applied') throw new StoreUnavailableError('commit', new Error('ran, and its answer was lost'));
+        return done;
+      },
       del: call('del'),
       incr: call('incr'),
       addToSet: call('addToSet'),
@@ -192,7 +207,7 @@ export class World {
    */
   start(instance: Instance | null, work: () => Promise<unknown>): void {
     const p = work().catch((err: unknown) => {
-      if (!(err instanceof ProxyError)) this.crashes.push(err);
+      if (!(err instanceof ProxyError) && !(err instanceof StoreUnavailableError)) this.crashes.push(err);
     });
     this.running.set(p, instance);
     void p.finally(() => this.running.delete(p));
