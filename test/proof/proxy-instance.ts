@@ -2,8 +2,9 @@
  * One merchant proxy process for the several-instances suite, started by `instances.ts` as
  * `node --import tsx test/proof/proxy-instance.ts` with its settings in `PROOF_INSTANCE` (JSON).
  * It mounts the proxy at /merchant-elements, marks every answer with `x-instance`, exposes the test-only
- * route POST /test/verify-proof, appends each hook call to its own file (one JSON line each), prints
- * `{"ready":<port>}` on stdout once it listens, and exits on SIGTERM or when its parent goes away.
+ * route POST /test/verify-proof, appends each hook call to its own file (one JSON line each), may run on a
+ * clock off the true time (`clockSkewMs`), prints `{"ready":<port>}` on stdout once it listens, and exits on
+ * SIGTERM or when its parent goes away.
  */
 import { appendFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +27,8 @@ export interface InstanceSettings {
   proxy?: Partial<Pick<ProxyConfig, 'limits' | 'relay' | 'timeouts'>>;
   /** The process kills itself (SIGKILL) inside the hook when it is given an update of this status. */
   crashInHookOn?: string;
+  /** How far this process's clock (`Date.now`) is off the true time, in ms: a host whose clock drifted. */
+  clockSkewMs?: number;
 }
 
 /** One line of a hook file. */
@@ -39,6 +42,12 @@ export interface HookLine {
 }
 
 const settings = JSON.parse(process.env.PROOF_INSTANCE ?? '{}') as InstanceSettings;
+
+if (settings.clockSkewMs) {
+  // The host's clock as this process reads it; Redis and the sandbox, other processes, keep the true time.
+  const trueNow = Date.now.bind(Date);
+  Date.now = () => trueNow() + settings.clockSkewMs!;
+}
 
 const proxy = createMerchantProxy({
   // The sandbox's URLs and credentials, as the CLI and the demo build them.
