@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { BoundedMap } from '../bounded-map.js';
 import type { Outbox } from '../notify/outbox.js';
 import { ProxyError } from '../errors.js';
-import type { CommitWrite, ProxyStore, SideWrite } from '../store/types.js';
+import type { ProxyStore, SideWrite } from '../store/types.js';
 import type { OrderEvent, Reply, TransitionEnv } from './events.js';
 import { ORDER_CHANNELS, ORDER_KEYS, RECORD_TTL_MS, type Subject } from './keys.js';
 import { messagesOf } from './messages.js';
@@ -39,6 +39,15 @@ export interface OrderBookOptions {
 
 function recovering(): ProxyError {
   return new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is recovering. Try again in a moment.', { retryable: true });
+}
+
+/** A write of `applyNow`'s: the record before, the transition's step, and what follows once it is made. */
+interface Written {
+  before: Order;
+  step: { order: Order; reply: Reply };
+  value: string;
+  messages: ReturnType<typeof messagesOf>;
+  env: TransitionEnv & PlanEnv;
 }
 
 /** Orders a process keeps a copy of, to put back what the store loses (bounded: the oldest go first). */
@@ -144,9 +153,15 @@ export class OrderBook {
   }
 
   private async applyNow(ref: string, event: OrderEvent | ((order: Order) => OrderEvent), options: { create?: boolean }): Promise<Applied> {
-    const { store, outbox } = this.options;
+    const { outbox } = this.options;
+    // This request's writes whose commit did not answer "done" (its answer lost; a command resent after a
+    // reconnect, refused on its second run): one the store holds was made, by this request.
+    const unconfirmed = new Map<string, Written>();
+    let unanswered = 0;
     for (let attempt = 0; attempt < 50; attempt++) {
-      const loaded = await this.load(ref);
+      const loaded = await this.load(ref, unconfirmed);
+      const made = loaded.raw === null ? undefined : unconfirmed.get(loaded.raw);
+      if (made) return this.made(ref, made);
       let current = loaded.order;
       if (!current) {
         if (!options.create) return { order: null, reply: { kind: 'none' } };
@@ -159,33 +174,31 @@ export class OrderBook {
       const messages = messagesOf(current, step.order, env);
       const also = [...messages.flatMap((m) => outbox.writesFor(m)), ...indexWrites(loaded.raw === null ? null : current, step.order, env)];
       const value = JSON.stringify(step.order);
+      const written: Written = { before: current, step, value, messages, env };
       const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, when: this.conditions() };
-      if (await this.committed(write)) {
-        this.copies.set(ref, step.order, value, env);
-        outbox.remember(messages);
-        this.announce(current, step.order);
-        return { order: step.order, reply: step.reply };
+      let done: boolean;
+      try {
+        done = await this.options.store.commit(write);
+      } catch (err) {
+        // The answer lost, not necessarily the write: the next look says whether it was made (a store that
+        // does not answer fails that look too, and its error stands). Three unanswered commits are an outage.
+        if (++unanswered >= 3) throw err;
+        done = false;
       }
+      if (done) return this.made(ref, written);
+      unconfirmed.set(value, written);
       // Held back (the store recovers), or the store is not the one this process knows: look, then answer.
       if (!(await this.guard())) throw recovering();
     }
     throw new Error('Too much contention on one order');
   }
 
-  /**
-   * Commits `write`; when the store's answer is lost (a command timed out, the connection dropped), the write
-   * may still have been made: the record read back holding exactly what was written says it was (its side
-   * writes with it, in the same step), and it counts as done. Otherwise the error stands. A claim made so
-   * was once taken for failed: nobody sent its payment, and the order waited for its lease and the grace
-   * (for the operator, where no read can see it).
-   */
-  private async committed(write: CommitWrite): Promise<boolean> {
-    try {
-      return await this.options.store.commit(write);
-    } catch (err) {
-      if ((await this.options.store.get(write.key).catch(() => null)) === write.value) return true;
-      throw err;
-    }
+  /** What follows a commit this request made: its copy, its messages' delivery, the watchers told. */
+  private made(ref: string, { before, step, value, messages, env }: Written): Applied {
+    this.copies.set(ref, step.order, value, env);
+    this.options.outbox.remember(messages);
+    this.announce(before, step.order);
+    return { order: step.order, reply: step.reply };
   }
 
   /**
@@ -219,12 +232,14 @@ export class OrderBook {
     return [...new Set([...this.copies.unsettled(this.options.env()), ...this.backlog.keys()])];
   }
 
-  private async load(ref: string): Promise<{ raw: string | null; order: Order | null }> {
+  private async load(ref: string, own?: ReadonlyMap<string, unknown>): Promise<{ raw: string | null; order: Order | null }> {
     const { store } = this.options;
     // Every transition and every judgement of a read order's times is made after one (DESIGN: one clock).
     if (this.options.clockRead) await this.options.clockRead();
     const key = ORDER_KEYS.order(ref);
     const raw = await store.get(key);
+    // A write of the caller's own, made after all (the caller takes it as made): not another's to merge.
+    if (raw !== null && own?.has(raw)) return { raw, order: JSON.parse(raw) as Order };
     const copy = this.copies.head(ref);
     if (raw !== null) {
       const order = JSON.parse(raw) as Order;

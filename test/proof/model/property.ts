@@ -22,7 +22,7 @@ type Command =
   | { kind: 'foreign'; order: number }
   | { kind: 'join' }
   | { kind: 'operator' }
-  | { kind: 'store-fault'; how: 'lost' | 'applied' };
+  | { kind: 'store-fault'; how: 'lost' | 'applied' | 'resent' };
 
 /** Which instance a command goes to: the third stands for the first until it joined. */
 const instance = fc.integer({ min: 0, max: 2 });
@@ -61,7 +61,7 @@ const commands = [
  */
 export function commandOf(era: Era): fc.Arbitrary<Command> {
   const operator = { weight: 1, arbitrary: fc.constant({ kind: 'operator' as const }) };
-  const storeFault = { weight: 1, arbitrary: fc.record({ kind: fc.constant('store-fault' as const), how: fc.constantFrom('lost' as const, 'applied' as const) }) };
+  const storeFault = { weight: 1, arbitrary: fc.record({ kind: fc.constant('store-fault' as const), how: fc.constantFrom('lost' as const, 'applied' as const, 'resent' as const) }) };
   return era === 'first' ? fc.oneof(...commands) : era === 'operator' ? fc.oneof(...commands, operator) : fc.oneof(...commands, operator, storeFault);
 }
 
@@ -69,7 +69,7 @@ export function commandOf(era: Era): fc.Arbitrary<Command> {
  * Which runs a property generates, so that a run found in an era replays exactly: `first`, before reads'
  * answers took a trip back and the operator acted mid-run (see `commandOf`); `operator`, with both, every
  * process on one true clock; `now`, the second process's own clock may also be ahead of or behind the
- * others', and store commits may fail (before they ran, or after with their answer lost).
+ * others', and store commits may fail (before they ran, after with their answer lost, or resent).
  */
 export type Era = 'first' | 'operator' | 'now';
 

@@ -61,6 +61,9 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/** What befalls one store commit (see `World.storeFaults`). */
+export type StoreFault = 'lost' | 'applied' | 'resent' | null;
+
 interface Instance {
   orders: Orders;
   alive: boolean;
@@ -80,9 +83,10 @@ export class World {
   /**
    * What befalls the next store commits, whichever process makes them: `lost`, it times out before it ran;
    * `applied`, it ran and its answer was lost (a Redis command past its timeout, a dropped connection);
-   * null, none.
+   * `resent`, it ran, its answer was lost and the client sent it again, whose run answers (refused: the record
+   * is no longer what it expected); null, none.
    */
-  readonly storeFaults: ('lost' | 'applied' | null)[] = [];
+  readonly storeFaults: StoreFault[] = [];
   private readonly running = new Map<Promise<unknown>, Instance | null>();
   private jtis = 0;
   private readonly sweptAt: number[] = [];
@@ -186,6 +190,8 @@ export class World {
         if (fault === 'lost') throw new StoreUnavailableError('commit', new Error('timed out before it ran'));
         const done = await this.memory.commit(...args);
         if (fault === 'applied') throw new StoreUnavailableError('commit', new Error('ran, and its answer was lost'));
+        // Resent after a reconnect (ioredis resends what went unanswered): it runs again, and that run answers.
+        if (fault === 'resent') return this.memory.commit(...args);
         return done;
       },
       del: call('del'),
