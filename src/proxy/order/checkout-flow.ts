@@ -45,8 +45,10 @@ export async function checkoutFlow(deps: OrderDeps, claims: CheckoutClaims): Pro
             n: reply.n,
             jti: claims.jti,
             maxAttempts: 1,
-            // A checkout token fixes no payee or narration: only a payment of the order's amount can be ours.
-            terms: { amount: claims.amount, currency: 'GHS', payee: read.kind === 'found' ? read.tx.payee : '', narration: read.kind === 'found' ? read.tx.narration : '', msisdn: null },
+            // A checkout token fixes no narration: only a payment of the order's amount, to this shop's payee
+            // (the payment tokens' default), can be ours; another shop's of the same price on one provider
+            // account without a prefix was adopted when the payee was taken from the payment found.
+            terms: { amount: claims.amount, currency: 'GHS', payee: read.kind === 'found' ? deps.payeeName : '', narration: read.kind === 'found' ? read.tx.narration : '', msisdn: null },
             callbackId: deps.newId(),
             result,
           },

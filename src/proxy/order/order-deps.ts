@@ -17,6 +17,8 @@ export interface OrderDeps {
   payments: PaymentUpstream;
   checkouts: CheckoutUpstream;
   references: References;
+  /** The shop's payee name (`payeeName`): the payee of its payment tokens unless one names another. */
+  payeeName: string;
   logger: Logger;
   env(): TransitionEnv & PlanEnv;
   now(): number;

@@ -128,6 +128,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     payments,
     checkouts,
     references: refs,
+    payeeName: config.payeeName,
     logger,
     env,
     now: ctx.now,

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { brokenRules } from './invariants.js';
 import type { Fault } from './scripted-provider.js';
-import { NUMBERS, ORDERS, World, type WorldConfig } from './world.js';
+import { AMOUNT, NUMBERS, ORDERS, World, type WorldConfig } from './world.js';
 
 type Command =
   | { kind: 'pay'; i: number; order: number; number: number }
@@ -22,7 +22,8 @@ type Command =
   | { kind: 'foreign'; order: number }
   | { kind: 'join' }
   | { kind: 'operator' }
-  | { kind: 'store-fault'; how: 'lost' | 'applied' | 'resent' };
+  | { kind: 'store-fault'; how: 'lost' | 'applied' | 'resent' }
+  | { kind: 'foreign-same-price'; order: number };
 
 /** Which instance a command goes to: the third stands for the first until it joined. */
 const instance = fc.integer({ min: 0, max: 2 });
@@ -62,7 +63,8 @@ const commands = [
 export function commandOf(era: Era): fc.Arbitrary<Command> {
   const operator = { weight: 1, arbitrary: fc.constant({ kind: 'operator' as const }) };
   const storeFault = { weight: 1, arbitrary: fc.record({ kind: fc.constant('store-fault' as const), how: fc.constantFrom('lost' as const, 'applied' as const, 'resent' as const) }) };
-  return era === 'first' ? fc.oneof(...commands) : era === 'operator' ? fc.oneof(...commands, operator) : fc.oneof(...commands, operator, storeFault);
+  const samePrice = { weight: 1, arbitrary: fc.record({ kind: fc.constant('foreign-same-price' as const), order }) };
+  return era === 'first' ? fc.oneof(...commands) : era === 'operator' ? fc.oneof(...commands, operator) : fc.oneof(...commands, operator, storeFault, samePrice);
 }
 
 /**
@@ -119,6 +121,8 @@ function apply(w: World, c: Command, join: boolean): void {
       return join ? w.join() : undefined;
     case 'operator':
       return w.operator();
+    case 'foreign-same-price':
+      return w.provider.foreignPayment(`${ref}-1`, AMOUNT);
     case 'store-fault':
       return void w.storeFaults.push(c.how);
   }

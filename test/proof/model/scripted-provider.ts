@@ -94,10 +94,10 @@ export class ScriptedProvider {
   }
 
   /** A payment of another shop under `referenceNo`, with other terms (one provider account, no prefix). */
-  foreignPayment(referenceNo: string): void {
+  foreignPayment(referenceNo: string, amount = 99): void {
     if (this.payments.has(referenceNo)) return;
     const referenceId = this.o.newId();
-    this.payments.set(referenceNo, { referenceNo, referenceId, status: 'COMPLETED', amount: 99, payee: 'Other Shop', narration: 'Theirs', msisdn: '233240000009', callbackId: 'x', foreign: true });
+    this.payments.set(referenceNo, { referenceNo, referenceId, status: 'COMPLETED', amount, payee: 'Other Shop', narration: 'Theirs', msisdn: '233240000009', callbackId: 'x', foreign: true });
   }
 
   /** The customer answers the prompt of the order's payment waiting on the phone. */
