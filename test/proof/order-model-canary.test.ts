@@ -20,9 +20,9 @@ const { modelProperty } = await import('./model/property.js');
 
 describe('the order model, with "unknown blocks everything" broken on purpose', () => {
   it('finds an order charged twice', async () => {
-    // Seeds 1 to 12 of today's runs (the operator acting mid-run) each found it within 2,134 runs, half of them
-    // within 1,000; this seed within 400.
-    const result = await fc.check(modelProperty(), { numRuns: 2_000, seed: 3, endOnFailure: true });
+    // Of seeds 1 to 12 of today's runs (the 'now' era: clocks, store faults, another shop at our price), six
+    // found it within 3,000 runs, all six within 2,434; this seed within 778.
+    const result = await fc.check(modelProperty(), { numRuns: 2_000, seed: 7, endOnFailure: true });
     expect(result.failed).toBe(true);
     expect(String(result.errorInstance)).toMatch(/was charged 2 times/);
   }, 300_000);
