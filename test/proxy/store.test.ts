@@ -46,6 +46,15 @@ describe.each(backends)('ProxyStore contract on %s', (kind, make) => {
     expect(await store.ping()).toBe(true);
   });
 
+  it('counts the subscribers of a channel (a process new to the store tells whether others run on it)', async () => {
+    const channel = key('presence');
+    expect(await store.subscribers!(channel)).toBe(0);
+    const unsubscribe = await store.subscribe(channel, () => undefined);
+    expect(await store.subscribers!(channel)).toBe(1);
+    await unsubscribe();
+    expect(await store.subscribers!(channel)).toBe(0);
+  });
+
   it("tells its clock's time (this host's, for a store on this host), in epoch milliseconds", async () => {
     const before = Date.now();
     const time = await store.time!();

@@ -29,6 +29,11 @@ export const ORDER_CHANNELS = {
   changed: 'ord:changed',
   /** Read this order now (a callback hint): message `<orderReference>`. */
   wake: 'ord:wake',
+  /**
+   * No messages: every process listens from its first look at the store, so that one finding the store
+   * without an epoch can tell an emptied store under running processes from a new one.
+   */
+  presence: 'ord:presence',
 } as const;
 
 /** How long orders and their indexes live in the store: well past any token, deadline and reconcile window. */

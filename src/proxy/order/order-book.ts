@@ -66,6 +66,9 @@ export class OrderBook {
   private epoch: string | null = null;
   /** True once this process put its copies back during the current recovery. */
   private restored = false;
+  /** True once this process listens on the presence channel (other processes count it). */
+  private present = false;
+  private presence: Promise<void> | undefined;
   /**
    * What this process learned and could not write (the store down or recovering): the answer of a send, a
    * creation, a callback's referenceId. Nothing else knows it (a provider that reads status by referenceId
@@ -85,9 +88,30 @@ export class OrderBook {
     const { store, logger } = this.options;
     if (this.options.clockRead) await this.options.clockRead();
     let current = await store.get(ORDER_KEYS.epoch);
+    let emptied = false;
     if (current === null) {
+      // Others running on a store with no epoch: it was emptied under them, and they have not looked yet.
+      const others = store.subscribers ? (await store.subscribers(ORDER_CHANNELS.presence)) - (this.present ? 1 : 0) : 0;
       const fresh = this.options.newId();
-      current = (await store.setIfAbsent(ORDER_KEYS.epoch, fresh)) ? fresh : await store.get(ORDER_KEYS.epoch);
+      const made = await store.setIfAbsent(ORDER_KEYS.epoch, fresh);
+      current = made ? fresh : await store.get(ORDER_KEYS.epoch);
+      emptied = made && this.epoch === null && others > 0;
+    }
+    if (!this.present && store.subscribers) {
+      this.presence ??= store.subscribe(ORDER_CHANNELS.presence, () => undefined).then(
+        () => void (this.present = true),
+        (err: unknown) => {
+          this.presence = undefined;
+          throw err;
+        },
+      );
+      await this.presence;
+    }
+    if (emptied) {
+      // A process new to the store, the first to find it emptied: the others still hold their copies and
+      // will put them back once they look; until then no order may begin afresh here (the hold below).
+      logger.error('the store has no epoch while other processes run on it (flushed or replaced); orders wait while every instance puts its copies back');
+      await store.setIfAbsent(ORDER_KEYS.recovering, '1', this.options.recoveryMs);
     }
     const lost = this.epoch !== null && current !== this.epoch;
     if (lost) {

@@ -149,6 +149,10 @@ export class MemoryStore implements ProxyStore {
     };
   }
 
+  async subscribers(channel: string): Promise<number> {
+    return this.channels.listenerCount(channel);
+  }
+
   async ping(): Promise<boolean> {
     return true;
   }

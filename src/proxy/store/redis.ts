@@ -205,6 +205,12 @@ export class RedisStore implements ProxyStore {
     };
   }
 
+  /** `PUBSUB NUMSUB`: the connections subscribed to the channel, across every process on this Redis. */
+  async subscribers(channel: string): Promise<number> {
+    const reply = (await this.run('pubsub', () => this.client.call('PUBSUB', 'NUMSUB', this.k(channel)))) as unknown[];
+    return Number(reply[1] ?? 0);
+  }
+
   /** Pub/sub needs a connection of its own: a subscribed connection runs no other command. */
   private subscriberConnection(): Redis {
     if (this.subscriber) return this.subscriber;

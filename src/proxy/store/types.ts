@@ -36,6 +36,11 @@ export interface ProxyStore {
   publish(channel: string, message: string): Promise<void>;
   /** Resolves to an unsubscribe function. */
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
+  /**
+   * How many subscribers `channel` has (Redis: connections, one per process and channel), so that a process
+   * that finds the store empty can tell whether others run on it (DESIGN: when the store loses records).
+   */
+  subscribers?(channel: string): Promise<number>;
   /** True when the backend answers. */
   ping(): Promise<boolean>;
   /**

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { resolveConfig } from '../../../src/proxy/config.js';
 import type { ProxyContext } from '../../../src/proxy/context.js';
 import { ProxyError } from '../../../src/proxy/errors.js';
+import { ORDER_CHANNELS } from '../../../src/proxy/order/keys.js';
 import { createLimiterFactory } from '../../../src/proxy/limits.js';
 import { createOrders, type Orders } from '../../../src/proxy/order/orders.js';
 import type { OutboxConsumer, OutboxMessage } from '../../../src/proxy/notify/outbox.js';
@@ -29,8 +30,9 @@ export interface WorldConfig {
   readsInFlight?: boolean;
   /**
    * How far the second process's own clock is from the true time (ms): its host's clock drifted or was
-   * stepped; the other processes' clocks are true. Set, every process reads the store's clock (DESIGN: one
-   * clock); unset, as runs of the eras before it, the processes run on the true clock with no such reading.
+   * stepped; the other processes' clocks are true. Set (the `now` era), every process reads the store's clock
+   * (DESIGN: one clock) and the store counts the processes listening on it; unset, as runs of the eras before
+   * it, the processes run on the true clock with no such reading, and the store counts nobody.
    */
   skewMs?: number;
 }
@@ -69,6 +71,8 @@ interface Instance {
   alive: boolean;
   /** How far this process's own clock is from the true time (the model's clock), in ms. */
   skewMs: number;
+  /** It listens on the presence channel (other processes count it). */
+  present?: boolean;
 }
 
 export class World {
@@ -115,7 +119,7 @@ export class World {
   /** An instance of the proxy's money side, as createMerchantProxy builds it, on a manual runtime. */
   private instance(index: number): Instance {
     const self: Instance = { alive: true, orders: undefined as never, skewMs: index === 1 ? (this.config.skewMs ?? 0) : 0 };
-    const store = this.scheduledStore(() => self.alive);
+    const store = this.scheduledStore(self);
     // The process's own clock is off by its skew; its monotonic clock runs with the true one. Runs of the eras
     // before clocks could differ (`skewMs` unset) ran on the true clock, with no reading of the store's: so
     // they still do, and replay step for step.
@@ -169,7 +173,8 @@ export class World {
   }
 
   /** The shared store as one instance sees it: every call a scheduling point; a dead instance's calls never end. */
-  private scheduledStore(alive: () => boolean): ProxyStore {
+  private scheduledStore(self: Instance): ProxyStore {
+    const alive = () => self.alive;
     const call =
       <K extends keyof MemoryStore>(name: K) =>
       async (...args: unknown[]) => {
@@ -201,7 +206,20 @@ export class World {
       members: call('members'),
       time: call('time'),
       publish: async () => undefined,
-      subscribe: async () => async () => undefined,
+      subscribe: async (channel: string) => {
+        if (channel === ORDER_CHANNELS.presence) self.present = true;
+        return async () => undefined;
+      },
+      // Who listens (the 'now' era's processes, as Redis counts connections): the live processes that do.
+      ...(this.config.skewMs === undefined
+        ? {}
+        : {
+            subscribers: async (channel: string) => {
+              await this.step('store subscribers');
+              if (!alive()) return new Promise(() => undefined);
+              return channel === ORDER_CHANNELS.presence ? this.instances.filter((x) => x.alive && x.present).length : 0;
+            },
+          }),
       ping: async () => true,
       close: async () => undefined,
     } as ProxyStore;
