@@ -100,8 +100,12 @@ export type OrderEvent =
   | { type: 'hinted'; reference: string; referenceId: string }
   /** Time passed: leases end, deadlines pass. */
   | { type: 'tick' }
-  /** The operator's word, from the provider's own records: nothing exists for this try or session. */
-  | { type: 'resolve-absent'; target: { reference: string } | { sessionOrdinal: number } };
+  /**
+   * The operator's word, from the provider's own records: nothing exists for this try or session. `checked`:
+   * the provider's id the proxy read it by before (a session's checkoutId, a try's referenceId), null when no
+   * read could see it; taken only while the try or session still has that id.
+   */
+  | { type: 'resolve-absent'; target: { reference: string } | { sessionOrdinal: number }; checked: string | null };
 
 /** What the caller must do after a transition. */
 export type Reply =

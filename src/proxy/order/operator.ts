@@ -71,10 +71,10 @@ export async function resolveOrder(deps: OrderDeps, ref: string, input: OrderRes
       if (applied.reply.kind === 'conflict') throw new ProxyError('REFERENCE_CONFLICT', 'That payment has other terms than this order.', { reference: t.reference });
     } else {
       // Checked where a read can see it: the provider's records, not the operator's reading of them.
-      const read = await deps.payments.read(t.reference, t.referenceId);
+      const read = await deps.payments.read(t.reference, t.referenceId ?? t.hintedReferenceId ?? null);
       if (read.kind === 'error') throw unreadable();
       if (read.kind === 'found') throw notAbsent(deps, ref, 'reference', `the provider has this payment (${read.tx.status}): not absent`);
-      await absent(deps, ref, { reference: t.reference });
+      await absent(deps, ref, { reference: t.reference }, t.referenceId ?? t.hintedReferenceId ?? null);
       deps.logger.warn({ orderReference: ref, reference: t.reference }, 'operator resolved a payment attempt as absent at the provider');
     }
   } else {
@@ -93,7 +93,7 @@ export async function resolveOrder(deps: OrderDeps, ref: string, input: OrderRes
       const read = s.checkoutId === null ? null : await deps.checkouts.read(s.checkoutId);
       if (read?.kind === 'error') throw unreadable();
       if (read?.kind === 'found') throw notAbsent(deps, ref, 'session', `the provider has this session (${read.session.status}): not absent`);
-      await absent(deps, ref, { sessionOrdinal: s.ordinal });
+      await absent(deps, ref, { sessionOrdinal: s.ordinal }, s.checkoutId);
       deps.logger.warn({ orderReference: ref, session: s.ordinal }, 'operator resolved a checkout session as absent at the provider');
     }
   }
@@ -112,7 +112,7 @@ function notAbsent(deps: OrderDeps, ref: string, path: 'reference' | 'session', 
 }
 
 /** Applies the operator's "absent"; refused (nothing changed) while the request may still land. */
-async function absent(deps: OrderDeps, ref: string, target: { reference: string } | { sessionOrdinal: number }): Promise<void> {
-  const applied = await deps.book.apply(ref, { type: 'resolve-absent', target });
+async function absent(deps: OrderDeps, ref: string, target: { reference: string } | { sessionOrdinal: number }, checked: string | null): Promise<void> {
+  const applied = await deps.book.apply(ref, { type: 'resolve-absent', target, checked });
   if (applied.reply.kind === 'refuse') throw refusal(applied.reply);
 }

@@ -45,7 +45,7 @@ function dispatch(order: Order, e: OrderEvent, env: TransitionEnv): Step<Order> 
     case 'hinted':
       return { order: hinted(order, e.reference, e.referenceId), reply: none };
     case 'resolve-absent':
-      return resolveAbsent(order, e.target, env);
+      return resolveAbsent(order, e.target, e.checked, env);
   }
 }
 
@@ -66,11 +66,12 @@ function hinted(order: Order, reference: string, referenceId: string): Order {
  * is unknown, taken only once the grace after the send (or the creation's start) has passed: the request can
  * land until then, and no dashboard shows it before it lands (DESIGN: the operator).
  */
-function resolveAbsent(order: Order, target: { reference: string } | { sessionOrdinal: number }, env: TransitionEnv): Step<Order> {
+function resolveAbsent(order: Order, target: { reference: string } | { sessionOrdinal: number }, checked: string | null, env: TransitionEnv): Step<Order> {
   const none: Reply = { kind: 'none' };
   if ('reference' in target) {
     const t = order.tries.findLast((x) => x.reference === target.reference);
     if (!t || t.phase !== 'unknown') return { order, reply: none };
+    if ((t.referenceId ?? t.hintedReferenceId ?? null) !== checked) return { order, reply: changedMeanwhile({ reference: t.reference }) };
     const early = tooSoon(t.sentAt ?? t.updatedAt, env, { reference: t.reference });
     if (early) return { order, reply: early };
     const next = { ...order, tries: order.tries.map((x) => (x === t ? { ...x, phase: 'void' as const, voidReason: 'operator' as const, unknownReason: undefined } : x)) };
@@ -79,9 +80,19 @@ function resolveAbsent(order: Order, target: { reference: string } | { sessionOr
   }
   const s = order.sessions.find((x) => x.ordinal === target.sessionOrdinal);
   if (!s || (s.phase !== 'unknown' && s.phase !== 'open')) return { order, reply: none };
+  if (s.checkoutId !== checked) return { order, reply: changedMeanwhile({ session: s.ordinal }) };
   const early = s.phase === 'unknown' ? tooSoon(s.startedAt, env, { session: s.ordinal }) : null;
   if (early) return { order, reply: early };
   return { order: { ...order, sessions: order.sessions.map((x) => (x === s ? { ...x, phase: 'void' as const, voidReason: 'operator' as const } : x)) }, reply: none };
+}
+
+/**
+ * The refusal of an "absent" checked by a read of an id the try or session no longer has (or by none, where it
+ * now has one): its creation's or send's answer came meanwhile. Taken, a session just opened, its URL on the
+ * way to the customer, was void (the model checker's long run: a completed session never reported).
+ */
+function changedMeanwhile(subject: Record<string, unknown>): Reply {
+  return refuse('PAYMENT_UNCONFIRMED', 'The provider answered for it while it was being checked; list the order again.', subject);
 }
 
 /** The refusal of an "absent" said before the grace after `since` ended; null once it has. */

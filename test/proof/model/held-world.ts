@@ -64,7 +64,7 @@ export function heldWorld(): { w: World; hold(label: string): Hold } {
       await h.go;
     }
   };
-  const w = new World({ statusReference: 'either', lists: false, prefix: '', losses: 'flush', readsInFlight: true, skewMs: 0 }, 1, step);
+  const w = new World({ statusReference: 'either', lists: false, prefix: '', losses: 'flush', readsInFlight: true, skewMs: 0, presence: true }, 1, step);
   return {
     w,
     hold(label) {

@@ -64,16 +64,20 @@ export function commandOf(era: Era): fc.Arbitrary<Command> {
   const operator = { weight: 1, arbitrary: fc.constant({ kind: 'operator' as const }) };
   const storeFault = { weight: 1, arbitrary: fc.record({ kind: fc.constant('store-fault' as const), how: fc.constantFrom('lost' as const, 'applied' as const, 'resent' as const) }) };
   const samePrice = { weight: 1, arbitrary: fc.record({ kind: fc.constant('foreign-same-price' as const), order }) };
-  return era === 'first' ? fc.oneof(...commands) : era === 'operator' ? fc.oneof(...commands, operator) : fc.oneof(...commands, operator, storeFault, samePrice);
+  if (era === 'first') return fc.oneof(...commands);
+  if (era === 'operator') return fc.oneof(...commands, operator);
+  return era === 'clock' ? fc.oneof(...commands, operator, storeFault) : fc.oneof(...commands, operator, storeFault, samePrice);
 }
 
 /**
  * Which runs a property generates, so that a run found in an era replays exactly: `first`, before reads'
  * answers took a trip back and the operator acted mid-run (see `commandOf`); `operator`, with both, every
- * process on one true clock; `now`, the second process's own clock may also be ahead of or behind the
- * others', and store commits may fail (before they ran, after with their answer lost, or resent).
+ * process on one true clock; `clock`, the second process's own clock may also be ahead of or behind the
+ * others', and store commits may fail (before they ran, after with their answer lost, or resent); `now`,
+ * another shop may also charge our price under our reference, and the store counts the processes listening
+ * on it (a process new to an emptied store holds back).
  */
-export type Era = 'first' | 'operator' | 'now';
+export type Era = 'first' | 'operator' | 'clock' | 'now';
 
 const worldOf = {
   statusReference: fc.constantFrom('either' as const, 'referenceNo' as const, 'referenceId' as const),
@@ -87,7 +91,7 @@ const worldOf = {
  * process's clock is off (none, a little, or more than the grace, either way).
  */
 export function worldConfig(era: Era): fc.Arbitrary<WorldConfig> {
-  return era === 'now' ? fc.record({ ...worldOf, skewMs: fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000) }) : fc.record(worldOf);
+  return era === 'now' || era === 'clock' ? fc.record({ ...worldOf, skewMs: fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000) }) : fc.record(worldOf);
 }
 
 function apply(w: World, c: Command, join: boolean): void {
@@ -175,7 +179,7 @@ export function modelProperty(trace = false, record?: (fingerprint: string) => v
     fc.array(fc.tuple(commandOf(era), fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
     async (s, config, seed, commands) => {
       const steps: string[] = [];
-      const w = new World({ ...config, readsInFlight: era !== 'first' }, seed, (label) => s.schedule(Promise.resolve(label)).then(() => void steps.push(label)));
+      const w = new World({ ...config, readsInFlight: era !== 'first', presence: era === 'now' }, seed, (label) => s.schedule(Promise.resolve(label)).then(() => void steps.push(label)));
       try {
         w.ready();
         await settle(s, w);

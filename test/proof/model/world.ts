@@ -30,11 +30,16 @@ export interface WorldConfig {
   readsInFlight?: boolean;
   /**
    * How far the second process's own clock is from the true time (ms): its host's clock drifted or was
-   * stepped; the other processes' clocks are true. Set (the `now` era), every process reads the store's clock
-   * (DESIGN: one clock) and the store counts the processes listening on it; unset, as runs of the eras before
-   * it, the processes run on the true clock with no such reading, and the store counts nobody.
+   * stepped; the other processes' clocks are true. Set (from the `clock` era), every process reads the store's
+   * clock (DESIGN: one clock); unset, as runs of the eras before it, the processes run on the true clock with
+   * no such reading.
    */
   skewMs?: number;
+  /**
+   * The store counts the processes listening on it (Redis `PUBSUB NUMSUB`): the `now` era's; before it, it
+   * counted nobody.
+   */
+  presence?: boolean;
 }
 
 export const ORDERS = ['O1', 'O2'] as const;
@@ -211,7 +216,7 @@ export class World {
         return async () => undefined;
       },
       // Who listens (the 'now' era's processes, as Redis counts connections): the live processes that do.
-      ...(this.config.skewMs === undefined
+      ...(!this.config.presence
         ? {}
         : {
             subscribers: async (channel: string) => {

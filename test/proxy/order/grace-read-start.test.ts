@@ -34,7 +34,7 @@ describe('the grace of an unknown outcome, counted to the start of the read that
 });
 
 describe('the operator’s "absent" before the grace after the send', () => {
-  const absent = (target: { reference: string } | { sessionOrdinal: number }) => ({ type: 'resolve-absent' as const, target });
+  const absent = (target: { reference: string } | { sessionOrdinal: number }, checked: string | null = null) => ({ type: 'resolve-absent' as const, target, checked });
 
   it('is refused for a try whose outcome is unknown, with the time from which it is taken', () => {
     const sentAt = NOW - GRACE + 1;
@@ -50,6 +50,19 @@ describe('the operator’s "absent" before the grace after the send', () => {
     const unknown = order({ sessions: [session({ phase: 'unknown', checkoutId: null, checkoutUrl: null, startedAt })] });
     expect(transition(unknown, absent({ sessionOrdinal: 1 }), ENV).reply).toMatchObject({ kind: 'refuse', code: 'PAYMENT_UNCONFIRMED', details: { session: 1 } });
     const open = order({ sessions: [session({ startedAt })] });
-    expect(transition(open, absent({ sessionOrdinal: 1 }), ENV).order.sessions[0]).toMatchObject({ phase: 'void', voidReason: 'operator' });
+    expect(transition(open, absent({ sessionOrdinal: 1 }, open.sessions[0]!.checkoutId), ENV).order.sessions[0]).toMatchObject({ phase: 'void', voidReason: 'operator' });
+  });
+
+  it('is refused, nothing changed, for a try or session the provider answered for since the word was checked', () => {
+    const startedAt = NOW - GRACE - 1;
+    // Checked while the creation was unknown (no checkoutId to read by); its answer came before the word.
+    const opened = order({ sessions: [session({ startedAt })] });
+    const step = transition(opened, absent({ sessionOrdinal: 1 }, null), ENV);
+    expect(step.order).toBe(opened);
+    expect(step.reply).toMatchObject({ kind: 'refuse', code: 'PAYMENT_UNCONFIRMED', details: { session: 1 } });
+    // Checked by referenceNo only; a callback named its referenceId meanwhile.
+    const hinted = order({ tries: [paymentTry({ phase: 'unknown', unknownReason: 'lost', referenceId: null, hintedReferenceId: 'R7', sentAt: startedAt })] });
+    expect(transition(hinted, absent({ reference: 'O-1' }, null), ENV)).toMatchObject({ order: hinted, reply: { kind: 'refuse', code: 'PAYMENT_UNCONFIRMED', details: { reference: 'O-1' } } });
+    expect(transition(hinted, absent({ reference: 'O-1' }, 'R7'), ENV).order.tries[0]).toMatchObject({ phase: 'void', voidReason: 'operator' });
   });
 });
