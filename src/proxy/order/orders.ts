@@ -18,7 +18,7 @@ import { ORDER_KEYS, type Subject } from './keys.js';
 import { OrderBook } from './order-book.js';
 import type { OrderDeps } from './order-deps.js';
 import { estimateCharge, OrderQueries } from './order-queries.js';
-import type { Order, PaymentTry } from './order-record.js';
+import { tryByReference, type Order, type PaymentTry } from './order-record.js';
 import { resolveOrder, unresolvedOrders } from './operator.js';
 import { payFlow } from './pay-flow.js';
 import { checkPromptLimits } from './prompt-limits.js';
@@ -198,6 +198,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
       const parsed = reference ? refs.parseAttempt(reference) : null;
       if (!reference || !parsed) return;
       await hintReferenceId(deps, parsed.orderReference, reference, body);
+      await readFinalAgain(deps, parsed.orderReference, reference);
       await reconciler.hint(parsed.orderReference);
     },
     rememberNetwork: (msisdn, network) => void networks.set(msisdn, network),
@@ -233,6 +234,21 @@ async function hintReferenceId(deps: OrderDeps, ref: string, reference: string, 
   const referenceId = typeof candidate?.referenceId === 'string' ? candidate.referenceId : candidate?.data?.referenceId;
   if (typeof referenceId !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(referenceId)) return;
   await deps.book.apply(ref, { type: 'hinted', reference, referenceId }, { keep: true });
+}
+
+/**
+ * A callback for a try read FAILED or CANCELLED: the provider's transitions after those are not shown, so it may
+ * have changed its word (a network's late confirmation). Read once, and a COMPLETED found is the order's (the
+ * provider's word wins: reported, and the order held by it). Nothing reads such a try otherwise, and a late
+ * completion the provider called back about was never reported (a tester's hunt on the model's world).
+ */
+async function readFinalAgain(deps: OrderDeps, ref: string, reference: string): Promise<void> {
+  const order = await deps.book.read(ref);
+  const t = order ? tryByReference(order, reference) : undefined;
+  if (!t || (t.phase !== 'failed' && t.phase !== 'cancelled')) return;
+  const startedAt = deps.now();
+  const read = await deps.payments.read(reference, t.referenceId);
+  if (read.kind === 'found') await deps.book.apply(ref, { type: 'payment-read', reference, startedAt, result: read });
 }
 
 /** A callback's body as JSON (it arrives as raw bytes, never trusted): null when it is not JSON. */

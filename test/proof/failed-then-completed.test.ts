@@ -1,0 +1,44 @@
+/**
+ * The specification shows a payment's (none) → PENDING only: every other transition is "not shown", so one
+ * read FAILED may later read COMPLETED (a network's late confirmation), and the provider may call back about
+ * it. Nothing read a failed try again, callback or not: the late completion was never reported, and the
+ * customer, told it failed, paid again (a tester's hunt on the model's world: charged twice). A callback for a
+ * try read failed or cancelled now reads it once: the completion is reported, the order is held by it, and the
+ * customer's next try is answered with it. The run, scripted on the model's world.
+ */
+import { describe, expect, it } from 'vitest';
+import { idle, startedWorld, stored } from './model/held-world.js';
+import { NUMBERS } from './model/world.js';
+
+describe('a payment read FAILED that the provider later completes, and calls back about', () => {
+  it('is read again and reported COMPLETED; the customer’s next try is answered with it, nothing sent', async () => {
+    const { w } = await startedWorld();
+    w.pay(0, 'O1', NUMBERS[0]);
+    await idle(w);
+    const p = w.provider.payments.get('O1-1')!;
+
+    p.status = 'FAILED';
+    w.provider.callbacks.push({ callbackId: p.callbackId, referenceId: p.referenceId });
+    w.callbacks(0);
+    await idle(w);
+    w.reconcile(0, 'O1');
+    await idle(w);
+    w.sweep(0);
+    await idle(w);
+    expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'failed' });
+    expect([...w.received.keys()]).toContain('payment:O1-1:FAILED');
+
+    p.status = 'COMPLETED';
+    w.provider.callbacks.push({ callbackId: p.callbackId, referenceId: p.referenceId });
+    w.callbacks(1);
+    await idle(w);
+    expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'completed' });
+    w.sweep(1);
+    await idle(w);
+    expect([...w.received.keys()]).toContain('payment:O1-1:COMPLETED');
+
+    const again = await w.instances[1]!.orders.pay(w.paymentClaims('O1', 3), NUMBERS[0]);
+    expect(again).toMatchObject({ reference: 'O1-1', status: 'COMPLETED' });
+    expect([...w.provider.payments.keys()]).toEqual(['O1-1']);
+  });
+});
