@@ -70,7 +70,9 @@ export class CheckoutUpstream {
   async list(reference: string, background = false): Promise<SessionListResult> {
     try {
       const { sessions } = await this.client.checkout.sessions(reference, background ? BACKGROUND : undefined);
-      return { kind: 'listed', sessions: sessions.filter((s) => s.reference === reference).map((s) => ({ ...sessionOf(s), checkoutUrl: s.checkoutUrl ?? null })) };
+      // A listed URL is checked as a created one is: one the customer must not be sent to is not kept.
+      const url = (u: string | null | undefined) => (u && this.urlAllowed(u) ? u : null);
+      return { kind: 'listed', sessions: sessions.filter((s) => s.reference === reference).map((s) => ({ ...sessionOf(s), checkoutUrl: url(s.checkoutUrl) })) };
     } catch (err) {
       readFailed(this.logger, err, { reference }, 'checkout sessions could not be listed; reading on');
       return { kind: 'error', err };
