@@ -7,10 +7,10 @@
  * recovery window; the first puts its copy back meanwhile, and the checkout is refused.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type StartedSandbox } from '../../src/sandbox/index.js';
-import { sandboxProvider, startHarness, startRedis, type Harness, type TestRedis } from '../proxy/helpers.js';
+import { describe, expect, it } from 'vitest';
+import { sandboxProvider, startHarness, type Harness } from '../proxy/helpers.js';
 import { eventually } from '../proxy/sse-client.js';
+import { sandboxAndRedis } from './sandbox-and-redis.js';
 import { answerOnPhone, sleep, upstreamPayments } from './sandbox-truth.js';
 
 // Sweeps 3 s apart: the first process looks at the store that long after the flush at most (its only order's
@@ -18,16 +18,7 @@ import { answerOnPhone, sleep, upstreamPayments } from './sandbox-truth.js';
 // outlasts the second's start on a busy machine.
 const relay = { minIntervalMs: 20, maxIntervalMs: 100, deadlineMs: 60_000, lateIntervalMs: 200, sweepIntervalMs: 3_000 };
 
-let sandbox: StartedSandbox;
-let redis: TestRedis;
-beforeAll(async () => {
-  sandbox = await startSandbox({ timeScale: 0.02 });
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-  await sandbox?.close();
-});
+const world = sandboxAndRedis();
 
 /** The network of the first process: a payment request takes 4 s to reach the provider, then is answered. */
 const slowSend: typeof fetch = async (input, init) => {
@@ -36,13 +27,14 @@ const slowSend: typeof fetch = async (input, init) => {
 };
 
 const proxyOn = (extra: Record<string, unknown> = {}): Promise<Harness> =>
-  startHarness({ provider: () => sandboxProvider(sandbox), config: { redisUrl: redis.url, relay, timeouts: { connectMs: 1_000, totalMs: 8_000 }, ...extra } });
+  startHarness({ provider: () => sandboxProvider(world.sandbox()), config: { redisUrl: world.redis().url, relay, timeouts: { connectMs: 1_000, totalMs: 8_000 }, ...extra } });
 
 describe('a proxy process new to a flushed Redis, the process that ran on it not yet looking', () => {
   it('opens no hosted checkout while a payment request is on its way: the order is charged once', { timeout: 60_000 }, async () => {
     const a = await proxyOn({ fetch: slowSend });
     let b: Harness | undefined;
-    const admin = new Redis(redis.url);
+    const admin = new Redis(world.redis().url);
+    const sandbox = world.sandbox();
     try {
       await a.proxy.ready();
       const ref = `EMPTIED-${Date.now()}`;
