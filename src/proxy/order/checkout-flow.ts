@@ -28,7 +28,7 @@ export async function checkoutFlow(deps: OrderDeps, claims: CheckoutClaims): Pro
         await deps.sleep(WAIT_STEP_MS + Math.floor(deps.random() * WAIT_STEP_MS));
         continue;
       case 'probe-sessions':
-        await probeSessions(deps, ref, applied);
+        await probeSessions(deps, ref, applied, { amount: claims.amount });
         continue;
       case 'probe-payment': {
         const read = await deps.payments.probe(reply.reference);

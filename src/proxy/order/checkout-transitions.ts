@@ -117,9 +117,12 @@ export function sessionRead(order: Order, e: SessionReadEvent): Step<Order> {
  */
 export function sessionsListed(order: Order, e: ListedEvent, env: TransitionEnv): Step<Order> {
   const terms = order.checkoutTerms ?? e.terms;
+  // Only a session at the order's price can be ours (another shop's under a reference without a prefix, at
+  // another price, was adopted by a new order's first look: completed, and reported to this merchant).
+  const amount = terms?.amount ?? order.terms?.amount ?? e.amount;
   let next: Order = e.complete && order.history.sessions !== 'read' ? { ...order, history: { ...order.history, sessions: 'read' } } : order;
   for (const u of e.sessions) {
-    if (terms && u.amount !== terms.amount) continue;
+    if (amount !== undefined && u.amount !== amount) continue;
     const known = next.sessions.find((x) => x.checkoutId === u.checkoutId);
     if (known) {
       next = withSession(next, known.ordinal, (x) => found(x, u));

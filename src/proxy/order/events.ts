@@ -90,7 +90,11 @@ export type OrderEvent =
    * The provider's sessions under the order's reference. `complete`: the whole list (a listing), so a session
    * of ours being created that is not in it does not exist; false: one session an operator named.
    */
-  | { type: 'sessions-listed'; startedAt: number; complete: boolean; jti: string; terms?: CheckoutTerms; createId: string; sessions: UpstreamSession[] }
+  /**
+   * `amount`: what the asking token pays, for an order with no terms yet (its first look at the provider): a
+   * listed session at another price is not ours.
+   */
+  | { type: 'sessions-listed'; startedAt: number; complete: boolean; jti: string; terms?: CheckoutTerms; amount?: number; createId: string; sessions: UpstreamSession[] }
   /**
    * The provider's sessions could not be listed before the order's first mobile-money try (the checkout
    * interface down): its history there is unreadable, as with a provider that lists none.

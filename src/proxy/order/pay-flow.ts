@@ -56,7 +56,7 @@ export async function payFlow(deps: OrderDeps, claims: PaymentClaims, msisdn: st
         await probePayment(deps, claims, applied, reply);
         continue;
       case 'probe-sessions':
-        await probeSessions(deps, ref, applied, { unreadable: true });
+        await probeSessions(deps, ref, applied, { amount: claims.amount, unreadable: true });
         continue;
       case 'send':
         return send(deps, claims, applied, reply.ordinal);
@@ -112,7 +112,7 @@ async function probePayment(deps: OrderDeps, claims: PaymentClaims, applied: App
  * Lists the order's checkout sessions upstream before its first try or session (a store that lost the order).
  * Unlisted: a checkout refuses; mobile money (`unreadable`) goes on as with a provider that lists none.
  */
-export async function probeSessions(deps: OrderDeps, ref: string, applied: Applied, options: { unreadable?: boolean } = {}): Promise<void> {
+export async function probeSessions(deps: OrderDeps, ref: string, applied: Applied, options: { amount: number; unreadable?: boolean }): Promise<void> {
   const startedAt = deps.now();
   const listed = await deps.checkouts.list(deps.references.checkout(ref));
   if (listed.kind === 'error') {
@@ -126,7 +126,7 @@ export async function probeSessions(deps: OrderDeps, ref: string, applied: Appli
   }
   await deps.book.apply(
     ref,
-    { type: 'sessions-listed', startedAt, complete: true, jti: 'probe', createId: deps.newId(), sessions: listed.sessions },
+    { type: 'sessions-listed', startedAt, complete: true, jti: 'probe', amount: options.amount, createId: deps.newId(), sessions: listed.sessions },
     { create: true },
   );
 }
