@@ -50,6 +50,23 @@ interface Written {
   env: TransitionEnv & PlanEnv;
 }
 
+/**
+ * A copy as it is put back: what it knew, and that the provider's history of the order must be read again
+ * where it can be before anything new is sent or created. The copy may be older than the record the store
+ * lost (its process saw the order last before another, since replaced, moved it on): a try or a session made
+ * after it is known only to the provider, and a copy that said the history was read kept anyone from
+ * looking (a tester's hunt on the model's world: a later try's completion never reported, and a checkout
+ * opened beside it).
+ */
+function restored(copy: Order, readable: { payments: boolean; sessions: boolean }): Order {
+  const history = {
+    payments: readable.payments ? ('unread' as const) : copy.history.payments,
+    sessions: readable.sessions ? ('unread' as const) : copy.history.sessions,
+  };
+  if (history.payments === copy.history.payments && history.sessions === copy.history.sessions) return copy;
+  return { ...copy, history, v: copy.v + 1 };
+}
+
 /** Orders a process keeps a copy of, to put back what the store loses (bounded: the oldest go first). */
 const COPIES = 10_000;
 
@@ -299,12 +316,13 @@ export class OrderBook {
    * gone, and the store lost them too (at least once: a consumer that had one gets it again, with its key).
    */
   private async putBack(ref: string, raw: string | null, stored: Order | null): Promise<{ raw: string; order: Order } | null> {
-    const copy = this.copies.get(ref) as Order;
+    const copy = restored(this.copies.get(ref) as Order, this.options.readable);
     const value = JSON.stringify(copy);
     const env = this.options.env();
     const messages = raw === null ? messagesOf({ ...copy, tries: [], sessions: [] }, copy, env) : [];
     const also = [...messages.flatMap((m) => this.options.outbox.writesFor(m)), ...indexWrites(stored, copy, env)];
     if (!(await this.options.store.commit({ key: ORDER_KEYS.order(ref), expected: raw, value, ttlMs: RECORD_TTL_MS, also }))) return null;
+    this.copies.set(ref, copy, value, env);
     this.options.outbox.remember(messages);
     this.options.logger.warn({ orderReference: ref, version: copy.v }, 'order put back from this process (the store lost it, or held an older version)');
     return { raw: value, order: copy };
