@@ -319,7 +319,10 @@ export class OrderBook {
     const copy = restored(this.copies.get(ref) as Order, this.options.readable);
     const value = JSON.stringify(copy);
     const env = this.options.env();
-    const messages = raw === null ? messagesOf({ ...copy, tries: [], sessions: [] }, copy, env) : [];
+    // The messages of what the copy knows and the record in the store does not: all of it in place of a lost
+    // record; over an older version, what came after it (a completion put back over the version before it
+    // was never reported: its message had gone with the lost store, the model checker's long run).
+    const messages = messagesOf(raw === null || stored === null ? { ...copy, tries: [], sessions: [] } : stored, copy, env);
     const also = [...messages.flatMap((m) => this.options.outbox.writesFor(m)), ...indexWrites(stored, copy, env)];
     if (!(await this.options.store.commit({ key: ORDER_KEYS.order(ref), expected: raw, value, ttlMs: RECORD_TTL_MS, also }))) return null;
     this.copies.set(ref, copy, value, env);
