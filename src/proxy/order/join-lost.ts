@@ -1,4 +1,4 @@
-import { mayLandLate, tryByReference, type Order } from './order-record.js';
+import { mayLandLate, tryByReference, type Order, type PaymentTry } from './order-record.js';
 
 /**
  * `stored` with what `copy` (another record of the same order, which a process held while the store lost
@@ -12,7 +12,7 @@ export function joinLost(stored: Order, copy: Order): Order {
   const sessions = copy.sessions.filter((s) => s.checkoutId !== null && !stored.sessions.some((x) => x.checkoutId === s.checkoutId));
   // A try of the record never sent holds no number (order-record.ts), so it does not stand for a copy's try
   // of that number: the copy's may be a charge.
-  const tries = copy.tries.filter((t) => (t.phase !== 'void' || mayLandLate(t)) && !tryByReference(stored, t.reference));
+  const tries = copy.tries.filter((t) => (t.phase !== 'void' || mayLandLate(t)) && !knows(stored, t));
   if (sessions.length === 0 && tries.length === 0) return stored;
   // The terms come along where the record has none (begun again by the other way to pay): a try without the
   // order's terms would adopt whatever a read finds under its number, another shop's payment too.
@@ -24,4 +24,18 @@ export function joinLost(stored: Order, copy: Order): Order {
     tries: [...stored.tries, ...tries.map((t, i) => ({ ...t, ordinal: stored.tries.length + i + 1 }))],
     sessions: [...stored.sessions, ...sessions.map((s, i) => ({ ...s, ordinal: stored.sessions.length + i + 1 }))],
   };
+}
+
+/**
+ * True when `stored` has the copy's try `t`: the try holding its number there is `t`'s own send, or holds it
+ * for a charge. A refused or void number is taken again by the next try, so a record whose try of that number
+ * was refused or void does not know a later try of the copy's under it (the model checker's long run on
+ * 0a5fc68: a pending try that had taken a refused try's number was left out of the older copy put back before
+ * it, and its completion was never read or reported). A refused try of the copy's is never a charge.
+ */
+function knows(stored: Order, t: PaymentTry): boolean {
+  const held = tryByReference(stored, t.reference);
+  if (!held) return false;
+  if (t.phase === 'refused' || (held.phase !== 'refused' && held.phase !== 'void')) return true;
+  return held.sendId === t.sendId && (t.sendId !== null || held.callbackId === t.callbackId);
 }
