@@ -59,6 +59,19 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
       if (read.kind === 'not-found') deps.logger.warn({ checkoutId: due.checkoutId }, 'a known checkout session reads as not found; reading on');
       const event = { type: 'session-read', checkoutId: due.checkoutId, result: read } as const;
       if (changes(order, event, deps)) order = (await deps.book.apply(ref, event)).order ?? order;
+    } else if (due.kind === 'probe-payment') {
+      const read = await deps.payments.probe(deps.references.attempt(ref, due.n));
+      if (read.kind === 'error') {
+        failed ||= unavailable(read.err);
+        continue;
+      }
+      const last = order.tries.at(-1);
+      const result = read.kind === 'found' ? ({ kind: 'found', tx: read.tx } as const) : ({ kind: 'not-found' } as const);
+      const event = { type: 'payment-probed', n: due.n, jti: 'reconciler', maxAttempts: last?.maxAttempts ?? 1, terms: order.terms!, callbackId: deps.newId(), result } as const;
+      const applied = await deps.book.apply(ref, event);
+      if (applied.reply.kind === 'conflict') conflictLogged(deps, ref, applied.reply.reference);
+      else if (read.kind === 'found') deps.logger.warn({ reference: read.tx.reference, status: read.tx.status }, 'payment found upstream under a number an order put back did not know; adopted');
+      order = applied.order ?? order;
     } else {
       const listed = await deps.checkouts.list(deps.references.checkout(ref), true);
       if (listed.kind === 'error') {

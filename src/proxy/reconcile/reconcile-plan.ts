@@ -1,11 +1,13 @@
-import { isLiveSession, isLiveTry, mayLandLate, tryByReference, type Order, type PaymentTry } from '../order/order-record.js';
+import { isLiveSession, isLiveTry, mayLandLate, nextNumber, tryByReference, type Order, type PaymentTry } from '../order/order-record.js';
 import { canRead, type ViewEnv } from '../order/views.js';
 
 /** One read the reconciler owes an order. */
 export type DueRead =
   | { kind: 'payment'; reference: string; referenceId: string | null }
   | { kind: 'session'; checkoutId: string }
-  | { kind: 'list-sessions' };
+  | { kind: 'list-sessions' }
+  /** Try number `n` of the order, read before anything new is sent (its payments' history unread). */
+  | { kind: 'probe-payment'; n: number };
 
 export interface PlanEnv extends ViewEnv {
   now: number;
@@ -24,6 +26,22 @@ function readsLate(order: Order, t: PaymentTry, env: PlanEnv): boolean {
 }
 
 /**
+ * The provider's histories of an order put back from a copy (DESIGN: when the store loses records) that are
+ * still to be read, within the reconcile window of its last change: the copy may be older than the record the
+ * store lost, and a try or session made after it is known only to the provider. Read by the reconciler too,
+ * not only before the next send or creation: with nobody coming back, a later try's completion reached the
+ * merchant never (found reading the fix of `test/proof/stale-copy-restored.test.ts`). An order with no try
+ * and no session yet (begun, nothing sent) waits for its first request's own look.
+ */
+function historyDue(order: Order, env: PlanEnv): { payments: boolean; sessions: boolean } {
+  const begun = (order.tries.length > 0 || order.sessions.length > 0) && env.now - order.updatedAt < env.reconcileWindowMs;
+  return {
+    payments: begun && order.history.payments === 'unread' && order.terms !== undefined && order.tries.length > 0,
+    sessions: begun && order.history.sessions === 'unread' && env.listsSessions,
+  };
+}
+
+/**
  * What the reconciler reads for an order now (pure): every try whose money state is not final and can be read
  * (by referenceNo, or by the referenceId the provider gave), every void found by nobody within the window,
  * every open session, and the order's sessions upstream while one of ours is unknown and the provider lists
@@ -39,13 +57,23 @@ export function readsDue(order: Order, env: PlanEnv): DueRead[] {
   for (const s of order.sessions) {
     if (s.phase === 'open' && s.checkoutId !== null) reads.push({ kind: 'session', checkoutId: s.checkoutId });
   }
-  if (env.listsSessions && order.sessions.some((s) => s.phase === 'unknown')) reads.push({ kind: 'list-sessions' });
+  const history = historyDue(order, env);
+  if (history.sessions || (env.listsSessions && order.sessions.some((s) => s.phase === 'unknown'))) reads.push({ kind: 'list-sessions' });
+  if (history.payments) reads.push({ kind: 'probe-payment', n: nextNumber(order) });
   return reads;
 }
 
-/** True while the order has money state that is not final, or a void still read in case it lands late. */
+/**
+ * True while the order has money state that is not final, a void still read in case it lands late, or a
+ * history of the provider's still to be read after it was put back.
+ */
 export function isUnsettled(order: Order, env: PlanEnv): boolean {
-  return order.tries.some((t) => isLiveTry(t) || readsLate(order, t, env)) || order.sessions.some(isLiveSession);
+  return order.tries.some((t) => isLiveTry(t) || readsLate(order, t, env)) || order.sessions.some(isLiveSession) || unreadHistory(order, env);
+}
+
+function unreadHistory(order: Order, env: PlanEnv): boolean {
+  const due = historyDue(order, env);
+  return due.payments || due.sessions;
 }
 
 /**
@@ -58,6 +86,7 @@ export function cadence(order: Order, env: PlanEnv): 'fast' | 'slow' | 'done' | 
   if (!isUnsettled(order, env)) return 'done';
   const startOf = (t: PaymentTry) => t.sentAt ?? t.updatedAt;
   const waiting =
+    unreadHistory(order, env) ||
     order.tries.some((t) => t.phase === 'sending' || ((t.phase === 'pending' || t.phase === 'unknown') && env.now <= t.deadlineAt)) ||
     order.sessions.some((s) => s.phase === 'creating' || (s.phase === 'open' && s.expiresAt !== null && Date.parse(s.expiresAt) > env.now));
   if (waiting) return 'fast';
