@@ -7,6 +7,7 @@ import { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from '../../src/proxy/middleware/body
 import { DEFAULT_OUTBOX_OPTIONS } from '../../src/proxy/notify/outbox-types.js';
 import { RECORD_TTL_MS } from '../../src/proxy/order/keys.js';
 import { relayOptions } from '../../src/proxy/reconcile/relay-options.js';
+import { RECHECK_CEILING_MS } from '../../src/proxy/reconcile/reconcile-plan.js';
 import type { ProxyContext } from '../../src/proxy/context.js';
 import { DEFAULT_TOKEN_TTL_SEC } from '../../src/proxy/tokens/service.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../../src/protocol/server-schemas.js';
@@ -70,6 +71,7 @@ export function defaultsTable(): string {
     ['status reads in flight per instance', `${relay.maxReadsInFlight} at once, a read someone waits for (a callback, a look, a new payment) first; after a read the provider could not answer, a payment's next waits twice as long each time, up to ${duration(relay.lateIntervalMs)}`, '`relay.maxReadsInFlight`'],
     ['the page stops waiting (`TIMED_OUT`)', `after ${duration(relay.deadlineMs)}`, '`relay.deadlineMs`'],
     ['reads after that', `every ${duration(relay.lateIntervalMs)} for ${duration(relay.reconcileWindowMs)}`, '`relay.lateIntervalMs`, `relay.reconcileWindowMs`'],
+    ['a payment read failed or cancelled, a session failed, cancelled or expired', `read again for ${duration(relay.reconcileWindowMs)}, each time after half the time since it was read so (${duration(relay.lateIntervalMs)} to ${duration(RECHECK_CEILING_MS)})`, '`relay.lateIntervalMs`, `relay.reconcileWindowMs`'],
     ['each instance sweeps unsettled payments', `every ${duration(relay.sweepIntervalMs)}`, '`relay.sweepIntervalMs`'],
     ['hooks retried', `for ${duration(DEFAULT_OUTBOX_OPTIONS.maxAgeMs)}, backing off from ${duration(DEFAULT_OUTBOX_OPTIONS.backoffMs)} to ${duration(DEFAULT_OUTBOX_OPTIONS.maxBackoffMs)}; a delivery's lease ${duration(DEFAULT_OUTBOX_OPTIONS.leaseMs)}`, '`relay.outbox*`'],
     ['webhooks: each try, retried', `${duration(webhooks.timeoutMs)} per try; retried for ${duration(webhooks.maxAgeMs)}`, '`webhooks.timeoutMs`, `webhooks.maxAgeMs`'],

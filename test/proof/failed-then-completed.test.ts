@@ -41,4 +41,27 @@ describe('a payment read FAILED that the provider later completes, and calls bac
     expect(again).toMatchObject({ reference: 'O1-1', status: 'COMPLETED' });
     expect([...w.provider.payments.keys()]).toEqual(['O1-1']);
   });
+
+  // The same without a callback (found reading that fix: nothing read a failed try again unless the provider
+  // called back about it, so a late completion it did not call back about was never reported).
+  it('is read again by the reconciler within the window, callback or not, and reported COMPLETED', async () => {
+    const { w } = await startedWorld();
+    w.pay(0, 'O1', NUMBERS[0]);
+    await idle(w);
+    const p = w.provider.payments.get('O1-1')!;
+    p.status = 'FAILED';
+    w.reconcile(0, 'O1');
+    await idle(w);
+    expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'failed' });
+
+    p.status = 'COMPLETED';
+    for (let round = 0; round < 4; round++) {
+      w.advance(60_000);
+      await idle(w);
+    }
+    expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'completed' });
+    // Both reached the merchant, in that order (the model's rule that a completion is never reported FAILED
+    // holds for its provider, whose payments never leave a final state: this one is made to).
+    expect([...w.received.keys()].filter((k) => /^payment:O1-1:(FAILED|COMPLETED)$/.test(k))).toEqual(['payment:O1-1:FAILED', 'payment:O1-1:COMPLETED']);
+  });
 });

@@ -4,7 +4,7 @@ import type { OrderEvent, Reply } from '../order/events.js';
 import type { Order } from '../order/order-record.js';
 import { conflictLogged } from '../order/pay-flow.js';
 import { transition } from '../order/transition.js';
-import { cadence, readsDue } from './reconcile-plan.js';
+import { cadence, readsDue, recheckDelay } from './reconcile-plan.js';
 
 /**
  * What one reconciling pass decided: read again on the backoff, after this many ms, or not at all; `backOff`
@@ -99,6 +99,7 @@ async function after(deps: OrderDeps, order: Order, lateIntervalMs: number): Pro
   const next = cadence(order, deps.env());
   if (next === 'fast') return 'continue';
   if (next === 'slow') return lateIntervalMs;
+  if (next === 'recheck') return recheckDelay(order, { ...deps.env(), lateIntervalMs }) ?? lateIntervalMs;
   if (!(await deps.book.settle(order, next === 'unresolved'))) return 'continue';
   if (next === 'unresolved') {
     deps.logger.error({ orderReference: order.ref }, 'order still not settled at the end of the reconcile window; no longer read (listed for the operator)');

@@ -1,4 +1,13 @@
-import { isLiveSession, isLiveTry, mayLandLate, nextNumber, tryByReference, type Order, type PaymentTry } from '../order/order-record.js';
+import {
+  isLiveSession,
+  isLiveTry,
+  mayLandLate,
+  nextNumber,
+  tryByReference,
+  type CheckoutTry,
+  type Order,
+  type PaymentTry,
+} from '../order/order-record.js';
 import { canRead, type ViewEnv } from '../order/views.js';
 
 /** One read the reconciler owes an order. */
@@ -23,6 +32,35 @@ export interface PlanEnv extends ViewEnv {
  */
 function readsLate(order: Order, t: PaymentTry, env: PlanEnv): boolean {
   return mayLandLate(t) && env.now - (t.sentAt ?? t.updatedAt) < env.reconcileWindowMs && tryByReference(order, t.reference) === t && canRead(t, env);
+}
+
+/**
+ * A try read FAILED or CANCELLED, or a session read failed, cancelled or expired, is read again now and then
+ * within the reconcile window of that reading: the specification shows no transition after the first, so a
+ * late completion is possible, and nothing else would read it unless the provider called back (found reading
+ * the fix of `test/proof/failed-then-completed.test.ts`: such a completion was never reported). Not live: it
+ * blocks nothing, and its reads space out with its age (`recheckDelay`).
+ */
+function rechecked(order: Order, t: PaymentTry, env: PlanEnv): boolean {
+  return (t.phase === 'failed' || t.phase === 'cancelled') && env.now - t.updatedAt < env.reconcileWindowMs && tryByReference(order, t.reference) === t && canRead(t, env);
+}
+
+function sessionRechecked(s: CheckoutTry, env: PlanEnv): boolean {
+  return (s.phase === 'failed' || s.phase === 'cancelled' || s.phase === 'expired') && s.checkoutId !== null && env.now - s.updatedAt < env.reconcileWindowMs;
+}
+
+/** The longest a final-unpaid try or session waits between its reads again. */
+export const RECHECK_CEILING_MS = 2 * 60 * 60_000;
+
+/**
+ * How long until a final-unpaid try or session is read again: half the time since it was read so (at least a
+ * minute: the slow cadence), at most two hours. About twenty-five reads over the day's window, not one a
+ * minute (1,440) for every declined payment of a flash sale. Null when the order has none.
+ */
+export function recheckDelay(order: Order, env: PlanEnv & { lateIntervalMs: number }): number | null {
+  const ages = [...order.tries.filter((t) => rechecked(order, t, env)), ...order.sessions.filter((s) => sessionRechecked(s, env))].map((x) => env.now - x.updatedAt);
+  if (ages.length === 0) return null;
+  return Math.min(Math.max(env.lateIntervalMs, Math.min(...ages) / 2), RECHECK_CEILING_MS);
 }
 
 /**
@@ -51,11 +89,11 @@ export function readsDue(order: Order, env: PlanEnv): DueRead[] {
   const reads: DueRead[] = [];
   for (const t of order.tries) {
     if (tryByReference(order, t.reference) !== t) continue;
-    const due = ((t.phase === 'unknown' || t.phase === 'pending') && canRead(t, env)) || readsLate(order, t, env);
+    const due = ((t.phase === 'unknown' || t.phase === 'pending') && canRead(t, env)) || readsLate(order, t, env) || rechecked(order, t, env);
     if (due) reads.push({ kind: 'payment', reference: t.reference, referenceId: t.referenceId ?? t.hintedReferenceId ?? null });
   }
   for (const s of order.sessions) {
-    if (s.phase === 'open' && s.checkoutId !== null) reads.push({ kind: 'session', checkoutId: s.checkoutId });
+    if ((s.phase === 'open' || sessionRechecked(s, env)) && s.checkoutId !== null) reads.push({ kind: 'session', checkoutId: s.checkoutId });
   }
   const history = historyDue(order, env);
   if (history.sessions || (env.listsSessions && order.sessions.some((s) => s.phase === 'unknown'))) reads.push({ kind: 'list-sessions' });
@@ -64,11 +102,16 @@ export function readsDue(order: Order, env: PlanEnv): DueRead[] {
 }
 
 /**
- * True while the order has money state that is not final, a void still read in case it lands late, or a
- * history of the provider's still to be read after it was put back.
+ * True while the order has money state that is not final, a void still read in case it lands late, a try or
+ * session read final unpaid and still read again, or a history of the provider's still to be read after it
+ * was put back.
  */
 export function isUnsettled(order: Order, env: PlanEnv): boolean {
-  return order.tries.some((t) => isLiveTry(t) || readsLate(order, t, env)) || order.sessions.some(isLiveSession) || unreadHistory(order, env);
+  return (
+    order.tries.some((t) => isLiveTry(t) || readsLate(order, t, env) || rechecked(order, t, env)) ||
+    order.sessions.some((s) => isLiveSession(s) || sessionRechecked(s, env)) ||
+    unreadHistory(order, env)
+  );
 }
 
 function unreadHistory(order: Order, env: PlanEnv): boolean {
@@ -79,10 +122,11 @@ function unreadHistory(order: Order, env: PlanEnv): boolean {
 /**
  * How soon the reconciler reads the order again: `fast` (its backoff) while a customer waits (a try pending
  * before its deadline, a send or creation under way, a session open before its expiry), `slow` (once a
- * minute) for what no page waits on anymore, `done` when nothing is left to read, and `unresolved` when
+ * minute) for what no page waits on anymore, `recheck` (`recheckDelay`) when only final-unpaid tries or
+ * sessions are read again, `done` when nothing is left to read, and `unresolved` when
  * something is still not final at the end of the reconcile window (the operator's list).
  */
-export function cadence(order: Order, env: PlanEnv): 'fast' | 'slow' | 'done' | 'unresolved' {
+export function cadence(order: Order, env: PlanEnv): 'fast' | 'slow' | 'recheck' | 'done' | 'unresolved' {
   if (!isUnsettled(order, env)) return 'done';
   const startOf = (t: PaymentTry) => t.sentAt ?? t.updatedAt;
   const waiting =
@@ -93,5 +137,7 @@ export function cadence(order: Order, env: PlanEnv): 'fast' | 'slow' | 'done' | 
   const stale =
     order.tries.some((t) => isLiveTry(t) && env.now - startOf(t) > env.reconcileWindowMs) ||
     order.sessions.some((s) => isLiveSession(s) && env.now - s.startedAt > env.reconcileWindowMs);
-  return stale ? 'unresolved' : 'slow';
+  if (stale) return 'unresolved';
+  const rechecksOnly = !order.tries.some((t) => isLiveTry(t) || readsLate(order, t, env)) && !order.sessions.some(isLiveSession);
+  return rechecksOnly ? 'recheck' : 'slow';
 }

@@ -1,0 +1,46 @@
+/**
+ * A try read FAILED or CANCELLED, or a session read failed, cancelled or expired, is read again within the
+ * reconcile window, on a schedule that spaces out with its age (DESIGN: the reconciler). Pure, so tested on
+ * records; the whole path on the model's world: test/proof/failed-then-completed.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { cadence, isUnsettled, readsDue, recheckDelay } from '../../../src/proxy/reconcile/reconcile-plan.js';
+import { NOW, order, paymentTry, session } from './fixtures.js';
+
+const PLAN = { now: NOW, listsSessions: false, reconcileWindowMs: 86_400_000, readsByReferenceNo: true, lateIntervalMs: 60_000 };
+const MINUTE = 60_000;
+
+describe('a try or session read final and unpaid', () => {
+  it('is read again, blocks nothing, and is read less often as it ages', () => {
+    const failed = order({ tries: [paymentTry({ phase: 'failed', updatedAt: NOW - 30_000 })] });
+    expect(readsDue(failed, PLAN)).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: 'R1' }]);
+    expect(isUnsettled(failed, PLAN)).toBe(true);
+    expect(cadence(failed, PLAN)).toBe('recheck');
+    expect(recheckDelay(failed, PLAN)).toBe(MINUTE);
+    const aged = (ms: number) => recheckDelay(order({ tries: [paymentTry({ phase: 'cancelled', updatedAt: NOW - ms })] }), PLAN);
+    expect(aged(10 * MINUTE)).toBe(5 * MINUTE);
+    expect(aged(20 * 60 * MINUTE)).toBe(120 * MINUTE);
+    // Beside a live try it is read with it, at the live try's cadence.
+    const beside = order({ tries: [paymentTry({ phase: 'failed', updatedAt: NOW - 30_000 }), paymentTry({ ordinal: 2, n: 2, reference: 'O-2', phase: 'pending', deadlineAt: NOW - 1 })] });
+    expect(readsDue(beside, PLAN).map((r) => r.kind === 'payment' && r.reference)).toEqual(['O-1', 'O-2']);
+    expect(cadence(beside, PLAN)).toBe('slow');
+  });
+
+  it('is read again within the reconcile window of that reading only, and only while it holds its number', () => {
+    const old = order({ tries: [paymentTry({ phase: 'failed', updatedAt: NOW - 86_400_000 })] });
+    expect(readsDue(old, PLAN)).toEqual([]);
+    expect(cadence(old, PLAN)).toBe('done');
+    expect(recheckDelay(old, PLAN)).toBeNull();
+    // A refused try is no payment at the provider: nothing to read.
+    expect(readsDue(order({ tries: [paymentTry({ phase: 'refused', failureCode: 'INSUFFICIENT_FUNDS', updatedAt: NOW })] }), PLAN)).toEqual([]);
+  });
+
+  it('reads a session read failed, cancelled or expired again; one never created is not', () => {
+    for (const phase of ['failed', 'cancelled', 'expired'] as const) {
+      const s = order({ sessions: [session({ checkoutId: 'CO1', phase, updatedAt: NOW - MINUTE })] });
+      expect(readsDue(s, PLAN)).toEqual([{ kind: 'session', checkoutId: 'CO1' }]);
+      expect(cadence(s, PLAN)).toBe('recheck');
+    }
+    expect(readsDue(order({ sessions: [session({ checkoutId: null, phase: 'void', updatedAt: NOW })] }), PLAN)).toEqual([]);
+  });
+});
