@@ -10,7 +10,8 @@ import { viewStatus } from './views.js';
  * The operator's part (DESIGN: unknown blocks everything): orders whose money state is not final (a try or
  * session being read, unknown, or past the reconcile window), listed with what is known of each; and their
  * resolution with the provider's word, never the operator's guess alone: a referenceId or checkoutId from the
- * provider's own records is read and taken only if it answers this order's reference with its terms; "absent"
+ * provider's own records is read and taken only if it answers this order's reference with its terms (a
+ * checkoutId: listed under it, where the provider lists sessions); "absent"
  * says the provider's records have nothing, and voids the try or session (logged).
  */
 export async function unresolvedOrders(deps: OrderDeps, readSet: (key: string) => Promise<string[]>, limit: number): Promise<UnresolvedOrder[]> {
@@ -87,6 +88,18 @@ export async function resolveOrder(deps: OrderDeps, ref: string, input: OrderRes
         throw new ProxyError('INVALID_INPUT', 'The provider has no checkout session with this checkoutId.', {
           fields: [{ path: 'checkoutId', message: 'is not a session at the provider' }],
         });
+      }
+      // The status read has no reference, so it cannot say whose the session is: where the provider lists
+      // sessions by reference, it must be one of this order's (another shop's at our price, named by mistake,
+      // was adopted and reported as this order's payment).
+      if (deps.env().listsSessions) {
+        const listed = await deps.checkouts.list(deps.references.checkout(ref));
+        if (listed.kind === 'error') throw unreadable();
+        if (!listed.sessions.some((x) => x.checkoutId === input.checkoutId)) {
+          throw new ProxyError('INVALID_INPUT', "The provider's sessions under this order's reference do not include this checkoutId.", {
+            fields: [{ path: 'checkoutId', message: "is not a session of this order's reference at the provider" }],
+          });
+        }
       }
       await deps.book.apply(ref, { type: 'sessions-listed', startedAt: deps.now(), complete: false, jti: 'operator', createId: deps.newId(), sessions: [read.session] });
     } else {

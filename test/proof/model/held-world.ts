@@ -6,7 +6,7 @@ import { expect, onTestFinished } from 'vitest';
 import { ORDER_KEYS } from '../../../src/proxy/order/keys.js';
 import type { Order } from '../../../src/proxy/order/order-record.js';
 import { brokenRules } from './invariants.js';
-import { World } from './world.js';
+import { World, type WorldConfig } from './world.js';
 
 export interface Hold {
   /** Resolves once a call reached the held point. */
@@ -17,10 +17,11 @@ export interface Hold {
 
 /**
  * A held world whose instances have started, closed when the test ends (call it inside a test). `sentAt`:
- * its clock then, the send time of a payment asked for at once.
+ * its clock then, the send time of a payment asked for at once. `config` changes the world's (a provider that
+ * lists sessions, a prefix).
  */
-export async function startedWorld(): Promise<{ w: World; hold(label: string): Hold; sentAt: number }> {
-  const world = heldWorld();
+export async function startedWorld(config: Partial<WorldConfig> = {}): Promise<{ w: World; hold(label: string): Hold; sentAt: number }> {
+  const world = heldWorld(config);
   onTestFinished(() => world.w.close());
   world.w.ready();
   await idle(world.w);
@@ -54,7 +55,7 @@ export async function expectChargedOnceByTheFirstTry(w: World): Promise<void> {
   expect([...w.received.keys()]).toContain('payment:O1-1:COMPLETED');
 }
 
-export function heldWorld(): { w: World; hold(label: string): Hold } {
+export function heldWorld(config: Partial<WorldConfig> = {}): { w: World; hold(label: string): Hold } {
   let held: { label: string; reach: () => void; go: Promise<void> } | null = null;
   const step = async (label: string): Promise<void> => {
     const h = held;
@@ -64,7 +65,7 @@ export function heldWorld(): { w: World; hold(label: string): Hold } {
       await h.go;
     }
   };
-  const w = new World({ statusReference: 'either', lists: false, prefix: '', losses: 'flush', readsInFlight: true, skewMs: 0, presence: true }, 1, step);
+  const w = new World({ statusReference: 'either', lists: false, prefix: '', losses: 'flush', readsInFlight: true, skewMs: 0, presence: true, ...config }, 1, step);
   return {
     w,
     hold(label) {
