@@ -60,7 +60,9 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
       const event = { type: 'session-read', checkoutId: due.checkoutId, result: read } as const;
       if (changes(order, event, deps)) order = (await deps.book.apply(ref, event)).order ?? order;
     } else if (due.kind === 'probe-payment') {
-      const read = await deps.payments.probe(deps.references.attempt(ref, due.n));
+      // Under the background circuit, as every read of the reconciler's: after a flush every process probes
+      // the orders it put back, and that burst must never refuse a customer's payment.
+      const read = await deps.payments.read(deps.references.attempt(ref, due.n), null, true);
       if (read.kind === 'error') {
         failed ||= unavailable(read.err);
         continue;
