@@ -13,6 +13,7 @@ import type { OrderEvent } from '../../src/proxy/order/events.js';
 import type { OrderDeps } from '../../src/proxy/order/order-deps.js';
 import { transition } from '../../src/proxy/order/transition.js';
 import { reconcilePass } from '../../src/proxy/reconcile/reconcile-flow.js';
+import { references } from '../../src/proxy/order/references.js';
 import { PollerPool, type PoolTimers, type TickResult } from '../../src/proxy/reconcile/poller-pool.js';
 import { ReadGate } from '../../src/proxy/reconcile/read-gate.js';
 import { Reconciler } from '../../src/proxy/reconcile/reconciler.js';
@@ -343,6 +344,26 @@ describe('reconcilePass', () => {
       ['O-1', 'R1', true],
       ['O-1', 'R1', true],
     ]);
+  });
+
+  it('reads a put-back order’s next number as a background call too, and backs off when it fails', async () => {
+    const reads: unknown[] = [];
+    const putBack = order({ tries: [paymentTry({ phase: 'refused', failureCode: 'INSUFFICIENT_FUNDS', updatedAt: NOW })], history: { payments: 'unread', sessions: 'read' } });
+    const timeout = new ProviderUnavailableError({ operation: 'payments.status', reason: 'timeout', outcomeUnknown: false, message: 'timed out' });
+    const probing = {
+      ...deps(timeout, reads),
+      book: { replay: async () => undefined, apply: async () => ({ order: putBack, reply: { kind: 'none' } }), read: async () => putBack },
+      payments: {
+        read: async (...args: unknown[]) => {
+          reads.push(args);
+          return { kind: 'error', err: timeout };
+        },
+        probe: () => Promise.reject(new Error('the customer-facing probe, not the reconciler’s read')),
+      },
+      references: references(''),
+    } as unknown as OrderDeps;
+    expect(await reconcilePass(probing, 'O', 60_000)).toEqual({ backOff: 'continue' });
+    expect(reads).toEqual([['O-1', null, true]]);
   });
 
   it('keeps to its schedule after a read that failed otherwise', async () => {
