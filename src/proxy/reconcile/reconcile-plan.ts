@@ -54,8 +54,8 @@ export const RECHECK_CEILING_MS = 2 * 60 * 60_000;
 
 /**
  * How long until a final-unpaid try or session is read again: half the time since it was read so (at least a
- * minute: the slow cadence), at most two hours. About twenty-five reads over the day's window, not one a
- * minute (1,440) for every declined payment of a flash sale. Null when the order has none.
+ * minute: the slow cadence), at most `RECHECK_CEILING_MS`: 23 reads over a day's window with the defaults,
+ * not 1,440 (one a minute) for every declined payment of a flash sale. Null when the order has none.
  */
 export function recheckDelay(order: Order, env: PlanEnv & { lateIntervalMs: number }): number | null {
   const ages = [...order.tries.filter((t) => rechecked(order, t, env)), ...order.sessions.filter((s) => sessionRechecked(s, env))].map((x) => env.now - x.updatedAt);

@@ -43,4 +43,12 @@ describe('a try or session read final and unpaid', () => {
     }
     expect(readsDue(order({ sessions: [session({ checkoutId: null, phase: 'void', updatedAt: NOW })] }), PLAN)).toEqual([]);
   });
+
+  it('is read 23 times over a day with the defaults (a minute, two hours, a day), not 1,440', () => {
+    // Read final at age 0; each pass then waits its delay, and reads when the try is still due then.
+    const at = (age: number) => order({ tries: [paymentTry({ phase: 'failed', updatedAt: NOW - age })] });
+    let reads = 0;
+    for (let age = recheckDelay(at(0), PLAN)!; readsDue(at(age), PLAN).length > 0; age += recheckDelay(at(age), PLAN)!) reads++;
+    expect(reads).toBe(23);
+  });
 });
