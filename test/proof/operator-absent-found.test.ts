@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProxyError } from '../../src/proxy/errors.js';
 import { brokenRules } from './model/invariants.js';
-import { customerPaysBothWays, expectChargedOnceByTheFirstTry, idle, startedWorld, stored } from './model/held-world.js';
+import { customerPaysBothWays, expectChargedOnceByTheFirstTry, idle, rounds, startedWorld, stored } from './model/held-world.js';
 import { GRACE_MS, NUMBERS } from './model/world.js';
 
 describe('the operator resolving absent what the provider has', () => {
@@ -30,11 +30,7 @@ describe('the operator resolving absent what the provider has', () => {
     w.pay(1, 'O1', NUMBERS[0]);
     await idle(w);
     w.provider.answer('O1-', 'COMPLETED');
-    for (let round = 0; round < 6; round++) {
-      w.callbacks(0);
-      w.advance(30_000);
-      await idle(w);
-    }
+    await rounds(w);
     expect(await brokenRules(w)).toEqual([]);
     expect(w.provider.payments.size).toBe(0);
     expect([...w.received.values()].some((m) => m.kind === 'checkout' && (m.payload as { snapshot: { status: string } }).snapshot.status === 'completed')).toBe(true);

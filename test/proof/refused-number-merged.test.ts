@@ -9,16 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import { BROKE } from './model/scripted-provider.js';
 import { brokenRules } from './model/invariants.js';
-import { idle, startedWorld, stored } from './model/held-world.js';
-import { NUMBERS, type World } from './model/world.js';
-
-async function rounds(w: World): Promise<void> {
-  for (let round = 0; round < 6; round++) {
-    w.callbacks(0);
-    w.advance(30_000);
-    await idle(w);
-  }
-}
+import { idle, rounds, startedWorld, stored } from './model/held-world.js';
+import { NUMBERS } from './model/world.js';
 
 describe("a try that took a refused try's number, after the store was emptied", () => {
   it('is joined to the older copy put back before it, then read and reported', async () => {

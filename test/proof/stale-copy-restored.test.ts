@@ -10,16 +10,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { brokenRules } from './model/invariants.js';
-import { idle, startedWorld, stored } from './model/held-world.js';
+import { idle, rounds, startedWorld, stored } from './model/held-world.js';
 import { NUMBERS, type World } from './model/world.js';
-
-async function rounds(w: World): Promise<void> {
-  for (let round = 0; round < 6; round++) {
-    w.callbacks(0);
-    w.advance(30_000);
-    await idle(w);
-  }
-}
 
 /**
  * O1's second try approved after instance 0, which had sent it, was replaced and the store emptied; instance

@@ -12,7 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProxyError } from '../../src/proxy/errors.js';
 import { brokenRules } from './model/invariants.js';
-import { idle, startedWorld, stored } from './model/held-world.js';
+import { idle, rounds, startedWorld, stored } from './model/held-world.js';
 import { NUMBERS, type World } from './model/world.js';
 
 /** What the third process answered a customer, the hold's refusal included. */
@@ -25,11 +25,7 @@ async function onTheThird<T>(w: World, ask: (orders: World['instances'][number][
 /** Approvals, callbacks and time, until every read and notification is done. */
 async function quiesce(w: World): Promise<void> {
   w.provider.answer('O1-', 'COMPLETED');
-  for (let round = 0; round < 8; round++) {
-    w.callbacks(0);
-    w.advance(30_000);
-    await idle(w);
-  }
+  await rounds(w, 8);
 }
 
 describe('a process new to an emptied store, before the others looked', () => {

@@ -39,7 +39,12 @@ export async function customerPaysBothWays(w: World, i: number, meanwhile: () =>
   w.provider.paySession('O1');
   meanwhile();
   w.provider.answer('O1-', 'COMPLETED');
-  for (let round = 0; round < 6; round++) {
+  await rounds(w);
+}
+
+/** `count` rounds of callbacks to the first instance and 30 s passing, each until no instance has work under way. */
+export async function rounds(w: World, count = 6): Promise<void> {
+  for (let round = 0; round < count; round++) {
     w.callbacks(0);
     w.advance(30_000);
     await idle(w);
