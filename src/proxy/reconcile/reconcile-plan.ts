@@ -82,18 +82,23 @@ function historyDue(order: Order, env: PlanEnv): { payments: boolean; sessions: 
 /**
  * What the reconciler reads for an order now (pure): every try whose money state is not final and can be read
  * (by referenceNo, or by the referenceId the provider gave), every void found by nobody within the window,
+ * every try and session read final unpaid within the window while nothing of the order is live, the
+ * provider's history of an order put back,
  * every open session, and the order's sessions upstream while one of ours is unknown and the provider lists
  * them. A try that no read can see waits for a callback or the operator.
  */
 export function readsDue(order: Order, env: PlanEnv): DueRead[] {
   const reads: DueRead[] = [];
+  // A final-unpaid try or session waits while another is live: read beside it at its cadence, a customer's
+  // retry would double the reads of every retried payment, and its report can wait until the live one ends.
+  const recheck = !order.tries.some(isLiveTry) && !order.sessions.some(isLiveSession);
   for (const t of order.tries) {
     if (tryByReference(order, t.reference) !== t) continue;
-    const due = ((t.phase === 'unknown' || t.phase === 'pending') && canRead(t, env)) || readsLate(order, t, env) || rechecked(order, t, env);
+    const due = ((t.phase === 'unknown' || t.phase === 'pending') && canRead(t, env)) || readsLate(order, t, env) || (recheck && rechecked(order, t, env));
     if (due) reads.push({ kind: 'payment', reference: t.reference, referenceId: t.referenceId ?? t.hintedReferenceId ?? null });
   }
   for (const s of order.sessions) {
-    if ((s.phase === 'open' || sessionRechecked(s, env)) && s.checkoutId !== null) reads.push({ kind: 'session', checkoutId: s.checkoutId });
+    if ((s.phase === 'open' || (recheck && sessionRechecked(s, env))) && s.checkoutId !== null) reads.push({ kind: 'session', checkoutId: s.checkoutId });
   }
   const history = historyDue(order, env);
   if (history.sessions || (env.listsSessions && order.sessions.some((s) => s.phase === 'unknown'))) reads.push({ kind: 'list-sessions' });

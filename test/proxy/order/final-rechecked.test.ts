@@ -20,10 +20,15 @@ describe('a try or session read final and unpaid', () => {
     const aged = (ms: number) => recheckDelay(order({ tries: [paymentTry({ phase: 'cancelled', updatedAt: NOW - ms })] }), PLAN);
     expect(aged(10 * MINUTE)).toBe(5 * MINUTE);
     expect(aged(20 * 60 * MINUTE)).toBe(120 * MINUTE);
-    // Beside a live try it is read with it, at the live try's cadence.
-    const beside = order({ tries: [paymentTry({ phase: 'failed', updatedAt: NOW - 30_000 }), paymentTry({ ordinal: 2, n: 2, reference: 'O-2', phase: 'pending', deadlineAt: NOW - 1 })] });
-    expect(readsDue(beside, PLAN).map((r) => r.kind === 'payment' && r.reference)).toEqual(['O-1', 'O-2']);
-    expect(cadence(beside, PLAN)).toBe('slow');
+    // Beside a live try (the customer's retry) it waits: read at the live try's cadence, it would double the
+    // reads of every retried payment. Once the live one ends, it is read again.
+    const beside = order({ tries: [paymentTry({ phase: 'failed', updatedAt: NOW - 30_000 }), paymentTry({ ordinal: 2, n: 2, reference: 'O-2', phase: 'pending' })] });
+    expect(readsDue(beside, PLAN).map((r) => r.kind === 'payment' && r.reference)).toEqual(['O-2']);
+    expect(cadence(beside, PLAN)).toBe('fast');
+    const ended = { ...beside, tries: [beside.tries[0]!, { ...beside.tries[1]!, phase: 'cancelled' as const, updatedAt: NOW }] };
+    expect(readsDue(ended, PLAN).map((r) => r.kind === 'payment' && r.reference)).toEqual(['O-1', 'O-2']);
+    expect(cadence(ended, PLAN)).toBe('recheck');
+    expect(recheckDelay(ended, PLAN)).toBe(MINUTE);
   });
 
   it('is read again within the reconcile window of that reading only, and only while it holds its number', () => {
