@@ -20,9 +20,16 @@ const relay = { minIntervalMs: 20, maxIntervalMs: 100, deadlineMs: 60_000, lateI
 
 const world = sandboxAndRedis();
 
+/** Resolves once the first process's payment request is on its way (the store is flushed then, not before). */
+let sending!: () => void;
+const onItsWay = new Promise<void>((resolve) => (sending = resolve));
+
 /** The network of the first process: a payment request takes 4 s to reach the provider, then is answered. */
 const slowSend: typeof fetch = async (input, init) => {
-  if (init?.method === 'POST' && String(input instanceof Request ? input.url : input).endsWith('/v1/payment')) await sleep(4_000);
+  if (init?.method === 'POST' && String(input instanceof Request ? input.url : input).endsWith('/v1/payment')) {
+    sending();
+    await sleep(4_000);
+  }
   return fetch(input, init);
 };
 
@@ -39,7 +46,9 @@ describe('a proxy process new to a flushed Redis, the process that ran on it not
       await a.proxy.ready();
       const ref = `EMPTIED-${Date.now()}`;
       const paying = a.post('/payments', { msisdn: '0260000004' }, { token: await a.mintPayment({ referenceNo: ref }) });
-      await sleep(200);
+      // On its way: a flush before it (the request still reading the provider's history, 200 ms were not
+      // enough on a busy machine) holds it back with a 503, which is right but not this test.
+      await onItsWay;
       await admin.flushall();
       b = await proxyOn();
       const token = await b.mintCheckout({ reference: ref });
