@@ -22,7 +22,7 @@ describe('the order model, with "unknown blocks everything" broken on purpose', 
   it('finds an order charged twice', async () => {
     // Of seeds 1 to 12 of today's runs (the 'now' era: clocks, store faults, another shop at our price), six
     // found it within 3,000 runs, all six within 2,434; this seed within 778.
-    const result = await fc.check(modelProperty(), { numRuns: 2_000, seed: 7, endOnFailure: true });
+    const result = await fc.check(modelProperty(false, undefined, true, 'now'), { numRuns: 2_000, seed: 7, endOnFailure: true });
     expect(result.failed).toBe(true);
     expect(String(result.errorInstance)).toMatch(/was charged 2 times/);
   }, 300_000);

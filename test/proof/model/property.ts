@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { brokenRules } from './invariants.js';
-import type { Fault } from './scripted-provider.js';
+import { FLIP_BOUND_MS, type Fault } from './scripted-provider.js';
 import { AMOUNT, NUMBERS, ORDERS, World, type WorldConfig } from './world.js';
 
 type Command =
@@ -23,7 +23,8 @@ type Command =
   | { kind: 'join' }
   | { kind: 'operator' }
   | { kind: 'store-fault'; how: 'lost' | 'applied' | 'resent' }
-  | { kind: 'foreign-same-price'; order: number };
+  | { kind: 'foreign-same-price'; order: number }
+  | { kind: 'flip'; order: number; what: 'payment' | 'session'; callback: boolean; delayMs: number };
 
 /** Which instance a command goes to: the third stands for the first until it joined. */
 const instance = fc.integer({ min: 0, max: 2 });
@@ -64,9 +65,11 @@ export function commandOf(era: Era): fc.Arbitrary<Command> {
   const operator = { weight: 1, arbitrary: fc.constant({ kind: 'operator' as const }) };
   const storeFault = { weight: 1, arbitrary: fc.record({ kind: fc.constant('store-fault' as const), how: fc.constantFrom('lost' as const, 'applied' as const, 'resent' as const) }) };
   const samePrice = { weight: 1, arbitrary: fc.record({ kind: fc.constant('foreign-same-price' as const), order }) };
+  const flip = { weight: 2, arbitrary: fc.record({ kind: fc.constant('flip' as const), order, what: fc.constantFrom('payment' as const, 'session' as const), callback: fc.boolean(), delayMs: fc.integer({ min: 0, max: FLIP_BOUND_MS }) }) };
   if (era === 'first') return fc.oneof(...commands);
   if (era === 'operator') return fc.oneof(...commands, operator);
-  return era === 'clock' ? fc.oneof(...commands, operator, storeFault) : fc.oneof(...commands, operator, storeFault, samePrice);
+  if (era === 'clock') return fc.oneof(...commands, operator, storeFault);
+  return era === 'now' ? fc.oneof(...commands, operator, storeFault, samePrice) : fc.oneof(...commands, operator, storeFault, samePrice, flip);
 }
 
 /**
@@ -75,9 +78,10 @@ export function commandOf(era: Era): fc.Arbitrary<Command> {
  * process on one true clock; `clock`, the second process's own clock may also be ahead of or behind the
  * others', and store commits may fail (before they ran, after with their answer lost, or resent); `now`,
  * another shop may also charge our price under our reference, and the store counts the processes listening
- * on it (a process new to an emptied store holds back).
+ * on it (a process new to an emptied store holds back); `late`, the provider may also complete a payment it
+ * called CANCELLED, or a session that expired, within `FLIP_BOUND_MS`, with its callback or without.
  */
-export type Era = 'first' | 'operator' | 'clock' | 'now';
+export type Era = 'first' | 'operator' | 'clock' | 'now' | 'late';
 
 const worldOf = {
   statusReference: fc.constantFrom('either' as const, 'referenceNo' as const, 'referenceId' as const),
@@ -91,7 +95,7 @@ const worldOf = {
  * process's clock is off (none, a little, or more than the grace, either way).
  */
 export function worldConfig(era: Era): fc.Arbitrary<WorldConfig> {
-  return era === 'now' || era === 'clock' ? fc.record({ ...worldOf, skewMs: fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000) }) : fc.record(worldOf);
+  return era === 'late' || era === 'now' || era === 'clock' ? fc.record({ ...worldOf, skewMs: fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000) }) : fc.record(worldOf);
 }
 
 function apply(w: World, c: Command, join: boolean): void {
@@ -129,6 +133,8 @@ function apply(w: World, c: Command, join: boolean): void {
       return w.provider.foreignPayment(`${ref}-1`, AMOUNT);
     case 'store-fault':
       return void w.storeFaults.push(c.how);
+    case 'flip':
+      return c.what === 'payment' ? w.provider.flip(`${w.config.prefix}${ref}-`, c.callback, c.delayMs) : w.provider.flipSession(`${w.config.prefix}${ref}`, c.delayMs);
   }
 }
 
@@ -171,7 +177,7 @@ async function quiesce(s: fc.Scheduler, w: World): Promise<void> {
  * turns joins into nothing, the generated commands unchanged). `era`: which runs (see `Era`), so that those
  * found in an earlier one replay.
  */
-export function modelProperty(trace = false, record?: (fingerprint: string) => void, join = process.env['MODEL_JOIN'] !== '0', era: Era = 'now') {
+export function modelProperty(trace = false, record?: (fingerprint: string) => void, join = process.env['MODEL_JOIN'] !== '0', era: Era = 'late') {
   return fc.asyncProperty(
     fc.scheduler(),
     worldConfig(era),
@@ -179,7 +185,7 @@ export function modelProperty(trace = false, record?: (fingerprint: string) => v
     fc.array(fc.tuple(commandOf(era), fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
     async (s, config, seed, commands) => {
       const steps: string[] = [];
-      const w = new World({ ...config, readsInFlight: era !== 'first', presence: era === 'now' }, seed, (label) => s.schedule(Promise.resolve(label)).then(() => void steps.push(label)));
+      const w = new World({ ...config, readsInFlight: era !== 'first', presence: era === 'now' || era === 'late' }, seed, (label) => s.schedule(Promise.resolve(label)).then(() => void steps.push(label)));
       try {
         w.ready();
         await settle(s, w);

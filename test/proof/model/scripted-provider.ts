@@ -33,6 +33,11 @@ export interface ProviderPayment {
   callbackId: string;
   /** True for a payment another shop made under one of our references (the foreign-terms command). */
   foreign?: boolean;
+  /** When the request landed, and when the payment became final (the model's clock). */
+  landedAt?: number;
+  finalAt?: number;
+  /** True once it completed after the provider had called it CANCELLED (`flip`): a charge the provider made. */
+  flipped?: boolean;
 }
 
 export interface ProviderSession {
@@ -43,6 +48,14 @@ export interface ProviderSession {
   expiresAt: number;
   /** True once a customer was given its URL (only then can anyone pay it). */
   reachable: boolean;
+  /** When it was created (the model's clock). */
+  createdAt?: number;
+  /** When it completed. */
+  completedAt?: number;
+  /** True once it completed after the provider had called it expired (`flipSession`). */
+  flipped?: boolean;
+  /** When it completes after its expiry (`flipSession`). */
+  flipAt?: number;
 }
 
 /** A number the provider refuses in words (insufficient funds), as the sandbox's 233240000002. */
@@ -50,6 +63,12 @@ export const BROKE = '233240000002';
 /** How long after its send a late request may still land: shorter than the proxy's grace (DESIGN). */
 export const LANDING_BOUND_MS = 10_000;
 export const SESSION_TTL_MS = 30_000;
+/**
+ * How long after the provider called a payment CANCELLED, or a session expired, it may still complete (the
+ * `late` era's `flip`): the specification shows no transition after the first final status, so the proxy
+ * designs for one; well within the reconcile window of the proxy's own reading (DESIGN: reads never regress).
+ */
+export const FLIP_BOUND_MS = 60_000;
 
 export interface ScriptedProviderOptions {
   statusReference: StatusReference;
@@ -74,6 +93,12 @@ export class ScriptedProvider {
   readonly late: Array<{ at: number; land: () => void }> = [];
   /** Callbacks of payments that reached a final state, not yet delivered. */
   readonly callbacks: Array<{ callbackId: string; referenceId: string }> = [];
+  /** Payments declined that the provider will complete after all (`flip`), and when. */
+  readonly flips: Array<{ payment: ProviderPayment; at: number; callback: boolean }> = [];
+  /** Flips waiting for the order's next payment to land, by the prefix of its references. */
+  private readonly intents = new Map<string, { callback: boolean; delayMs: number }>();
+  /** Session flips waiting for the order's next session, by its reference. */
+  private readonly sessionIntents = new Map<string, number>();
   /** Every initiation that reached the provider. */
   initiations = 0;
 
@@ -105,9 +130,65 @@ export class ScriptedProvider {
     for (const p of this.payments.values()) {
       if (p.referenceNo.startsWith(prefix) && p.status === 'PENDING' && !p.foreign) {
         p.status = status;
+        p.finalAt = this.o.now();
         this.callbacks.push({ callbackId: p.callbackId, referenceId: p.referenceId });
         return;
       }
+    }
+  }
+
+  /**
+   * The customer declines the order's payment waiting on the phone (its callback sent, as `answer`), and the
+   * provider completes it after all `delayMs` later (a late approval it took), calling back then or not; or, if
+   * none waits, a payment of the order it called CANCELLED within `FLIP_BOUND_MS` completes now; if there is
+   * none either, so does the next payment of the order to land. Due flips happen when time passes (`tick`)
+   * and before any read.
+   */
+  flip(prefix: string, callback: boolean, delayMs: number): void {
+    const mine = [...this.payments.values()].filter((p) => p.referenceNo.startsWith(prefix) && !p.foreign);
+    const waiting = mine.find((p) => p.status === 'PENDING');
+    if (waiting) {
+      this.answer(prefix, 'CANCELLED');
+      this.flips.push({ payment: waiting, at: this.o.now() + delayMs, callback });
+      return;
+    }
+    const declined = mine.find((p) => p.status === 'CANCELLED' && this.o.now() - p.finalAt! <= FLIP_BOUND_MS);
+    if (declined) this.flips.push({ payment: declined, at: this.o.now(), callback });
+    // None yet: the next payment of the order to land is declined as it lands, and completes later.
+    else this.intents.set(prefix, { callback, delayMs });
+    this.tick();
+  }
+
+  /**
+   * A session of the order is paid after all `delayMs` after it expired (if its customer had its URL); if the
+   * order has none open or expired, so is its next session to be created.
+   */
+  flipSession(reference: string, delayMs: number): void {
+    for (const s of this.sessions.values()) {
+      if (s.reference === reference && s.flipAt === undefined && (this.statusOf(s) === 'pending' || this.statusOf(s) === 'expired')) {
+        s.flipAt = Math.max(this.o.now(), s.expiresAt + delayMs);
+        this.statusOf(s);
+        return;
+      }
+    }
+    this.sessionIntents.set(reference, delayMs);
+  }
+
+  /** Every due flip happened, and every session's status is its status now (before the rules are checked). */
+  settle(): void {
+    this.tick();
+    for (const session of this.sessions.values()) this.statusOf(session);
+  }
+
+  /** The flips that are due happen. */
+  tick(): void {
+    const now = this.o.now();
+    for (const f of this.flips.filter((x) => x.at <= now)) {
+      this.flips.splice(this.flips.indexOf(f), 1);
+      const p = f.payment;
+      if (p.status !== 'CANCELLED') continue;
+      Object.assign(p, { status: 'COMPLETED', flipped: true, finalAt: f.at });
+      if (f.callback) this.callbacks.push({ callbackId: p.callbackId, referenceId: p.referenceId });
     }
   }
 
@@ -116,6 +197,7 @@ export class ScriptedProvider {
     for (const s of this.sessions.values()) {
       if (s.reference === reference && s.reachable && this.statusOf(s) === 'pending') {
         s.status = 'completed';
+        s.completedAt = this.o.now();
         return;
       }
     }
@@ -123,6 +205,7 @@ export class ScriptedProvider {
 
   private statusOf(s: ProviderSession): ProviderSession['status'] {
     if (s.status === 'pending' && this.o.now() > s.expiresAt) s.status = 'expired';
+    if (s.status === 'expired' && s.reachable && s.flipAt !== undefined && this.o.now() >= s.flipAt) Object.assign(s, { status: 'completed', flipped: true, completedAt: s.flipAt });
     return s.status;
   }
 
@@ -130,8 +213,13 @@ export class ScriptedProvider {
     this.initiations++;
     if (this.payments.has(body.referenceNo)) return refusal('0400', 'Bad Request');
     if (body.msisdn === BROKE) return refusal('INSUFFICIENT_FUNDS', 'Customer has insufficient funds');
-    const p: ProviderPayment = { ...body, referenceId: this.o.newId(), status: 'PENDING' };
+    const p: ProviderPayment = { ...body, referenceId: this.o.newId(), status: 'PENDING', landedAt: this.o.now() };
     this.payments.set(body.referenceNo, p);
+    for (const [prefix, intent] of this.intents) {
+      if (!body.referenceNo.startsWith(prefix)) continue;
+      this.intents.delete(prefix);
+      this.flip(prefix, intent.callback, intent.delayMs);
+    }
     return p;
   }
 
@@ -162,6 +250,7 @@ export class ScriptedProvider {
         },
         status: async (reference) => {
           await step('status read');
+          this.tick();
           if (this.take('read') === 'read-error') throw unavailable('payments.status', 'timeout', false);
           const mode = this.o.statusReference;
           const byNo = mode === 'referenceId' ? undefined : this.payments.get(reference);
@@ -180,7 +269,14 @@ export class ScriptedProvider {
           const fault = this.take('checkout');
           if (fault === 'down') throw unavailable('checkout.initialize', 'network', false);
           const s: ProviderSession = { checkoutId: this.o.newId(), reference: body.reference, amount: body.amount, status: 'pending', expiresAt: this.o.now() + SESSION_TTL_MS, reachable: false };
-          const create = () => void this.sessions.set(s.checkoutId, s);
+          const create = () => {
+            s.createdAt = this.o.now();
+            this.sessions.set(s.checkoutId, s);
+            const delayMs = this.sessionIntents.get(s.reference);
+            if (delayMs === undefined) return;
+            this.sessionIntents.delete(s.reference);
+            this.flipSession(s.reference, delayMs);
+          };
           if (fault === 'land-late' || fault === '503-late') {
             this.late.push({ at: this.o.now(), land: create });
             throw fault === '503-late' ? unavailable('checkout.initialize', 'http', false, 503) : unavailable('checkout.initialize', 'timeout', true);

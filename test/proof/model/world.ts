@@ -87,6 +87,8 @@ export class World {
   readonly instances: Instance[] = [];
   /** Every notification the merchant received, by id (deliveries are at least once). */
   readonly received = new Map<string, OutboxMessage>();
+  /** When the merchant first received each notification (the model's clock). */
+  readonly receivedAt = new Map<string, number>();
   /** Errors of requests that are not answers (a ProxyError is an answer; so is the store's outage, a 503). */
   readonly crashes: unknown[] = [];
   /**
@@ -163,7 +165,10 @@ export class World {
     const merchant: OutboxConsumer = {
       name: 'merchant',
       accepts: () => true,
-      deliver: async (message) => void this.received.set(message.id, message),
+      deliver: async (message) => {
+        this.received.set(message.id, message);
+        if (!this.receivedAt.has(message.id)) this.receivedAt.set(message.id, this.clock);
+      },
     };
     self.orders = createOrders(ctx, [merchant], {
       manual: true,
@@ -303,6 +308,7 @@ export class World {
   /** Time passes; each instance sweeps every `SWEEP_MS` of it, as its timer would. */
   advance(ms: number): void {
     this.clock += ms;
+    this.provider.tick();
     for (let i = 0; i < this.instances.length; i++) {
       if (this.clock - (this.sweptAt[i] ?? START) >= SWEEP_MS) this.sweep(i);
     }
