@@ -7,7 +7,8 @@
  * customer's next try is answered with it. The run, scripted on the model's world.
  */
 import { describe, expect, it } from 'vitest';
-import { idle, startedWorld, stored } from './model/held-world.js';
+import { brokenRules } from './model/invariants.js';
+import { idle, rounds, startedWorld, stored } from './model/held-world.js';
 import { NUMBERS } from './model/world.js';
 
 describe('a payment read FAILED that the provider later completes, and calls back about', () => {
@@ -63,5 +64,33 @@ describe('a payment read FAILED that the provider later completes, and calls bac
     // Both reached the merchant, in that order (the model's rule that a completion is never reported FAILED
     // holds for its provider, whose payments never leave a final state: this one is made to).
     expect([...w.received.keys()].filter((k) => /^payment:O1-1:(FAILED|COMPLETED)$/.test(k))).toEqual(['payment:O1-1:FAILED', 'payment:O1-1:COMPLETED']);
+  });
+
+  // Found by the model checker's `late` era (seed 1001, the replay in order-model.test.ts): the customer's
+  // next try was left pending by the provider, past its deadline and the window; the declined try's reads
+  // waited for it to end, so its late completion, with no callback, was never reported.
+  it('is read again beside a later try the provider leaves pending past its deadline, and reported COMPLETED', async () => {
+    const { w } = await startedWorld();
+    // The first try is declined as it lands, and completes 30 s later; the provider does not call back then.
+    w.provider.flip('O1-', false, 30_000);
+    w.pay(0, 'O1', NUMBERS[0]);
+    await idle(w);
+    w.callbacks(0);
+    await idle(w);
+    w.reconcile(0, 'O1');
+    await idle(w);
+    expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'cancelled' });
+    expect(w.provider.callbacks).toEqual([]);
+    w.pay(1, 'O1', NUMBERS[1]);
+    await idle(w);
+    expect((await stored(w, 'O1')).tries.map((t) => t.phase)).toEqual(['cancelled', 'pending']);
+
+    // Ten minutes, twice the model's reconcile window: the second try is never answered.
+    await rounds(w, 20);
+    expect(w.provider.payments.get('O1-1')!.status).toBe('COMPLETED');
+    expect(w.provider.payments.get('O1-2')!.status).toBe('PENDING');
+    expect((await stored(w, 'O1')).tries.map((t) => t.phase)).toEqual(['completed', 'pending']);
+    expect([...w.received.keys()]).toContain('payment:O1-1:COMPLETED');
+    expect(await brokenRules(w)).toEqual([]);
   });
 });

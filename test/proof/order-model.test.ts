@@ -3,7 +3,8 @@
  * referenceNo, referenceId or either; sessions listed or not), which loss the run suffers (store flushes, or
  * process restarts), and a list of commands (customers paying by mobile money and by hosted checkout on either
  * of two instances, or a third that joins later with no copy of anything, with reloads, second tabs, other
- * numbers; approvals and declines on the phone; lost and late answers, 503s, read errors; callbacks;
+ * numbers; approvals and declines on the phone, and declines the provider completes after all; lost and late
+ * answers, 503s, read errors; callbacks;
  * reconciling passes and sweeps; time passing; another shop's payment under our reference). Its scheduler
  * picks the order of every store call and every provider call of every instance, and the run owns the clock.
  * After the commands the world quiesces (callbacks delivered, late requests landed or expired, time past every
@@ -91,6 +92,15 @@ describe('the order model', () => {
   // completion was never read or reported.
   it('joins a try that took a refused try’s number to the older copy put back before it', async () => {
     await fc.assert(modelProperty(false, undefined, true, 'now'), { seed: 1097727673, path: '865', numRuns: 1, endOnFailure: true });
+  });
+
+  // Found by the checker's `late` era when it began (seed 1001, run 2746 of a 20,000-run chunk): a try
+  // declined and completed by the provider half a minute later, with no callback; the customer's next try,
+  // sent meanwhile, left pending by the provider past its deadline and the window. The declined try's reads
+  // waited for the live one to end, and its completion was never reported.
+  it('reports a declined try’s late completion while the next try stays pending past its deadline', async () => {
+    const path = '2746:26:126:18:18:49:49:96:38:38:38:83:89:89:98:135';
+    await fc.assert(modelProperty(false, undefined, true, 'late'), { seed: 1001, path, numRuns: 1, endOnFailure: true });
   });
 
   it('replays a run alone from its seed and path exactly as it ran among the others (same steps, same end)', async () => {

@@ -82,16 +82,18 @@ function historyDue(order: Order, env: PlanEnv): { payments: boolean; sessions: 
 /**
  * What the reconciler reads for an order now (pure): every try whose money state is not final and can be read
  * (by referenceNo, or by the referenceId the provider gave), every void found by nobody within the window,
- * every try and session read final unpaid within the window while nothing of the order is live, the
- * provider's history of an order put back,
- * every open session, and the order's sessions upstream while one of ours is unknown and the provider lists
+ * every try and session read final unpaid within the window while no customer waits on the order, the
+ * provider's history of an order put back, every open session, and the order's sessions upstream while one of ours is unknown and the provider lists
  * them. A try that no read can see waits for a callback or the operator.
  */
 export function readsDue(order: Order, env: PlanEnv): DueRead[] {
   const reads: DueRead[] = [];
-  // A final-unpaid try or session waits while another is live: read beside it at its cadence, a customer's
-  // retry would double the reads of every retried payment, and its report can wait until the live one ends.
-  const recheck = !order.tries.some(isLiveTry) && !order.sessions.some(isLiveSession);
+  // A final-unpaid try or session waits while a customer waits on the order: read beside a customer's retry at
+  // its fast cadence, it would double the reads of every retried payment. It does not wait for a live try or
+  // session to end: one the provider leaves pending past its deadline may stay so past the window, and a late
+  // completion waiting behind it reached the merchant never (the model checker's `late` era, seed 1001). Past
+  // the deadline, nobody waits: it is read at the slow cadence beside the live one.
+  const recheck = !customerWaits(order, env);
   for (const t of order.tries) {
     if (tryByReference(order, t.reference) !== t) continue;
     const due = ((t.phase === 'unknown' || t.phase === 'pending') && canRead(t, env)) || readsLate(order, t, env) || (recheck && rechecked(order, t, env));
@@ -125,6 +127,17 @@ function unreadHistory(order: Order, env: PlanEnv): boolean {
 }
 
 /**
+ * True while a customer waits on the order: a try being sent, or pending or unknown before its deadline; a
+ * session being created, or open before its expiry.
+ */
+function customerWaits(order: Order, env: PlanEnv): boolean {
+  return (
+    order.tries.some((t) => t.phase === 'sending' || ((t.phase === 'pending' || t.phase === 'unknown') && env.now <= t.deadlineAt)) ||
+    order.sessions.some((s) => s.phase === 'creating' || (s.phase === 'open' && s.expiresAt !== null && Date.parse(s.expiresAt) > env.now))
+  );
+}
+
+/**
  * How soon the reconciler reads the order again: `fast` (its backoff) while a customer waits (a try pending
  * before its deadline, a send or creation under way, a session open before its expiry), `slow` (once a
  * minute) for what no page waits on anymore, `recheck` (`recheckDelay`) when only final-unpaid tries or
@@ -134,11 +147,7 @@ function unreadHistory(order: Order, env: PlanEnv): boolean {
 export function cadence(order: Order, env: PlanEnv): 'fast' | 'slow' | 'recheck' | 'done' | 'unresolved' {
   if (!isUnsettled(order, env)) return 'done';
   const startOf = (t: PaymentTry) => t.sentAt ?? t.updatedAt;
-  const waiting =
-    unreadHistory(order, env) ||
-    order.tries.some((t) => t.phase === 'sending' || ((t.phase === 'pending' || t.phase === 'unknown') && env.now <= t.deadlineAt)) ||
-    order.sessions.some((s) => s.phase === 'creating' || (s.phase === 'open' && s.expiresAt !== null && Date.parse(s.expiresAt) > env.now));
-  if (waiting) return 'fast';
+  if (unreadHistory(order, env) || customerWaits(order, env)) return 'fast';
   const stale =
     order.tries.some((t) => isLiveTry(t) && env.now - startOf(t) > env.reconcileWindowMs) ||
     order.sessions.some((s) => isLiveSession(s) && env.now - s.startedAt > env.reconcileWindowMs);

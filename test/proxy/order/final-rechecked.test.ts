@@ -20,15 +20,27 @@ describe('a try or session read final and unpaid', () => {
     const aged = (ms: number) => recheckDelay(order({ tries: [paymentTry({ phase: 'cancelled', updatedAt: NOW - ms })] }), PLAN);
     expect(aged(10 * MINUTE)).toBe(5 * MINUTE);
     expect(aged(20 * 60 * MINUTE)).toBe(120 * MINUTE);
-    // Beside a live try (the customer's retry) it waits: read at the live try's cadence, it would double the
-    // reads of every retried payment. Once the live one ends, it is read again.
-    const beside = order({ tries: [paymentTry({ phase: 'failed', updatedAt: NOW - 30_000 }), paymentTry({ ordinal: 2, n: 2, reference: 'O-2', phase: 'pending' })] });
+    // Beside a live try the customer waits on (their retry, before its deadline) it waits: read at the live
+    // try's fast cadence, it would double the reads of every retried payment. Once the live one ends, it is
+    // read again.
+    const beside = order({ tries: [paymentTry({ phase: 'failed', updatedAt: NOW - 30_000 }), paymentTry({ ordinal: 2, n: 2, reference: 'O-2', phase: 'pending', deadlineAt: NOW + MINUTE })] });
     expect(readsDue(beside, PLAN).map((r) => r.kind === 'payment' && r.reference)).toEqual(['O-2']);
     expect(cadence(beside, PLAN)).toBe('fast');
     const ended = { ...beside, tries: [beside.tries[0]!, { ...beside.tries[1]!, phase: 'cancelled' as const, updatedAt: NOW }] };
     expect(readsDue(ended, PLAN).map((r) => r.kind === 'payment' && r.reference)).toEqual(['O-1', 'O-2']);
     expect(cadence(ended, PLAN)).toBe('recheck');
     expect(recheckDelay(ended, PLAN)).toBe(MINUTE);
+  });
+
+  it('is read beside a live try past its deadline, at the slow cadence: it does not wait for it to end', () => {
+    // The provider may leave a try pending past the window: a late completion waiting behind it was never
+    // reported (test/proof/failed-then-completed.test.ts, the model checker's `late` era).
+    const stuck = order({ tries: [paymentTry({ phase: 'cancelled', updatedAt: NOW - 2 * MINUTE }), paymentTry({ ordinal: 2, n: 2, reference: 'O-2', phase: 'pending', deadlineAt: NOW - 1 })] });
+    expect(readsDue(stuck, PLAN).map((r) => r.kind === 'payment' && r.reference)).toEqual(['O-1', 'O-2']);
+    expect(cadence(stuck, PLAN)).toBe('slow');
+    // So is a session read expired beside an unknown try past its deadline.
+    const unknown = order({ tries: [paymentTry({ phase: 'unknown', deadlineAt: NOW - 1 })], sessions: [session({ checkoutId: 'CO1', phase: 'expired', updatedAt: NOW - MINUTE })] });
+    expect(readsDue(unknown, PLAN).filter((r) => r.kind === 'session')).toEqual([{ kind: 'session', checkoutId: 'CO1' }]);
   });
 
   it('is read again within the reconcile window of that reading only, and only while it holds its number', () => {
