@@ -18,7 +18,12 @@ export interface PaymentUpdate {
   snapshot: PaymentSnapshot;
   /** The status before this change; null on the first report. */
   previous: PaymentViewStatus | null;
-  /** True when the status will not change again (COMPLETED, FAILED, CANCELLED, VOID; not TIMED_OUT). */
+  /**
+   * True when the provider's answer is final: COMPLETED, FAILED or CANCELLED (not PENDING, TIMED_OUT, UNKNOWN or
+   * VOID). COMPLETED never changes again. The provider may still complete a FAILED or CANCELLED payment (its
+   * specification shows no transition after the first final status, so the proxy reads it again within the
+   * reconcile window): a later update then says COMPLETED, with that status as `previous`.
+   */
   final: boolean;
 }
 
@@ -28,6 +33,7 @@ export interface CheckoutUpdate {
   idempotencyKey: string;
   snapshot: CheckoutSnapshot;
   previous: CheckoutViewStatus | null;
+  /** True for completed, failed, expired and cancelled; as with payments, only completed never changes again. */
   final: boolean;
 }
 

@@ -90,7 +90,8 @@ describe('a payment read FAILED that the provider later completes, and calls bac
     expect(w.provider.payments.get('O1-1')!.status).toBe('COMPLETED');
     expect(w.provider.payments.get('O1-2')!.status).toBe('PENDING');
     expect((await stored(w, 'O1')).tries.map((t) => t.phase)).toEqual(['completed', 'pending']);
-    expect([...w.received.keys()]).toContain('payment:O1-1:COMPLETED');
+    // As the webhooks guide says: a completion after the failure, its previous status the failed one.
+    expect(w.received.get('payment:O1-1:COMPLETED')?.payload).toMatchObject({ previous: 'CANCELLED', final: true, snapshot: { status: 'COMPLETED' } });
     expect(await brokenRules(w)).toEqual([]);
   });
 });

@@ -19,7 +19,11 @@ export interface WebhookData {
   orderReference: string;
   /** The status before this change; null on the first report. */
   previous: PaymentViewStatus | CheckoutViewStatus | null;
-  /** True when the status will not change again. */
+  /**
+   * True when the provider's answer is final (a payment COMPLETED, FAILED or CANCELLED; a checkout completed,
+   * failed, expired or cancelled). Only a completion never changes again: one the provider said failed may
+   * still complete, and a later webhook says so.
+   */
   final: boolean;
   snapshot: PaymentSnapshot | CheckoutSnapshot;
 }
