@@ -83,8 +83,9 @@ function historyDue(order: Order, env: PlanEnv): { payments: boolean; sessions: 
  * What the reconciler reads for an order now (pure): every try whose money state is not final and can be read
  * (by referenceNo, or by the referenceId the provider gave), every void found by nobody within the window,
  * every try and session read final unpaid within the window while no customer waits on the order, the
- * provider's history of an order put back, every open session, and the order's sessions upstream while one of ours is unknown and the provider lists
- * them. A try that no read can see waits for a callback or the operator.
+ * provider's history of an order put back, every open session, and the order's sessions upstream while one
+ * of ours is unknown and the provider lists them. A try that no read can see waits for a callback or the
+ * operator.
  */
 export function readsDue(order: Order, env: PlanEnv): DueRead[] {
   const reads: DueRead[] = [];
