@@ -34,8 +34,16 @@ export function joinLost(stored: Order, copy: Order): Order {
  * it, and its completion was never read or reported). A refused try of the copy's is never a charge.
  */
 function knows(stored: Order, t: PaymentTry): boolean {
+  // The record has this very send, wherever it stands there: joined again, every stale copy of a record whose
+  // number was taken again added it once more (two processes then joined each other's copies for ever: the
+  // model checker's long run hung on a record growing each turn).
+  if (stored.tries.some((x) => sameSend(x, t))) return true;
   const held = tryByReference(stored, t.reference);
   if (!held) return false;
-  if (t.phase === 'refused' || (held.phase !== 'refused' && held.phase !== 'void')) return true;
-  return held.sendId === t.sendId && (t.sendId !== null || held.callbackId === t.callbackId);
+  return t.phase === 'refused' || (held.phase !== 'refused' && held.phase !== 'void');
+}
+
+/** The same send of the same number (a try never sent has no sendId: its callbackId, drawn with it, tells). */
+function sameSend(x: PaymentTry, t: PaymentTry): boolean {
+  return x.reference === t.reference && x.sendId === t.sendId && (t.sendId !== null || x.callbackId === t.callbackId);
 }

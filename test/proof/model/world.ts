@@ -53,6 +53,8 @@ const START = Date.UTC(2026, 10, 25);
 const SILENT = pino({ level: 'silent' });
 /** The instances' grace for an unknown outcome (`relay.unknownGraceMs`): longer than a late landing's bound. */
 export const GRACE_MS = 20_000;
+/** More than any order of a run needs (a run has at most 40 commands): a record this large grows unbounded. */
+const MAX_RECORD_BYTES = 64_000;
 /** Each instance's sweep interval (the proxy's default). */
 const SWEEP_MS = 15_000;
 
@@ -201,6 +203,11 @@ export class World {
       commit: async (...args: Parameters<MemoryStore['commit']>) => {
         await this.step('store commit');
         if (!alive()) return new Promise(() => undefined);
+        // A record that grows without bound fails its run, as a crash, instead of making it run for ever (a join
+        // that was not idempotent made two processes join each other's copies again and again: a long run
+        // hung on it, each turn slower than the last).
+        const { key, value } = args[0];
+        if (value.length > MAX_RECORD_BYTES) throw new Error(`the record ${key} grew to ${value.length} bytes`);
         const fault = this.storeFaults.shift();
         if (fault === 'lost') throw new StoreUnavailableError('commit', new Error('timed out before it ran'));
         const done = await this.memory.commit(...args);
