@@ -35,3 +35,28 @@ describe('a number taken again by a try that was never sent', () => {
     expect(readsDue(sent, PLAN)).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: 'R2' }]);
   });
 });
+
+// The same with a try refused in words (insufficient funds): the provider made nothing of that request either.
+// The `late` era's long run (seed 1122183213, the replay in order-model.test.ts) found an operator's "absent"
+// try whose request landed late, under a number a refused try had taken again: read by nobody, its
+// completion was never reported.
+describe('a number taken again by a try refused in words', () => {
+  const first = paymentTry({ ordinal: 1, phase: 'void', voidReason: 'operator', referenceId: null, msisdn: '233200000003', sentAt: NOW - 120_000 });
+  const refused = paymentTry({ ordinal: 2, sendId: 's2', phase: 'refused', failureCode: 'INSUFFICIENT_FUNDS', referenceId: null, msisdn: '233240000002', sentAt: NOW - 60_000 });
+  const late = order({ tries: [first, refused] });
+
+  it('stays the earlier try’s while it may land: read on, its late completion taken and reported under its key', () => {
+    expect(tryByReference(late, 'O-1')).toBe(first);
+    expect(readsDue(late, PLAN)).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: null }]);
+    const landed = tx('COMPLETED', { msisdn: '233200000003' });
+    const step = transition(late, { type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'found', tx: landed, referenceId: 'R9' } }, ENV);
+    expect(step.order.tries.map((t) => t.phase)).toEqual(['completed', 'refused']);
+    expect(messagesOf(late, step.order, ENV).map((m) => m.id)).toEqual(['payment:O-1:COMPLETED']);
+  });
+
+  it('is the refused try’s when no earlier try of the number was sent', () => {
+    const alone = order({ tries: [{ ...refused, ordinal: 1 }] });
+    expect(tryByReference(alone, 'O-1')).toBe(alone.tries[0]);
+    expect(readsDue(alone, PLAN)).toEqual([]);
+  });
+});
