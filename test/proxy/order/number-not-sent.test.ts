@@ -6,12 +6,27 @@
 // at the provider.
 import { describe, expect, it } from 'vitest';
 import { messagesOf } from '../../../src/proxy/order/messages.js';
-import { tryByReference } from '../../../src/proxy/order/order-record.js';
+import { tryByReference, type Order, type PaymentTry } from '../../../src/proxy/order/order-record.js';
 import { transition } from '../../../src/proxy/order/transition.js';
 import { readsDue } from '../../../src/proxy/reconcile/reconcile-plan.js';
 import { ENV, NOW, order, paymentTry, tx } from './fixtures.js';
 
 const PLAN = { ...ENV, listsSessions: false, reconcileWindowMs: 24 * 3_600_000 };
+
+/**
+ * `late` (the earlier try, then the one that took its number) reads the earlier try for a late landing, and
+ * takes the landing's completion there, reported under its key; the later try keeps its phase.
+ */
+function expectTheEarlierTryRead(late: Order): void {
+  const [first, taker] = late.tries as [PaymentTry, PaymentTry];
+  expect(tryByReference(late, 'O-1')).toBe(first);
+  expect(readsDue(late, PLAN)).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: null }]);
+  const landed = tx('COMPLETED', { msisdn: first.msisdn });
+  const step = transition(late, { type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'found', tx: landed, referenceId: 'R9' } }, ENV);
+  expect(step.order.tries[0]).toMatchObject({ phase: 'completed', referenceId: 'R9' });
+  expect(step.order.tries[1]).toMatchObject({ phase: taker.phase });
+  expect(messagesOf(late, step.order, ENV).map((m) => m.id)).toEqual(['payment:O-1:COMPLETED']);
+}
 
 describe('a number taken again by a try that was never sent', () => {
   const first = paymentTry({ ordinal: 1, phase: 'void', voidReason: 'not-found', referenceId: null, msisdn: '233200000003', sentAt: NOW - 120_000 });
@@ -19,14 +34,7 @@ describe('a number taken again by a try that was never sent', () => {
   const late = order({ tries: [first, notSent] });
 
   it('stays the earlier try’s: read on for its window, its late completion taken and reported under its key', () => {
-    expect(tryByReference(late, 'O-1')).toBe(first);
-    expect(readsDue(late, PLAN)).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: null }]);
-
-    const landed = tx('COMPLETED', { msisdn: '233200000003' });
-    const step = transition(late, { type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'found', tx: landed, referenceId: 'R9' } }, ENV);
-    expect(step.order.tries[0]).toMatchObject({ phase: 'completed', referenceId: 'R9' });
-    expect(step.order.tries[1]).toMatchObject({ phase: 'void', voidReason: 'not-sent' });
-    expect(messagesOf(late, step.order, ENV).map((m) => m.id)).toEqual(['payment:O-1:COMPLETED']);
+    expectTheEarlierTryRead(late);
   });
 
   it('is the later try’s once that try was sent', () => {
@@ -46,12 +54,7 @@ describe('a number taken again by a try refused in words', () => {
   const late = order({ tries: [first, refused] });
 
   it('stays the earlier try’s while it may land: read on, its late completion taken and reported under its key', () => {
-    expect(tryByReference(late, 'O-1')).toBe(first);
-    expect(readsDue(late, PLAN)).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: null }]);
-    const landed = tx('COMPLETED', { msisdn: '233200000003' });
-    const step = transition(late, { type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'found', tx: landed, referenceId: 'R9' } }, ENV);
-    expect(step.order.tries.map((t) => t.phase)).toEqual(['completed', 'refused']);
-    expect(messagesOf(late, step.order, ENV).map((m) => m.id)).toEqual(['payment:O-1:COMPLETED']);
+    expectTheEarlierTryRead(late);
   });
 
   it('is the refused try’s when no earlier try of the number was sent', () => {
