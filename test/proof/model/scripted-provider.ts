@@ -215,8 +215,10 @@ export class ScriptedProvider {
     if (body.msisdn === BROKE) return refusal('INSUFFICIENT_FUNDS', 'Customer has insufficient funds');
     const p: ProviderPayment = { ...body, referenceId: this.o.newId(), status: 'PENDING', landedAt: this.o.now() };
     this.payments.set(body.referenceNo, p);
-    for (const [prefix, intent] of this.intents) {
-      if (!body.referenceNo.startsWith(prefix)) continue;
+    // At most one intent is the order's (one prefix per order); the flip finds this payment waiting.
+    const prefix = [...this.intents.keys()].find((x) => body.referenceNo.startsWith(x));
+    const intent = prefix === undefined ? undefined : this.intents.get(prefix);
+    if (prefix !== undefined && intent) {
       this.intents.delete(prefix);
       this.flip(prefix, intent.callback, intent.delayMs);
     }
