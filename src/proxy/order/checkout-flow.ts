@@ -1,6 +1,7 @@
 import type { CheckoutCreateResponse } from '../../protocol/index.js';
 import { toProxyError } from '../errors.js';
 import type { CheckoutClaims } from '../tokens/claims.js';
+import { UNSEEN, type Seen } from './events.js';
 import type { Applied } from './order-book.js';
 import { refusal, unavailable, WAIT_STEP_MS, type OrderDeps } from './order-deps.js';
 import type { CheckoutTerms, CheckoutTry, Order } from './order-record.js';
@@ -15,8 +16,9 @@ export async function checkoutFlow(deps: OrderDeps, claims: CheckoutClaims): Pro
   const ref = claims.reference;
   const terms: CheckoutTerms = { amount: claims.amount, title: claims.title, description: claims.description };
   const waitUntil = deps.now() + deps.initiationWaitMs;
+  const seen: Seen = { ...UNSEEN };
   for (;;) {
-    const applied = await deps.book.apply(ref, () => ({ type: 'checkout', jti: claims.jti, terms, createId: deps.newId() }), { create: true });
+    const applied = await deps.book.apply(ref, () => ({ type: 'checkout', jti: claims.jti, terms, createId: deps.newId(), seen: { ...seen } }), { create: true });
     const reply = applied.reply;
     switch (reply.kind) {
       case 'session':
@@ -28,7 +30,7 @@ export async function checkoutFlow(deps: OrderDeps, claims: CheckoutClaims): Pro
         await deps.sleep(WAIT_STEP_MS + Math.floor(deps.random() * WAIT_STEP_MS));
         continue;
       case 'probe-sessions':
-        await probeSessions(deps, ref, applied, { amount: claims.amount });
+        if (await probeSessions(deps, ref, applied, { amount: claims.amount })) seen.sessionsListed = true;
         continue;
       case 'probe-payment': {
         const read = await deps.payments.probe(reply.reference);
@@ -55,6 +57,7 @@ export async function checkoutFlow(deps: OrderDeps, claims: CheckoutClaims): Pro
           { create: true },
         );
         if (probed.reply.kind === 'conflict') conflictLogged(deps, ref, probed.reply.reference);
+        else if (read.kind === 'not-found') seen.freeNumber = reply.n;
         continue;
       }
       case 'create':
