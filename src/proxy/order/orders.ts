@@ -159,6 +159,8 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
   const live = new LiveStreams(options.heartbeatMs);
 
   const look = (order: Order, t: PaymentTry) => reconciler.look(order.ref, queries.isLate(order, t));
+  // When each try read final was last read again for a callback: a callback replayed a hundred times is one read.
+  const finalReads = new BoundedMap<string, number>(10_000);
 
   return {
     pay: (claims, msisdn) => payFlow(deps, claims, msisdn),
@@ -198,7 +200,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
       const parsed = reference ? refs.parseAttempt(reference) : null;
       if (!reference || !parsed) return;
       await hintReferenceId(deps, parsed.orderReference, reference, body);
-      await readFinalAgain(deps, parsed.orderReference, reference);
+      await readFinalAgain(deps, parsed.orderReference, reference, finalReads, options.maxIntervalMs);
       await reconciler.hint(parsed.orderReference);
     },
     rememberNetwork: (msisdn, network) => void networks.set(msisdn, network),
@@ -239,15 +241,19 @@ async function hintReferenceId(deps: OrderDeps, ref: string, reference: string, 
 /**
  * A callback for a try read FAILED or CANCELLED: the provider's transitions after those are not shown, so it may
  * have changed its word (a network's late confirmation). Read once, and a COMPLETED found is the order's (the
- * provider's word wins: reported, and the order held by it). Nothing reads such a try otherwise, and a late
- * completion the provider called back about was never reported (a tester's hunt on the model's world).
+ * provider's word wins: reported, and the order held by it). Nobody waits on that read: it goes under the
+ * background circuit, sent once, and at most once per `minGapMs` per try however often the callback comes
+ * (callbacks for declined payments during a status-read outage opened the circuit customers pay through).
  */
-async function readFinalAgain(deps: OrderDeps, ref: string, reference: string): Promise<void> {
+async function readFinalAgain(deps: OrderDeps, ref: string, reference: string, lastReads: BoundedMap<string, number>, minGapMs: number): Promise<void> {
   const order = await deps.book.read(ref);
   const t = order ? tryByReference(order, reference) : undefined;
   if (!t || (t.phase !== 'failed' && t.phase !== 'cancelled')) return;
   const startedAt = deps.now();
-  const read = await deps.payments.read(reference, t.referenceId);
+  const last = lastReads.get(reference);
+  if (last !== undefined && startedAt - last < minGapMs) return;
+  lastReads.set(reference, startedAt);
+  const read = await deps.payments.read(reference, t.referenceId, true);
   if (read.kind === 'found') await deps.book.apply(ref, { type: 'payment-read', reference, startedAt, result: read });
 }
 

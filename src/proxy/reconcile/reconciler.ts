@@ -35,6 +35,8 @@ export class Reconciler {
   readonly gate: ReadGate;
   /** When a customer's look last woke an order's slow reader (see `look`). */
   private readonly looked = new BoundedMap<string, number>(10_000);
+  /** When a callback hint last woke an order's readers (see `hint`). */
+  private readonly hinted = new BoundedMap<string, number>(10_000);
   private readonly unsubscribes: Array<() => Promise<void>> = [];
   private subscribed = false;
   private storeWasDown = false;
@@ -94,8 +96,19 @@ export class Reconciler {
     this.readSoon(ref);
   }
 
-  /** A callback hint: this instance reads the order from now on, and every instance that already does wakes. */
+  /**
+   * A callback hint: this instance reads the order from now on, and every instance that already does wakes, at
+   * most once per `maxIntervalMs` per order and process (a provider replaying a callback a hundred times made a
+   * read each; the pollers read on at their own cadence meanwhile).
+   */
   async hint(ref: string): Promise<void> {
+    const now = Date.now();
+    const last = this.hinted.get(ref);
+    if (last !== undefined && now - last < this.o.options.maxIntervalMs) {
+      this.track(ref);
+      return;
+    }
+    this.hinted.set(ref, now);
     this.readSoon(ref);
     if (this.o.manual) return;
     await this.o.store.publish(ORDER_CHANNELS.wake, ref);
