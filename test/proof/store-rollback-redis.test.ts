@@ -171,4 +171,30 @@ describe('a Redis restarted from its last snapshot, and every process restarted'
       await h.close();
     }
   });
+
+  it('a payment declined, a snapshot, a second payment sent, then the rollback: its completion is found and reported', async () => {
+    const ref = order('RB-LATER');
+    let h = await instance(sandbox, redis.url);
+    try {
+      expect((await h.post('/payments', { msisdn: '0200000003' }, { token: await h.mintPayment({ referenceNo: ref }) })).status).toBe(202);
+      await eventually(async () => ((await h.proxy.payments.get(ref))?.status === 'CANCELLED' ? true : undefined), 15_000);
+      await redis.snapshot();
+      // 233240000005 waits on the phone until the test answers for the customer.
+      const second = await h.post('/payments', { msisdn: '0240000005' }, { token: await h.mintPayment({ referenceNo: ref }) });
+      expect(second.body).toMatchObject({ reference: `${ref}-2`, status: 'PENDING' });
+    } finally {
+      await h.close();
+    }
+    await redis.rollBack();
+    h = await instance(sandbox, redis.url);
+    try {
+      const referenceId = sandbox.app.sandbox.paymentsByNo.get(`${ref}-2`)!;
+      expect((await fetch(`${sandbox.url}/__sandbox/phone/payments/${referenceId}/approve`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+      const completed = await eventually(() => h.payments.find((u) => u.snapshot.reference === `${ref}-2` && u.snapshot.status === 'COMPLETED'), 20_000);
+      expect(completed.snapshot.orderReference).toBe(ref);
+      expect(await h.proxy.payments.get(ref)).toMatchObject({ reference: `${ref}-2`, status: 'COMPLETED' });
+    } finally {
+      await h.close();
+    }
+  });
 });

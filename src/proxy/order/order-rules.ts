@@ -123,3 +123,13 @@ export function notFoundAgain(notFound: NotFound | undefined, sentAt: number, re
   if (reads >= 2 && readStartedAt - sentAt >= env.graceMs) return 'absent';
   return { reads, since: notFound?.since ?? env.now };
 }
+
+/**
+ * The terms a payment found under the reference of an order that has no payment terms (paid, or being paid, by
+ * checkout) is compared with: a checkout fixes no payee or narration, so only a payment of the order's amount
+ * to this shop's payee can be ours (its narration as found). Comparing the payee with the payment's own took
+ * another shop's payment at the same price for ours (one provider account, no prefix).
+ */
+export function checkoutProbeTerms(amount: number, payeeName: string, found?: UpstreamPayment): PaymentTerms {
+  return { amount, currency: 'GHS', payee: found ? payeeName : '', narration: found ? found.narration : '', msisdn: null };
+}

@@ -196,6 +196,7 @@ export function paymentProbed(order: Order, e: ProbeEvent, env: TransitionEnv): 
   // A number the record has as void or refused, found after all: the try of that number takes what was found.
   if (tryByReference(order, reference)) return paymentRead(order, { type: 'payment-read', reference, startedAt: env.now, result: { kind: 'found', tx: r.tx } }, env);
   if (!isOurs(terms, r.tx)) {
+    if (order.conflict?.reference === reference) return { order, reply: none };
     // Read, and not ours: mobile money is refused with REFERENCE_CONFLICT from now on (a checkout is not).
     const history = { ...order.history, payments: 'read' as const };
     return { order: { ...order, history, conflict: { reference, at: env.now } }, reply: { kind: 'conflict', reference } };
