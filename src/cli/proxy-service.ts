@@ -25,10 +25,18 @@ export interface ServiceOptions {
    * `port` serves no `/server/` path at all. Absent: the server API is under the mount path of `port`.
    */
   serverApi?: { port: number; host: string } | undefined;
+  /**
+   * The pre-stop window (PRE_STOP_SECONDS, 0 by default): on SIGTERM, `/ready` answers 503 this long while
+   * every request is still served as usual, so that a balancer probing readiness stops sending here before
+   * any connection closes.
+   */
+  preStopMs?: number;
   /** The environment (DESIGN's configuration table). */
   env: NodeJS.ProcessEnv;
   /** A logger to use instead of JSON lines on stdout (tests). */
   logger?: Logger;
+  /** How the pre-stop window is waited out (tests end it when they choose). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** A running `merchant-elements serve`. */
@@ -41,9 +49,10 @@ export interface RunningService {
   server: Server;
   logger: Logger;
   /**
-   * Graceful shutdown: stops accepting connections, closes idle ones at once, ends the event streams, lets
-   * requests in flight finish (at most `shutdownGraceMs`), then stops the proxy (`proxy.close()`: pollers,
-   * deliveries in flight, the store).
+   * Graceful shutdown: `/ready` answers 503 from now on, and for the pre-stop window (`preStopMs`) nothing
+   * else changes; then it stops accepting connections, answers every request already received, closes idle
+   * connections, ends the event streams, lets requests in flight finish (at most `shutdownGraceMs`), then
+   * stops the proxy (`proxy.close()`: pollers, deliveries in flight, the store).
    */
   close(): Promise<void>;
 }
@@ -144,6 +153,12 @@ export async function startProxyService(options: ServiceOptions): Promise<Runnin
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      proxy.markDraining();
+      const preStopMs = options.preStopMs ?? 0;
+      if (preStopMs > 0) {
+        log.info({ preStopMs }, 'shutting down: /ready answers 503 for the pre-stop window, requests are still served');
+        await (options.sleep ?? sleep)(preStopMs);
+      }
       log.info(
         { graceMs: SERVICE_TIMEOUTS.shutdownGraceMs },
         'shutting down: no new connections, idle ones closed, event streams ended, requests in flight finishing',
@@ -214,6 +229,10 @@ function urlOf(host: string, port: number): string {
 
 function sum(reports: DrainReport[]): DrainReport {
   return reports.reduce((a, b) => ({ idle: a.idle + b.idle, inFlight: a.inFlight + b.inFlight, streams: a.streams + b.streams }));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

@@ -76,6 +76,12 @@ export interface MerchantProxy {
    * (rejects when it does not). `merchant-elements serve` listens only after it.
    */
   ready(): Promise<void>;
+  /**
+   * Marks this instance as shutting down: `/ready` answers 503 from now on (every other route as before), so
+   * a balancer probing readiness sends new requests elsewhere before the server stops (`serve` calls it on
+   * SIGTERM, before its pre-stop window).
+   */
+  markDraining(): void;
   /** Stops the relay and closes the store (when the proxy opened it) and the provider client. */
   close(): Promise<void>;
 }
@@ -114,7 +120,9 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     now,
     logger,
   });
+  let draining = false;
   const ctx: ProxyContext = {
+    draining: () => draining,
     config,
     client,
     store,
@@ -206,6 +214,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
         logger.error({ maxmemoryPolicy: policy }, 'Redis may evict keys under memory pressure (maxmemory-policy is not noeviction): an evicted order is money state lost; set maxmemory-policy noeviction');
       }
     },
+    markDraining: () => void (draining = true),
     close: () =>
       (closed ??= (async () => {
         await relay.close();
