@@ -8,6 +8,7 @@ import type { ProxyContext } from './context.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { createLimiterFactory } from './limits.js';
 import { accessLogger, createProxyLogger } from './logger.js';
+import { OutageLog, registerOutageLog } from './outage-log.js';
 import { anyBody, holdBodyToDeadline, jsonBodies } from './middleware/body.js';
 import { originPolicy } from './middleware/origins.js';
 import { createOrders } from './order/orders.js';
@@ -96,11 +97,24 @@ export interface MerchantProxy {
 export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   const config = resolveConfig(input);
   const logger = createProxyLogger(config.logger);
+  // Each kind of outage told once, then summarised per interval (DESIGN: logs); the proxy's code reports
+  // through it by this logger.
+  const outages = new OutageLog(logger, { intervalMs: config.outageSummaryIntervalMs });
+  registerOutageLog(logger, outages);
+  const clientLog = logger.child({ part: 'provider-client' });
   const client = createProviderClient({
     messaging: { baseUrl: config.provider.messagingBaseUrl, ...config.provider.messaging },
     payment: { baseUrl: config.provider.paymentBaseUrl, ...config.provider.payment },
     checkout: { baseUrl: config.provider.checkoutBaseUrl, ...config.provider.checkout },
-    logger: logger.child({ part: 'provider-client' }),
+    logger: {
+      debug: (fields, msg) => clientLog.debug(fields, msg),
+      error: (fields, msg) => clientLog.error(fields, msg),
+      // A failed call of an operation is told once per outage, not once per call (the breaker's trials).
+      warn: (fields, msg) =>
+        msg === 'provider call failed'
+          ? outages.report(`provider-call:${String((fields as { operation?: unknown }).operation)}`, 'warn', fields, msg, clientLog)
+          : clientLog.warn(fields, msg),
+    },
     // Every provider failure becomes an answer and a log line of its fields: no stack is ever read.
     errorStacks: false,
     ...(config.fetch ? { fetch: config.fetch } : {}),
@@ -220,6 +234,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
         await relay.close();
         if (owned) await store.close();
         await client.close();
+        outages.close();
       })()),
   };
 }
