@@ -10,6 +10,9 @@ import { createServiceServer, SERVICE_TIMEOUTS, type DrainReport, type ServiceSe
 
 export { SERVICE_TIMEOUTS } from './service-server.js';
 
+/** Where the server API's own listener answers Prometheus scrapes. */
+export const METRICS_PATH = '/metrics';
+
 /** Where and how the service listens, from the flags and the environment. */
 export interface ServiceOptions {
   port: number;
@@ -144,6 +147,8 @@ export async function startProxyService(options: ServiceOptions): Promise<Runnin
       health: `${url}${PROXY_PATHS.health}`,
       ready: `${url}${READY_PATH}`,
       serverApi: `${serverApiUrl ?? url}${options.path}${SERVER_PATHS.prefix}`,
+      // Only on the server API's own port: without one, nothing serves them (set SERVER_API_PORT).
+      metrics: serverApiUrl ? `${serverApiUrl}${METRICS_PATH}` : null,
       trustProxy: options.trustProxy,
       store: proxy.config.redisUrl ? 'redis' : 'memory',
     },
@@ -182,9 +187,13 @@ function publicApp(proxy: MerchantProxy, options: ServiceOptions, serverApiApart
   return app;
 }
 
-/** The server API's own listener: `<path>/server/…` (the same URLs as on a single port), and the probes. */
+/**
+ * The server API's own listener: `<path>/server/…` (the same URLs as on a single port), the probes, and
+ * `/metrics` for the scraper: only here, never on the public port (DESIGN: metrics).
+ */
 function serverApiApp(proxy: MerchantProxy, options: ServiceOptions): Express {
   const app = baseApp(proxy, options);
+  app.get(METRICS_PATH, (req, res) => proxy.metrics.handler(req, res));
   app.use(options.path, (req, res, next) => (isServerPath(req.path) ? proxy.router(req, res, next) : next()));
   app.use(notFound(proxy, `${options.path}${SERVER_PATHS.prefix}`));
   return app;

@@ -8,6 +8,7 @@ import type { ProxyContext } from './context.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { createLimiterFactory } from './limits.js';
 import { accessLogger, createProxyLogger } from './logger.js';
+import { countedStore, createMetrics, type ProxyMetrics } from './metrics.js';
 import { OutageLog, registerOutageLog } from './outage-log.js';
 import { anyBody, holdBodyToDeadline, jsonBodies } from './middleware/body.js';
 import { originPolicy } from './middleware/origins.js';
@@ -68,6 +69,13 @@ export interface MerchantProxy {
    * `webhook-id` (the server API's `/server/webhooks` routes and `merchant-elements webhooks` use these).
    */
   webhooks: WebhookAdmin;
+  /**
+   * This proxy's metrics in the Prometheus format (DESIGN: metrics): `registry` (its own, never prom-client's
+   * global one) and `handler`, which answers a scrape. Mount the handler where only your scraper reaches it
+   * (an internal port, `app.get('/metrics', proxy.metrics.handler)` on an app that is not public): the proxy's
+   * router never serves it. `merchant-elements serve` serves it at `/metrics` on the server API's own port.
+   */
+  metrics: Pick<ProxyMetrics, 'registry' | 'handler'>;
   /** The validated configuration (secrets included: keep it on the server). */
   config: ResolvedProxyConfig;
   /** The proxy's logger (redacting). */
@@ -102,6 +110,21 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   const outages = new OutageLog(logger, { intervalMs: config.outageSummaryIntervalMs });
   registerOutageLog(logger, outages);
   const clientLog = logger.child({ part: 'provider-client' });
+  // Read when scraped: the accessors the client, the store and the relay already have.
+  const metrics = createMetrics({
+    circuitState: (upstream, calls) => client.circuitState(upstream, calls),
+    get store() {
+      return store;
+    },
+    outbox: { pending: () => relay.outbox.pending(), dead: () => relay.outbox.dead(), read: (id) => relay.outbox.read(id) },
+    reconciler: {
+      pollers: () => relay.reconciler.pool.size,
+      readsInFlight: () => relay.reconciler.gate.active,
+      readsWaiting: () => relay.reconciler.gate.waiting.urgent + relay.reconciler.gate.waiting.routine,
+    },
+    streams: () => relay.live.size,
+    now: () => now(),
+  });
   const client = createProviderClient({
     messaging: { baseUrl: config.provider.messagingBaseUrl, ...config.provider.messaging },
     payment: { baseUrl: config.provider.paymentBaseUrl, ...config.provider.payment },
@@ -117,11 +140,15 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     },
     // Every provider failure becomes an answer and a log line of its fields: no stack is ever read.
     errorStacks: false,
+    onCall: (call) => metrics.providerCall(call),
     ...(config.fetch ? { fetch: config.fetch } : {}),
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     ...(config.circuitBreaker !== undefined ? { circuitBreaker: config.circuitBreaker } : {}),
   });
-  const { store, owned } = createStore({ store: config.store, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, logger });
+  const created = createStore({ store: config.store, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, logger });
+  // What fails in the store, and commits it refused, counted for the metrics.
+  const store = countedStore(created.store, metrics);
+  const owned = created.owned;
   // Every process on one store judges the money's times on the store's clock (DESIGN: one clock).
   const clock = new StoreClock(store, logger);
   const now = clock.now;
@@ -172,6 +199,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       return;
     }
     holdBodyToDeadline(req, res, config.bodyTimeoutMs);
+    metrics.observe(req, res);
     // The elements read the proxy's clock from `Date`: the store's, when this host's is off it.
     if (clock.offsetMs) res.setHeader('date', new Date(now()).toUTCString());
     // `req.path` is a getter that parses the URL again on each read.
@@ -216,6 +244,12 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     payments: { get: (orderReference) => relay.payments.get(orderReference), getAttempt: (reference) => relay.payments.getAttempt(reference) },
     checkouts: { get: (reference) => relay.checkouts.get(reference), getSession: (checkoutId) => relay.checkouts.getSession(checkoutId) },
     webhooks,
+    metrics: {
+      get registry() {
+        return metrics.registry;
+      },
+      handler: (req, res) => metrics.handler(req, res),
+    },
     config,
     logger,
     ready: async () => {

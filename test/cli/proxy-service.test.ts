@@ -153,6 +153,16 @@ describe('merchant-elements serve as a service', () => {
     expect((await sent(apiBase)).status).toBe(404);
     for (const at of [url, new URL(apiBase).origin]) expect((await fetch(`${at}/health`)).status).toBe(200);
 
+    // Metrics for the scraper on the server API's port only, never on the public one (issue 35).
+    expect(listened.metrics).toBe(`${new URL(apiBase).origin}/metrics`);
+    const scraped = await fetch(String(listened.metrics));
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await scraped.text();
+    expect(text).toContain('merchant_proxy_http_requests_total{method="POST",route="/otp/send",code="200"} 1');
+    expect(text).toContain('process_resident_memory_bytes');
+    for (const path of ['/metrics', '/merchant-elements/metrics', '/merchant-elements/server/metrics']) expect((await fetch(`${url}${path}`)).status).toBe(404);
+
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
   }, 120_000);
