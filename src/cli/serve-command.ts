@@ -5,6 +5,9 @@ import { CliConfigError, EXIT, UsageError } from './errors.js';
 import { parseTrustProxy, serviceConfigProblems, startProxyService, type ServiceOptions } from './proxy-service.js';
 import { serveUntilStopped } from './serve.js';
 
+/** Default pre-stop window of `merchant-elements serve` (PRE_STOP_SECONDS): none. */
+export const DEFAULT_PRE_STOP_SECONDS = 0;
+
 /** Default port of `merchant-elements serve`. */
 export const DEFAULT_SERVE_PORT = 8080;
 
@@ -131,7 +134,7 @@ export function serviceOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): Servi
   } catch (err) {
     problems.push(`TRUST_PROXY: ${(err as Error).message}`);
   }
-  const preStop = env.PRE_STOP_SECONDS?.trim() || '0';
+  const preStop = env.PRE_STOP_SECONDS?.trim() || String(DEFAULT_PRE_STOP_SECONDS);
   const preStopSeconds = /^\d+$/.test(preStop) ? Number(preStop) : Number.NaN;
   if (!(preStopSeconds >= 0 && preStopSeconds <= 300)) problems.push(`PRE_STOP_SECONDS: must be a whole number of seconds from 0 to 300, got "${preStop}"`);
   problems.push(...serviceConfigProblems(env));

@@ -81,7 +81,8 @@ export function requestLog(logger: Logger, req: IncomingMessage): Logger {
   return logger.child({ req: requestSummary(req) });
 }
 
-const STARTED = Symbol('merchant-elements.started');
+/** When a response's request came (ms): one property per response, shared by the access log and the metrics. */
+export const STARTED = Symbol('merchant-elements.started');
 /** Marks an answer refused because the provider or the store is out (set by `sendError`). */
 export const OUTAGE_ANSWER = Symbol('merchant-elements.outage-answer');
 

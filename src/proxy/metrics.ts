@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { CIRCUIT_CALLS, PROVIDER_INTERFACES, type CallRecord, type CircuitCalls, type CircuitStateName, type ProviderInterface } from '../provider/types.js';
 import { readStoreFigures, type OutboxReader, type StoreFigures } from './metrics-state.js';
+import { STARTED } from './logger.js';
 import type { ProxyStore } from './store/types.js';
 
 /** What the metrics read when scraped: accessors the proxy already has. */
@@ -118,7 +119,7 @@ export function createMetrics(sources: MetricSources): ProxyMetrics {
     requests.inc({ method, route, code: String(this.statusCode) });
     const started = this[STARTED];
     if (started !== undefined && !String(this.getHeader('content-type') ?? '').startsWith('text/event-stream')) {
-      requestSeconds.observe({ method, route }, (performance.now() - started) / 1000);
+      requestSeconds.observe({ method, route }, (Date.now() - started) / 1000);
     }
   }
 
@@ -141,7 +142,8 @@ export function createMetrics(sources: MetricSources): ProxyMetrics {
         );
     },
     observe(_req, res) {
-      (res as ServerResponse & { [STARTED]?: number })[STARTED] = performance.now();
+      // The access log's start, when it keeps one: a stream held for minutes carries one property, not two.
+      (res as ServerResponse & { [STARTED]?: number })[STARTED] ??= Date.now();
       res.on('close', onClose);
     },
     providerCall(call) {
@@ -153,7 +155,6 @@ export function createMetrics(sources: MetricSources): ProxyMetrics {
   };
 }
 
-const STARTED = Symbol('merchant-elements.metrics-started');
 
 /** Async operations of the store counted when they throw; `commit` also when refused. */
 const COUNTED = ['get', 'set', 'setIfAbsent', 'compareAndSet', 'commit', 'del', 'incr', 'addToSet', 'removeFromSet', 'members', 'publish', 'subscribe'] as const;
