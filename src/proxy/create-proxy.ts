@@ -132,9 +132,10 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     logger: {
       debug: (fields, msg) => clientLog.debug(fields, msg),
       error: (fields, msg) => clientLog.error(fields, msg),
-      // A failed call of an operation is told once per outage, not once per call (the breaker's trials).
+      // A call the provider could not answer is told once per outage of its operation, not once per call
+      // (the breaker's trials); the provider refusing a request in words stays a line of its own.
       warn: (fields, msg) =>
-        msg === 'provider call failed'
+        msg === 'provider call failed' && 'reason' in fields
           ? outages.report(`provider-call:${String((fields as { operation?: unknown }).operation)}`, 'warn', fields, msg, clientLog)
           : clientLog.warn(fields, msg),
     },
