@@ -77,6 +77,24 @@ describe('a provider outage in the log', () => {
   });
 });
 
+describe('a payment gateway outage in the log', () => {
+  it('is told once however many payments it refuses', async () => {
+    h = await startHarness({
+      config: { outageSummaryIntervalMs: 600_000, circuitBreaker: { threshold: 0.5, minimumCalls: 4, windowMs: 60_000, halfOpenAfterMs: 600_000 } },
+    });
+    await fetch(`${h.sandbox.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: '503', count: 1_000, path: '/gateway/v1/payment' }),
+    });
+    for (let i = 0; i < 30; i++) expect((await h.post('/payments', { msisdn: '0240000001' }, { token: await h.mintPayment() })).status).toBe(503);
+    const loud = (h.logs.entries() as Line[]).filter((l) => l.level >= WARN);
+    // The first refusal, the first failed call, the breaker's opening: three lines for thirty refusals.
+    expect(loud.map((l) => l.msg.split(':')[0])).toEqual(['provider call failed', 'the provider is unavailable', 'provider circuit open']);
+    expect(outageLogOf(h.proxy.logger)!.totals()).toMatchObject({ 'provider-unavailable:payments': 30 });
+  });
+});
+
 describe('a hook that keeps failing in the log', () => {
   it('tells the consumer’s failures once, then counts them, and says when deliveries go through again', async () => {
     let failing = true;
