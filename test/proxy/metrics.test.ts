@@ -7,6 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMerchantProxy } from '../../src/proxy/create-proxy.js';
+import { countedStore } from '../../src/proxy/metrics.js';
+import { MemoryStore } from '../../src/proxy/store/index.js';
 import { sandboxProvider, startHarness, TEST_SECRET, type Harness } from './helpers.js';
 import { eventually } from './sse-client.js';
 import { startReceiver, type TestReceiver } from './webhook-receiver.js';
@@ -102,5 +104,23 @@ describe('metrics', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('count what fails in the store, and commits it refuses because the record changed', async () => {
+    const seen = { errors: [] as string[], conflicts: 0 };
+    const sink = { storeError: (operation: string) => void seen.errors.push(operation), commitConflict: () => void (seen.conflicts += 1) };
+    const store = countedStore(new MemoryStore(), sink);
+    expect(store).toBeInstanceOf(MemoryStore);
+    expect(await store.commit({ key: 'ord:A', expected: null, value: '{"v":1}' })).toBe(true);
+    // Another writer got there first: the order book reads again and retries; counted once.
+    expect(await store.commit({ key: 'ord:A', expected: null, value: '{"v":2}' })).toBe(false);
+    expect(seen.conflicts).toBe(1);
+
+    const broken = new MemoryStore();
+    broken.get = async () => {
+      throw new Error('connection lost');
+    };
+    await expect(countedStore(broken, sink).get('ord:A')).rejects.toThrow('connection lost');
+    expect(seen.errors).toEqual(['get']);
   });
 });
