@@ -214,6 +214,8 @@ export const proxyConfigSchema = z.strictObject({
     })
     .optional(),
   logger: loggerSchema.optional(),
+  /** How often an outage still going on is summarised in the log, one line per kind (60 s by default). */
+  outageSummaryIntervalMs: z.number().int().positive().default(60_000),
   fetch: fn<typeof fetch>('fetch').optional(),
   timeouts: z
     .strictObject({ connectMs: z.number().int().positive(), totalMs: z.number().int().positive() })

@@ -14,6 +14,7 @@ import {
   type OutboxOptions,
 } from './outbox-types.js';
 import { describe, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
+import { reportOutage } from '../outage-log.js';
 
 export * from './outbox-types.js';
 
@@ -166,7 +167,7 @@ export class Outbox {
           try {
             await this.drainOnce(consumer);
           } catch (err) {
-            this.logger.warn({ err: describe(err), consumer: name }, 'outbox drain failed; trying again later');
+            reportOutage(this.logger, `outbox-drain:${name}`, 'warn', { err: describe(err), consumer: name }, 'outbox drain failed; trying again later');
           }
         } while (this.again.has(name) && !this.closed);
       })().finally(() => this.draining.delete(name));
@@ -260,7 +261,8 @@ export class Outbox {
         this.logger.error({ messageId: id, consumer: consumer.name, attempts: after.attempts }, 'outbox message given up on; in the dead-letter set');
       } else if (outcome !== 'ok') {
         if (after) this.wakeAt(after.nextAt);
-        this.logger.warn({ messageId: id, consumer: consumer.name, attempts: after?.attempts, err: outcome.error }, 'outbox delivery failed; will retry');
+        // Told once per outage of this consumer (a receiver down), then counted per interval (DESIGN: logs).
+        reportOutage(this.logger, `outbox:${consumer.name}`, 'warn', { messageId: id, consumer: consumer.name, attempts: after?.attempts, err: outcome.error }, 'outbox delivery failed; will retry');
       }
       if (result.outcome !== 'missing' && settled(result.value)) await this.unpend(id);
     } finally {

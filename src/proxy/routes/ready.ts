@@ -66,6 +66,7 @@ export function readyRoutes(router: Router, ctx: ProxyContext): void {
       ...PROVIDER_INTERFACES.map((name) => (circuits[name] === 'open' ? Promise.resolve(undefined) : check(name))),
     ]);
     const reasons: string[] = [];
+    if (ctx.draining?.()) reasons.push('this instance is shutting down: send new requests to another');
     if (!storeOk) reasons.push(`the ${ctx.store.kind} store does not answer${ctx.store.kind === 'redis' ? ' (check REDIS_URL and the Redis server)' : ''}`);
     const provider = Object.fromEntries(
       PROVIDER_INTERFACES.map((name, i) => {
