@@ -13,7 +13,7 @@ import {
   type OutboxMessage,
   type OutboxOptions,
 } from './outbox-types.js';
-import { describe, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
+import { attemptWithin, describe, due, nextDelivery, settled } from './outbox-delivery.js';
 
 export * from './outbox-types.js';
 
@@ -43,6 +43,10 @@ export class Outbox {
    * Bounded (oldest dropped first): a receiver down for days must not grow the process without limit.
    */
   private readonly copies = new BoundedMap<string, OutboxMessage>(OUTBOX_COPIES);
+  /** Per consumer: when it was last woken (as this process last read it); whether this pass met a backed-off message, and a delivery. */
+  private readonly wokeAt = new Map<string, number>();
+  private readonly backedOff = new Set<string>();
+  private readonly answered = new Set<string>();
 
   constructor(
     private readonly store: ProxyStore,
@@ -149,6 +153,19 @@ export class Outbox {
   }
 
   /**
+   * Makes every message waiting for one consumer due at once, on every instance (each reads it on its next
+   * drain): the consumer answers again, so its backlog need not sit out its backoff. The outbox does it
+   * itself when a consumer succeeds while others of its messages back off; `webhooks retry` does it for
+   * an operator.
+   */
+  async wake(consumer: string): Promise<void> {
+    const now = this.now();
+    await this.store.set(KEYS.wake(consumer), String(now), RECORD_TTL_MS);
+    this.wokeAt.set(consumer, now);
+    this.kick();
+  }
+
+  /**
    * Drains soon, in the background: one loop per consumer (coalesced: one drain at a time per consumer and
    * process, one more if asked meanwhile).
    */
@@ -214,6 +231,10 @@ export class Outbox {
 
   /** One pass of one consumer over the pending set, oldest first. */
   private async drainOnce(consumer: OutboxConsumer): Promise<void> {
+    this.backedOff.delete(consumer.name);
+    this.answered.delete(consumer.name);
+    const woke = Number((await this.store.get(KEYS.wake(consumer.name))) ?? 0);
+    this.wokeAt.set(consumer.name, Math.max(woke, this.wokeAt.get(consumer.name) ?? 0));
     let ids = await this.store.members(KEYS.pending);
     if (await this.restoreLost(new Set(ids))) ids = await this.store.members(KEYS.pending);
     const items: OutboxItem[] = [];
@@ -227,6 +248,9 @@ export class Outbox {
       if (this.closed) return;
       await this.deliverDue(consumer, item);
     }
+    // It answers again while others wait out their backoff: those are tried now, here and (from their next
+    // drain) on every instance. Once per pass: the next one finds them due, not backed off.
+    if (this.answered.has(consumer.name) && this.backedOff.has(consumer.name)) await this.wake(consumer.name);
   }
 
   private async deliverDue(consumer: OutboxConsumer, item: OutboxItem): Promise<void> {
@@ -237,7 +261,9 @@ export class Outbox {
       if (settled(item)) await this.unpend(id);
       return;
     }
-    if (state.nextAt > now) {
+    const wokeAt = this.wokeAt.get(consumer.name) ?? 0;
+    if (!due(state, now, wokeAt)) {
+      this.backedOff.add(consumer.name);
       this.wakeAt(state.nextAt);
       return;
     }
@@ -247,8 +273,8 @@ export class Outbox {
     try {
       // Read again under the lease: another instance may have delivered it since this drain listed it.
       const before = (await this.read(id))?.deliveries[consumer.name];
-      if (!before || before.deliveredAt !== undefined || before.deadAt !== undefined || before.nextAt > this.now()) return;
-      const outcome = await this.attempt(consumer, item.message);
+      if (!before || before.deliveredAt !== undefined || before.deadAt !== undefined || !due(before, this.now(), wokeAt)) return;
+      const outcome = await attemptWithin(consumer, item.message, this.options.leaseMs);
       const result = await updateJson<OutboxItem>(this.store, KEYS.message(id), (current) => {
         const latest = current.deliveries[consumer.name];
         if (!latest || latest.deliveredAt !== undefined) return null;
@@ -258,7 +284,9 @@ export class Outbox {
       if (after?.deadAt !== undefined) {
         await this.store.addToSet(KEYS.dead, id);
         this.logger.error({ messageId: id, consumer: consumer.name, attempts: after.attempts }, 'outbox message given up on; in the dead-letter set');
-      } else if (outcome !== 'ok') {
+      } else if (outcome === 'ok') {
+        this.answered.add(consumer.name);
+      } else {
         if (after) this.wakeAt(after.nextAt);
         this.logger.warn({ messageId: id, consumer: consumer.name, attempts: after?.attempts, err: outcome.error }, 'outbox delivery failed; will retry');
       }
@@ -277,22 +305,5 @@ export class Outbox {
     const again = await this.read(id);
     if (again && !settled(again)) await this.store.addToSet(KEYS.pending, id);
     else this.copies.delete(id);
-  }
-
-  /** Runs one delivery, bounded by the lease (a hang counts as a failure; the consumer may still finish it). */
-  private async attempt(consumer: OutboxConsumer, message: OutboxMessage): Promise<DeliveryOutcome> {
-    let timer: NodeJS.Timeout | undefined;
-    const hang = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.options.leaseMs} ms`)), this.options.leaseMs);
-      timer.unref();
-    });
-    try {
-      await Promise.race([consumer.deliver(message), hang]);
-      return 'ok';
-    } catch (err) {
-      return { error: describe(err) };
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }
