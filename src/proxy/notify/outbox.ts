@@ -43,7 +43,7 @@ export class Outbox {
    * Bounded (oldest dropped first): a receiver down for days must not grow the process without limit.
    */
   private readonly copies = new BoundedMap<string, OutboxMessage>(OUTBOX_COPIES);
-  /** Per consumer: when it was last woken (as this process last read it); whether this pass met a backed-off message, and a delivery. */
+  /** Per consumer: when it was last woken; whether this pass met a backed-off message, and a delivery. */
   private readonly wokeAt = new Map<string, number>();
   private readonly backedOff = new Set<string>();
   private readonly answered = new Set<string>();
@@ -197,19 +197,12 @@ export class Outbox {
   }
 
   /** Messages still to deliver (ids). */
-  pending(): Promise<string[]> {
-    return this.store.members(KEYS.pending);
-  }
-
+  pending = (): Promise<string[]> => this.store.members(KEYS.pending);
   /** Messages given up on (ids). */
-  dead(): Promise<string[]> {
-    return this.store.members(KEYS.dead);
-  }
+  dead = (): Promise<string[]> => this.store.members(KEYS.dead);
 
   /** A stored message and its deliveries. */
-  read(id: string): Promise<OutboxItem | null> {
-    return readJson<OutboxItem>(this.store, KEYS.message(id));
-  }
+  read = (id: string): Promise<OutboxItem | null> => readJson<OutboxItem>(this.store, KEYS.message(id));
 
   async close(): Promise<void> {
     this.closed = true;

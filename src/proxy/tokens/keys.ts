@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeProtectedHeader } from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTVerifyOptions } from 'jose';
 
 /**
  * The token keys of one proxy: `PROXY_TOKEN_SECRET`, which signs, and the others it accepts
@@ -59,4 +59,21 @@ export function tokenKeyRing(secret: string, accepted: readonly string[] = []): 
       return named ? [named, ...all.filter((k) => k !== named)] : all;
     },
   };
+}
+
+/**
+ * The payload of a token whose signature one of the keys accepts: the key its `kid` names first, then the
+ * others (a token minted by hand names none). Only a wrong signature moves on to the next key: any other
+ * refusal (expired, a claim) comes from a signature that was right, and is final. Throws jose's error.
+ */
+export async function verifyWithKeys(ring: TokenKeyRing, token: string, options: JWTVerifyOptions): Promise<unknown> {
+  const candidates = ring.candidates(token);
+  for (const [i, candidate] of candidates.entries()) {
+    try {
+      return (await jwtVerify(token, await candidate.key, options)).payload;
+    } catch (err) {
+      if (!(err instanceof joseErrors.JWSSignatureVerificationFailed) || i === candidates.length - 1) throw err;
+    }
+  }
+  throw new Error('no token key'); // unreachable: the current key is always a candidate
 }

@@ -1,12 +1,12 @@
 import { hash, randomBytes } from 'node:crypto';
-import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import { SignJWT, errors as joseErrors } from 'jose';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { BoundedMap } from '../bounded-map.js';
 import { ProxyError, parseInput } from '../errors.js';
 import { normalisePhone } from '../phone.js';
 import type { ProxyStore } from '../store/types.js';
-import { tokenKeyRing } from './keys.js';
+import { tokenKeyRing, verifyWithKeys } from './keys.js';
 import {
   type CheckoutClaims,
   type CheckoutTokenInput,
@@ -152,29 +152,6 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     return jwt.sign(await keys.current.key);
   }
 
-  /**
-   * The payload of a token whose signature one of the keys accepts: the key its `kid` names first, then the
-   * others (a token minted by hand names none). Only a wrong signature moves on to the next key: any other
-   * refusal (expired, a claim) comes from a signature that was right, and is final.
-   */
-  async function verifyWithKeys(token: string): Promise<unknown> {
-    const candidates = keys.candidates(token);
-    for (const [i, candidate] of candidates.entries()) {
-      try {
-        const { payload } = await jwtVerify(token, await candidate.key, {
-          algorithms: [TOKEN_ALGORITHM],
-          audience: options.audience,
-          currentDate: new Date(options.now()),
-          requiredClaims: ['exp', 'jti', 'aud'],
-        });
-        return payload;
-      } catch (err) {
-        if (!(err instanceof joseErrors.JWSSignatureVerificationFailed) || i === candidates.length - 1) throw err;
-      }
-    }
-    throw new Error('no token key'); // unreachable: there is always the current key
-  }
-
   /** Bound numbers are normalised at minting, so routes compare digits with digits. */
   function bindNumber(value: string | undefined, field: string): string | undefined {
     if (value === undefined) return undefined;
@@ -248,7 +225,12 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
       }
       let payload: unknown;
       try {
-        payload = await verifyWithKeys(token);
+        payload = await verifyWithKeys(keys, token, {
+          algorithms: [TOKEN_ALGORITHM],
+          audience: options.audience,
+          currentDate: new Date(options.now()),
+          requiredClaims: ['exp', 'jti', 'aud'],
+        });
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) {
           throw new ProxyError('TOKEN_EXPIRED', 'This page has expired. Reload it to continue.');
