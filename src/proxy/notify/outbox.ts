@@ -14,6 +14,7 @@ import {
   type OutboxOptions,
 } from './outbox-types.js';
 import { attemptWithin, describe, due, nextDelivery, settled } from './outbox-delivery.js';
+import { OutboxWake } from './outbox-wake.js';
 
 export * from './outbox-types.js';
 
@@ -43,8 +44,8 @@ export class Outbox {
    * Bounded (oldest dropped first): a receiver down for days must not grow the process without limit.
    */
   private readonly copies = new BoundedMap<string, OutboxMessage>(OUTBOX_COPIES);
-  /** Per consumer: when it was last woken; whether this pass met a backed-off message, and a delivery. */
-  private readonly wokeAt = new Map<string, number>();
+  /** Wake-ups after a consumer's outage; per consumer, whether this pass met a backed-off message, and a delivery. */
+  private readonly wakes: OutboxWake;
   private readonly backedOff = new Set<string>();
   private readonly answered = new Set<string>();
 
@@ -54,7 +55,9 @@ export class Outbox {
     private readonly logger: Logger,
     private readonly now: () => number,
     private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
-  ) {}
+  ) {
+    this.wakes = new OutboxWake(store, now);
+  }
 
   /** True when some consumer would take this message (nothing is stored otherwise). */
   wants(message: OutboxMessage): boolean {
@@ -153,15 +156,11 @@ export class Outbox {
   }
 
   /**
-   * Makes every message waiting for one consumer due at once, on every instance (each reads it on its next
-   * drain): the consumer answers again, so its backlog need not sit out its backoff. The outbox does it
-   * itself when a consumer succeeds while others of its messages back off; `webhooks retry` does it for
-   * an operator.
+   * Makes every message waiting for one consumer due at once, on every instance (outbox-wake.ts). The outbox
+   * does it when a consumer succeeds while others of its messages back off; `webhooks retry` for an operator.
    */
   async wake(consumer: string): Promise<void> {
-    const now = this.now();
-    await this.store.set(KEYS.wake(consumer), String(now), RECORD_TTL_MS);
-    this.wokeAt.set(consumer, now);
+    await this.wakes.wake(consumer);
     this.kick();
   }
 
@@ -171,6 +170,7 @@ export class Outbox {
    */
   kick(): void {
     if (this.closed) return;
+    this.wakes.listen(() => this.kick());
     for (const consumer of this.consumers) {
       const { name } = consumer;
       if (this.draining.has(name)) {
@@ -208,6 +208,7 @@ export class Outbox {
     this.closed = true;
     clearTimeout(this.retryTimer);
     await this.idle();
+    await this.wakes.close();
   }
 
   /** Drains again when the earliest known retry is due (the sweep interval is the fallback). */
@@ -226,8 +227,7 @@ export class Outbox {
   private async drainOnce(consumer: OutboxConsumer): Promise<void> {
     this.backedOff.delete(consumer.name);
     this.answered.delete(consumer.name);
-    const woke = Number((await this.store.get(KEYS.wake(consumer.name))) ?? 0);
-    this.wokeAt.set(consumer.name, Math.max(woke, this.wokeAt.get(consumer.name) ?? 0));
+    await this.wakes.read(consumer.name);
     let ids = await this.store.members(KEYS.pending);
     if (await this.restoreLost(new Set(ids))) ids = await this.store.members(KEYS.pending);
     const items: OutboxItem[] = [];
@@ -254,7 +254,7 @@ export class Outbox {
       if (settled(item)) await this.unpend(id);
       return;
     }
-    const wokeAt = this.wokeAt.get(consumer.name) ?? 0;
+    const wokeAt = this.wakes.known(consumer.name);
     if (!due(state, now, wokeAt)) {
       this.backedOff.add(consumer.name);
       this.wakeAt(state.nextAt);
