@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { document, machine, resultsTable, writeDocument, type SectionResult } from './lib/report.js';
+import { cliStart } from './sections/cli-start.js';
 import { firstRender } from './sections/first-render.js';
 import { fanOut } from './sections/fan-out.js';
 import { proxyOverhead } from './sections/proxy-overhead.js';
@@ -19,7 +20,7 @@ import { bundleSizes } from './sections/sizes.js';
 import { soak, startSoakServers } from './sections/soak.js';
 
 const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-const SECTIONS = ['sizes', 'overhead', 'fanout', 'render', 'soak', 'scale'] as const;
+const SECTIONS = ['sizes', 'overhead', 'fanout', 'render', 'soak', 'scale', 'cli'] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, write: { type: 'boolean' } } });
@@ -55,6 +56,7 @@ try {
   await run('render', 'element first render (Chromium)', () => firstRender(cdnDir));
   await run('soak', 'soak', () => soak(log, soakServers!));
   await run('scale', 'scale: a flash sale on one instance', () => scale(log));
+  await run('cli', 'CLI start (help, against every module imported first)', cliStart);
 } finally {
   await rm(cdnDir, { recursive: true, force: true });
   await soakServers?.then(async ({ sandbox, merchant }) => {

@@ -37,6 +37,9 @@ import {
   webhookList,
   webhookListQuery,
   webhookReplayed,
+  webhookBulkReplay,
+  webhookBulkReplayed,
+  webhookRetrying,
 } from './server-schemas.js';
 import { ERROR_STATUS } from './statuses.js';
 
@@ -190,6 +193,14 @@ export const API_ROUTES: readonly ApiRoute[] = [
     method: 'post', path: template(SERVER_PATHS.webhookReplay, 'id'), caller: 'server',
     summary: 'Deliver a webhook again, with the same `webhook-id` (no body; send `Content-Type: application/json` as on every POST)',
     ok: { status: 202, json: webhookReplayed, description: 'Queued for delivery' },
+  },
+  {
+    method: 'post', path: SERVER_PATHS.webhooksReplay, caller: 'server', summary: 'Deliver every dead (or delivered) webhook again, each with its `webhook-id`',
+    body: webhookBulkReplay, ok: { status: 202, json: webhookBulkReplayed, description: 'The ids queued again, oldest first' },
+  },
+  {
+    method: 'post', path: SERVER_PATHS.webhooksRetry, caller: 'server', summary: 'Try every pending webhook now rather than at the end of its backoff (no body)',
+    ok: { status: 202, json: webhookRetrying, description: 'How many were pending' },
   },
 ];
 

@@ -124,14 +124,22 @@ function readEnv(env: NodeJS.ProcessEnv): EnvReading {
 
   const webhookUrl = given('WEBHOOK_URL');
   const webhookSecret = given('WEBHOOK_SECRET');
-  if (webhookUrl && webhookSecret) config.webhooks = { url: webhookUrl, secret: webhookSecret };
-  else if (webhookUrl) problems.push('WEBHOOK_SECRET: is required when WEBHOOK_URL is set (signed webhooks need both)');
-  else if (webhookSecret) problems.push('WEBHOOK_URL: is required when WEBHOOK_SECRET is set (signed webhooks need both)');
+  const webhookMaxAge = given('WEBHOOK_MAX_AGE_MS');
+  if (webhookUrl && webhookSecret) {
+    config.webhooks = { url: webhookUrl, secret: webhookSecret };
+    // Anything but whole digits is left as it is, for the schema to refuse under this variable's name.
+    if (webhookMaxAge !== undefined) config.webhooks.maxAgeMs = /^\d+$/.test(webhookMaxAge) ? Number(webhookMaxAge) : (webhookMaxAge as never);
+  } else if (webhookMaxAge !== undefined) problems.push('WEBHOOK_MAX_AGE_MS: is used only with WEBHOOK_URL and WEBHOOK_SECRET');
+  if (webhookUrl && !webhookSecret) problems.push('WEBHOOK_SECRET: is required when WEBHOOK_URL is set (signed webhooks need both)');
+  else if (webhookSecret && !webhookUrl) problems.push('WEBHOOK_URL: is required when WEBHOOK_SECRET is set (signed webhooks need both)');
   sources.set('webhooks.url', 'WEBHOOK_URL');
   sources.set('webhooks.secret', 'WEBHOOK_SECRET');
+  sources.set('webhooks.maxAgeMs', 'WEBHOOK_MAX_AGE_MS');
 
   const optional: [name: string, path: string, set: (value: string) => void][] = [
     ['PROXY_SERVER_KEY', 'serverKey', (v) => (config.serverKey = v)],
+    // Whitespace-separated (a token secret may hold a comma); the current PROXY_TOKEN_SECRET signs, these only verify.
+    ['PROXY_TOKEN_ACCEPTED_SECRETS', 'acceptedTokenSecrets', (v) => (config.acceptedTokenSecrets = v.split(/\s+/))],
     ['REDIS_URL', 'redisUrl', (v) => (config.redisUrl = v)],
     ['REDIS_PREFIX', 'redisPrefix', (v) => (config.redisPrefix = v)],
     ['REFERENCE_PREFIX', 'referencePrefix', (v) => (config.referencePrefix = v)],

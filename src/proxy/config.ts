@@ -63,6 +63,19 @@ const loggerSchema = z.custom<Logger>(
  */
 export const MIN_DISTINCT_SECRET_BYTES = 12;
 
+/** The hint of a bad server key: the way docs/php.md and the other guides make one (24 random bytes, 192 bits). */
+const MAKE_SERVER_KEY = `make one with: node -e "console.log('sk_' + require('crypto').randomBytes(24).toString('base64url'))"`;
+
+/** A token secret: at least 32 bytes, with some variety. */
+function tokenSecretSchema() {
+  return required()
+    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long')
+    .refine(
+      (s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES,
+      `has too little variety to be a secret (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters); make one with: node -e "console.log(require('crypto').randomBytes(48).toString('base64url'))"`,
+    );
+}
+
 function distinctBytes(s: string): number {
   return new Set(Buffer.from(s, 'utf8')).size;
 }
@@ -104,19 +117,20 @@ export const proxyConfigSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._-]{0,32}$/, 'must be at most 32 letters, digits and . _ - (for example SHOP-A-)')
     .default(''),
-  tokenSecret: required()
-    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long')
-    .refine(
-      (s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES,
-      `has too little variety to be a secret (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters); make one with: node -e "console.log(require('crypto').randomBytes(48).toString('base64url'))"`,
-    ),
+  tokenSecret: tokenSecretSchema(),
+  /**
+   * Other token secrets that verify tokens and proofs and never sign: during a rotation, the new secret
+   * before any instance signs with it, then the old one until the last token it signed has expired
+   * (docs/tokens.md, Rotating the secret).
+   */
+  acceptedTokenSecrets: z.array(tokenSecretSchema()).max(4, 'takes at most 4 secrets').default([]),
   /**
    * The merchant backend's key for the server API (`/server/...` under the mount path): at least 32 bytes,
    * never sent to a browser. Without it the server API answers 503 SERVER_API_DISABLED.
    */
   serverKey: required()
-    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long')
-    .refine((s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES, `has too little variety to be a key (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters)`)
+    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, `must be at least 32 bytes long; ${MAKE_SERVER_KEY}`)
+    .refine((s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES, `has too little variety to be a key (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters); ${MAKE_SERVER_KEY}`)
     .optional(),
   audience: z.string().min(1).default('merchant-elements'),
   allowedOrigins: z.array(origin).default([]),

@@ -155,6 +155,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   const now = clock.now;
   const tokens = createTokenService({
     secret: config.tokenSecret,
+    acceptedSecrets: config.acceptedTokenSecrets,
     audience: config.audience,
     payeeName: config.payeeName,
     defaultCountry: config.defaultCountry,

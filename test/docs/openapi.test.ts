@@ -217,6 +217,10 @@ describe('the OpenAPI document (packages/merchant-elements-server/openapi.json)'
     const id = (listed.body as { deliveries: { id: string }[] }).deliveries[0]!.id;
     expect((await call('POST', SERVER_PATHS.webhookReplay(id), { server: true })).status).toBe(202);
     expect((await call('POST', SERVER_PATHS.webhookReplay('payment:NOPE-1:COMPLETED'), { server: true })).status).toBe(404);
+    expect((await call('POST', SERVER_PATHS.webhooksReplay, { server: true, body: { state: 'delivered', since: '2026-01-01T00:00:00Z' } })).status).toBe(202);
+    expect((await call('POST', SERVER_PATHS.webhooksReplay, { server: true, body: { state: 'pending' } })).status).toBe(400);
+    expect((await call('POST', SERVER_PATHS.webhooksRetry, { server: true })).status).toBe(202);
+    expect((await call('GET', `${SERVER_PATHS.webhooks}?cursor=nonsense`, { server: true })).status).toBe(400);
   });
 
   it('had each documented operation answer its success at least once (the two tests above)', () => {
