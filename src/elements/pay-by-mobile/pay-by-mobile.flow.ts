@@ -96,19 +96,18 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
   private readOrder() {
     this.startOver();
     // No token yet (a page that fetches one): the form, until the token says which order.
-    if (this.token) this.order = this.client.get<OrderView>(orderPath).then(this.orderRead, (e: ProxyClientError) => e.retryable || e.status == 404 || this.fail(e));
+    if (this.token)
+      this.order = this.client
+        .get<OrderView>(orderPath)
+        .then(({ payment, next, otherMethod, chargeEstimate }) => {
+          this.orderEstimate = chargeEstimate;
+          if (next == 'other-method') throw new ProxyClientError('ORDER_IN_OTHER_PAYMENT', '', otherMethod ?? {});
+          if (next == 'exhausted' && !payment) throw new ProxyClientError('ATTEMPTS_EXHAUSTED', '');
+          // The form goes: the focus goes to what comes next, not to the page's body.
+          if (next != 'open' && payment) (this.refocus ||= this.matches(':focus-within')), live(payment) ? this.watch(payment) : this.handleStatus(payment);
+        })
+        .catch((e: ProxyClientError) => e.retryable || e.status == 404 || this.fail(e));
   }
-
-  /** What the order says, once the form is drawn: an open order changes nothing. */
-  private orderRead = ({ payment, next, otherMethod, chargeEstimate }: OrderView) => {
-    this.orderEstimate = chargeEstimate;
-    if (next == 'open') return;
-    if (next == 'other-method') return this.fail(new ProxyClientError('ORDER_IN_OTHER_PAYMENT', '', otherMethod ?? {}));
-    if (!payment) return next == 'exhausted' && this.fail(new ProxyClientError('ATTEMPTS_EXHAUSTED', ''));
-    // The form goes: the focus goes to what comes next, not to the page's body.
-    this.refocus ||= this.matches(':focus-within');
-    live(payment) ? this.watch(payment) : this.handleStatus(payment);
-  };
 
   protected override updated() {
     if (!this.refocus) return;
