@@ -37,7 +37,7 @@ interface PageSpec {
 }
 
 /** The docs' snippets, as a reader copies them: docs/elements.md's loader snippets, the README's one-file one. */
-function pages(): Record<string, PageSpec> {
+export function pages(): Record<string, PageSpec> {
   const html = (doc: string) => blocksOf(doc).filter((b) => b.lang === 'html').map((b) => b.code);
   const loaderSnippets = html('docs/elements.md').filter((c) => c.includes(`${CDN_IN_DOCS}loader.js`));
   const english = loaderSnippets.find((c) => !c.includes('fr.js'));
@@ -72,7 +72,7 @@ const RAISED_LIMITS = Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((name) 
  * built by the size section and the proxy mounted at /merchant-elements, one origin on loopback. Text is sent
  * gzipped (level 9), as a CDN sends it.
  */
-async function serveShop(cdnDir: string, specs: Record<string, PageSpec>) {
+export async function serveShop(cdnDir: string, specs: Record<string, PageSpec>) {
   const proxy = createMerchantProxy({
     // No call reaches the provider: a new order's `GET /order` is answered from the proxy's store.
     provider: {
@@ -170,11 +170,15 @@ async function load(browser: Browser, url: string, profile: Profile): Promise<Sa
   }
 }
 
-/** The requests of a load in sequence: how many times a request had to wait for an earlier one to end. */
+/**
+ * The page's own requests in sequence (the proxy's calls and the favicon apart): how many times one had to
+ * wait for an earlier one to end.
+ */
 function hops(requests: [string, number, number][]): number {
   let depth = 0;
   let until = -1;
-  for (const [, start, end] of [...requests].sort((a, b) => a[1] - b[1])) {
+  const own = requests.filter(([path]) => !path.startsWith('/merchant-elements/') && path !== '/favicon.ico');
+  for (const [, start, end] of own.sort((a, b) => a[1] - b[1])) {
     if (start >= until) (depth += 1), (until = end);
     else until = Math.min(until, end);
   }
@@ -238,7 +242,7 @@ export async function slowPhone(cdnDir: string, log: (line: string) => void): Pr
     method: [
       `Chromium ${browser.version()} (${launch.executablePath}, the full browser, headless, the team's flags of test/support/chromium.mjs), one fresh browser context per load (empty cache, new connections), ${VIEWPORT.width}×${VIEWPORT.height} CSS px at 2× (isMobile, touch). Through CDP before the navigation: \`Network.emulateNetworkConditions\` (latency = the round trip each request waits, throughputs in kbit/s as named) with the cache disabled, and \`Emulation.setCPUThrottlingRate\`.`,
       'The pages are the docs\' snippets as written, served as a shop would: docs/elements.md\'s loader snippet with its `modulepreload` hints (for <otp-verify> and <checkout-button> the same with that tag and module), its French one, and the README\'s one-file classic script; each in the same page shell (`<main>`, a heading) with a token minted for a new order on every load. The floor is the same form as plain HTML (amount, label, phone input, Continue) in the same shell. One origin on loopback serves the pages, the CDN folder built by the size section (gzip -9 on the wire) and the proxy at /merchant-elements (`createMerchantProxy`, memory store; a new order\'s `GET /order` needs no provider).',
-      'Time to a usable input: bench/fixtures/usable-probe.js, an init script, checks at every frame from the navigation\'s start whether the first control (the phone input; <checkout-button>\'s button) is there, visible, enabled and not read-only, and takes `performance.now()` then (ms since the navigation started). CPU by then: `Performance.getMetrics` (TaskDuration, ScriptDuration). Requests in sequence: of the requests started by then (Resource Timing), how many had to wait for an earlier one to end.',
+      'Time to a usable input: bench/fixtures/usable-probe.js, an init script, checks at every frame from the navigation\'s start whether the first control (the phone input; <checkout-button>\'s button) is there, visible, enabled and not read-only, and takes `performance.now()` then (ms since the navigation started). CPU by then: `Performance.getMetrics` (TaskDuration, ScriptDuration). Requests in sequence: of the page's requests started by then (Resource Timing; the proxy's calls and the favicon apart, listed in the notes), how many had to wait for an earlier one to end.',
       `${SAMPLES} loads of each page on each profile, the pages in turn (the order rotated each round); medians, and the ratio of medians to the plain form's on the same profile. The goal of issue 36: every element page at most ${GOAL}× the plain form's.`,
     ],
     notes,
