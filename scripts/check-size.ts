@@ -22,9 +22,9 @@ export const BUDGETS = { loader: 1_500, all: 16_000, one: 12_400 } as const;
  * its figure drops (a test fails when a ceiling is left more than 100 B above it); never raise one.
  *
  * The pages showing one element through the loader (loader.js, the shared chunk and that element's module,
- * in English). Issue 22 gave them a target (11,500 B); issue 36 retired it: on a phone network such a page is
- * usable after its round trips, and the bytes still above that target were worth about 20 ms on 3G (the
- * "slow phone" section of `npm run bench` measures the pages). They are held at the figures of that day.
+ * in English). Issue 22 gave them a target; issue 36 retired it: on a phone network such a page is usable after
+ * its round trips, and the bytes still above that target weighed little next to one of them (the "Slow phone"
+ * section of `npm run bench` measures the pages). They are held at the figures of that day.
  */
 export const CEILINGS: Readonly<Record<string, number>> = {
   'page with <otp-verify>: loader + shared + element': 12_178,

@@ -74,7 +74,7 @@ async function elementModules(): Promise<CdnFiles> {
       chunkFileNames: '[name].js',
     }),
   );
-  const shared = [...split.keys()].filter((name) => name == 'shared.js');
+  const shared = [...split.keys()].filter((name): boolean => name == 'shared.js');
   if (shared.length !== 1) throw new Error(`the element modules should share one chunk, got ${shared.join(', ') || 'none'}`);
   const sharedChunk = shared[0]!;
   const files = new Map([[sharedChunk, split.get(sharedChunk)!]]);
