@@ -133,9 +133,10 @@ ${markup}
 interface Sample {
   /** ms from the navigation's start to the first control usable. */
   usable: number;
-  /** CPU the page's main thread spent by then (Chromium's TaskDuration, ms, throttled) and of it, script. */
+  /** CPU the page's main thread spent by then (Chromium's TaskDuration, ms, throttled), of it script, and of that number formatting. */
   task: number;
   script: number;
+  intl: number;
   /** The page's requests by then: [path, start, end] in ms from the navigation's start. */
   requests: [string, number, number][];
 }
@@ -164,7 +165,8 @@ async function load(browser: Browser, url: string, profile: Profile): Promise<Sa
       ['page', 0, performance.getEntriesByType('navigation')[0].responseEnd],
       ...performance.getEntriesByType('resource').map((r) => [new URL(r.name).pathname, r.startTime, r.responseEnd]),
     ]`)) as [string, number, number][];
-    return { usable, task: metric('TaskDuration'), script: metric('ScriptDuration'), requests: requests.filter(([, start]) => start <= usable) };
+    const intl = (await page.evaluate('window.benchIntl')) as number;
+    return { usable, task: metric('TaskDuration'), script: metric('ScriptDuration'), intl, requests: requests.filter(([, start]) => start <= usable) };
   } finally {
     await context.close();
   }
@@ -234,7 +236,7 @@ export async function slowPhone(cdnDir: string, log: (line: string) => void): Pr
         ...(plain ? {} : { target: `≤ ${GOAL}×`, met: usable / floor <= GOAL }),
       });
       notes.push(
-        `${profile}, ${specs[name]!.label}: main-thread CPU by then ${ms(median(runs.map((s) => s.task)))} (script ${ms(median(runs.map((s) => s.script)))}), throttled ${cpu}×; requests (the median load's): ${describe(runs)}.`,
+        `${profile}, ${specs[name]!.label}: main-thread CPU by then ${ms(median(runs.map((s) => s.task)))} (script ${ms(median(runs.map((s) => s.script)))}, of it number formatting ${ms(median(runs.map((s) => s.intl)))}), throttled ${cpu}×; requests (the median load's): ${describe(runs)}.`,
       );
     }
   }
@@ -244,7 +246,7 @@ export async function slowPhone(cdnDir: string, log: (line: string) => void): Pr
     method: [
       `Chromium ${browser.version()} (${launch.executablePath}, the full browser, headless, the team's flags of test/support/chromium.mjs), one fresh browser context per load (empty cache, new connections), ${VIEWPORT.width}×${VIEWPORT.height} CSS px at 2× (isMobile, touch). Through CDP before the navigation: \`Network.emulateNetworkConditions\` (latency = the round trip each request waits, throughputs in kbit/s as named) with the cache disabled, and \`Emulation.setCPUThrottlingRate\`.`,
       'The pages are the docs\' snippets as written, served as a shop would: docs/elements.md\'s loader snippet with its `modulepreload` hints (for <otp-verify> and <checkout-button> the same with that tag and module), its French one, and the README\'s one-file classic script; each in the same page shell (`<main>`, a heading) with a token minted for a new order on every load. The floor is the same form as plain HTML (amount, label, phone input, Continue) in the same shell. One origin on loopback serves the pages, the CDN folder built by the size section (gzip -9 on the wire) and the proxy at /merchant-elements (`createMerchantProxy`, memory store; a new order\'s `GET /order` needs no provider).',
-      'Time to a usable input: bench/fixtures/usable-probe.js, an init script, checks at every frame from the navigation\'s start whether the first control (the phone input; <checkout-button>\'s button) is there, visible, enabled and not read-only, and takes `performance.now()` then (ms since the navigation started). CPU by then: `Performance.getMetrics` (TaskDuration, ScriptDuration). Scripts in by: the median of the moment the last of the page\'s files from /cdn/ had come (Resource Timing\'s responseEnd), and its ratio to the plain form\'s time: what the element could reach with no CPU at all. Requests in sequence: of the page\'s requests started by then (Resource Timing; the proxy\'s calls and the favicon apart, listed in the notes), how many had to wait for an earlier one to end.',
+      'Time to a usable input: bench/fixtures/usable-probe.js, an init script, checks at every frame from the navigation\'s start whether the first control (the phone input; <checkout-button>\'s button) is there, visible, enabled and not read-only, and takes `performance.now()` then (ms since the navigation started). CPU by then: `Performance.getMetrics` (TaskDuration, ScriptDuration), and the time spent constructing `Intl.NumberFormat`s and formatting with them (the probe wraps both), where a fresh page\'s first number format loads Chromium\'s number data. Scripts in by: the median of the moment the last of the page\'s files from /cdn/ had come (Resource Timing\'s responseEnd), and its ratio to the plain form\'s time: what the element could reach with no CPU at all. Requests in sequence: of the page\'s requests started by then (Resource Timing; the proxy\'s calls and the favicon apart, listed in the notes), how many had to wait for an earlier one to end.',
       `${SAMPLES} loads of each page on each profile, the pages in turn (the order rotated each round); medians, and the ratio of medians to the plain form's on the same profile. The goal of issue 36: every element page at most ${GOAL}× the plain form's.`,
     ],
     notes,
