@@ -94,6 +94,20 @@ describe('<pay-by-mobile> and where its order stands', () => {
     }
   });
 
+  it('reads the order again when moved in the page before it answered (the move stopped the read)', async () => {
+    const first = deferred<Response>();
+    proxy.on('GET', '/order', () => first.promise);
+    const el = await mount();
+    proxy.on('GET', '/order', order({ next: 'payment', payment: prompt(5, 120) }));
+    const parent = el.parentElement!;
+    el.remove();
+    parent.append(el);
+    await stateIs(el, 'pending');
+    const reads = proxy.calls('GET', '/order');
+    expect(reads).to.have.length(2);
+    expect(reads[0]!.signal!.aborted, 'the first read stopped with the move').to.be.true;
+  });
+
   it('shows a second tab the payment waiting on the phone from the start: the number, its age and the time left', async () => {
     proxy.on('GET', '/order', order({ next: 'payment', payment: prompt(42, 120, { charge: 0.13, totalAmount: 12.63 }) }));
     const pendingEvent = new Promise<string>((resolve) => document.addEventListener('payment-pending', (e) => resolve(e.detail.reference), { once: true }));

@@ -71,8 +71,8 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
 
   override connectedCallback() {
     super.connectedCallback();
-    // Moved in the page: the disconnect stopped the calls and the watch; the order says where things stand.
-    if (this.hasUpdated && (this.busy() || this.state == 'unknown')) this.readOrder();
+    // Moved in the page: the disconnect stopped the calls (the order's read too) and the watch; the order says where things stand.
+    if (this.hasUpdated && (this.busy() || /^(idle|unknown)$/.test(this.state))) this.readOrder();
   }
 
   protected override willUpdate(changed: PropertyValues<this>) {
@@ -103,8 +103,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
           this.orderEstimate = chargeEstimate;
           if (next == 'other-method') throw new ProxyClientError('ORDER_IN_OTHER_PAYMENT', '', otherMethod ?? {});
           if (next == 'exhausted' && !payment) throw new ProxyClientError('ATTEMPTS_EXHAUSTED', '');
-          // The form goes: the focus goes to what comes next, not to the page's body.
-          if (next != 'open' && payment) (this.refocus ||= this.matches(':focus-within')), live(payment) ? this.watch(payment) : this.handleStatus(payment);
+          if (next != 'open' && payment) live(payment) ? this.watch(payment) : this.handleStatus(payment);
         })
         .catch((e: ProxyClientError) => e.retryable || e.status == 404 || this.fail(e));
   }
@@ -241,7 +240,8 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     const { status } = (this.shownPayment = snapshot);
     // PENDING (no status yet: a prompt followed by its reference alone) counts down; UNKNOWN has no countdown.
     if (status == 'UNKNOWN') return this.countdown.stop(), this.setState('unknown');
-    if (!status || status == 'PENDING') return this.setState('pending'), this.startClock();
+    // (The form may go, the order found waiting: the focus goes to what comes next, not to the page's body.)
+    if (!status || status == 'PENDING') return this.begin('pending'), this.startClock();
     if (status == 'TIMED_OUT') return this.stopWaiting();
     this.statusStream.stop();
     this.countdown.stop();
