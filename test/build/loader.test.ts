@@ -5,6 +5,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCdn } from '../../scripts/build/cdn.js';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
+import { blocksOf } from '../docs/markdown.js';
 import { CDN_PATH, MARKUP, openPage, serveCdn, WATCH_JS, type CdnServer, type OpenPage, type TestPage } from './cdn-pages.js';
 
 const LOADER = '<script type="module" src="CDN/loader.js"></script>';
@@ -22,6 +23,13 @@ const PAGES: Record<string, TestPage> = {
   esm: { lang: 'fr', head: '<script type="module" src="CDN/fr.js"></script><script type="module" src="CDN/merchant-elements.js"></script>', body: MARKUP['otp-verify'] },
   'one-file-and-loader': { head: `<script type="module" src="CDN/merchant-elements.js"></script>${LOADER}`, body: Object.values(MARKUP).join('\n') },
 };
+
+/** docs/elements.md's loader snippets as pages: the hints and the loader in the head, the element in the body. */
+const DOC_SNIPPETS = blocksOf('docs/elements.md').filter((b) => b.lang === 'html' && b.code.includes('cdn/loader.js'));
+DOC_SNIPPETS.forEach(({ code }, i) => {
+  const lines = code.trim().split('\n');
+  PAGES[`docs-${i}`] = { head: lines.slice(0, -1).join('').replaceAll('/assets/merchant-elements/cdn/', 'CDN/'), body: lines.at(-1)! };
+});
 
 // Once the page has loaded: an open shadow root holding a closed one holding <otp-verify>, and an open one
 // with <checkout-button> put in it afterwards.
@@ -78,6 +86,19 @@ describe('cdn/loader.js', () => {
     expect(p.cdnFiles().sort()).toEqual(['loader.js', 'pay-by-mobile.js', sharedChunk].sort());
     expect(await p.page.evaluate(() => [customElements.get('otp-verify'), customElements.get('checkout-button')])).toEqual([undefined, undefined]);
     expect(p.errors).toEqual([]);
+  });
+
+  it("docs/elements.md's snippets hint the files the loader then uses, each fetched once (French with fr.js)", async () => {
+    expect(DOC_SNIPPETS.map((b) => b.code.includes('fr.js'))).toEqual([false, true]);
+    for (const [i, { code }] of DOC_SNIPPETS.entries()) {
+      const p = await open(`docs-${i}`);
+      await rendered(p, ['pay-by-mobile']);
+      await p.page.waitForLoadState('networkidle');
+      const hinted = [...code.matchAll(/rel="modulepreload" href="[^"]*\/([\w.-]+)"/g)].map((m) => m[1]!);
+      expect(p.cdnFiles().sort(), code).toEqual([...hinted, 'loader.js'].sort());
+      expect(hinted).toContain(sharedChunk);
+      expect(p.errors).toEqual([]);
+    }
   });
 
   it('a page with the three fetches each module once, and Lit once', async () => {
