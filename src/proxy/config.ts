@@ -132,6 +132,18 @@ export const proxyConfigSchema = z.strictObject({
   ipv6PrefixLength: z.number().int().min(32).max(128).default(64),
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
   /**
+   * Redis through a Sentinel group instead of `redisUrl`: the client asks the Sentinels for the master and
+   * follows its failovers, with the proxy's timeouts (REDIS_SENTINELS, REDIS_MASTER_NAME).
+   */
+  redisSentinel: z
+    .strictObject({
+      sentinels: z.array(z.strictObject({ host: z.string().min(1), port: z.number().int().min(1).max(65_535) })).min(1, 'must list at least one Sentinel'),
+      name: z.string().min(1, 'is required (the master\'s name in the Sentinels\' configuration)'),
+      password: z.string().min(1).optional(),
+      sentinelPassword: z.string().min(1).optional(),
+    })
+    .optional(),
+  /**
    * Prefix of every Redis key and channel (default `me:`), rate limits included: shops, or staging and
    * production, sharing one Redis never read each other's orders when their prefixes differ.
    */
@@ -265,6 +277,7 @@ function parsedOptions(config: ProxyConfig): Partial<Resolved> & { env?: Resolve
 function crossChecks(out: Partial<Resolved> & { env?: Resolved['provider']['env'] }): string[] {
   const problems: string[] = [];
   const env = out.provider?.env ?? out.env;
+  if (out.redisUrl && out.redisSentinel) problems.push('redisSentinel: give either redisUrl or redisSentinel, not both');
   if (out.relay && out.relay.minIntervalMs > out.relay.maxIntervalMs) problems.push('relay.minIntervalMs: must not exceed relay.maxIntervalMs');
   if (out.webhooks) {
     const url = new URL(out.webhooks.url);

@@ -20,7 +20,9 @@ import { otpRoutes } from './routes/otp.js';
 import { paymentsRoutes } from './routes/payments.js';
 import { serverApiRoutes } from './routes/server-api.js';
 import { expressHost, notExpress } from './not-express.js';
-import { createStore, RedisStore } from './store/index.js';
+import { createStore } from './store/index.js';
+import { createStoreCheck, needsDurability, type StoreCheck } from './store/store-checks.js';
+import { claimWhenReachable, gatedStore } from './store/store-format.js';
 import { StoreClock } from './store/store-clock.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
@@ -72,8 +74,9 @@ export interface MerchantProxy {
   /** The proxy's logger (redacting). */
   logger: Logger;
   /**
-   * Resolves once the proxy can take work: the relay's first sweep is done and the store answers a ping
-   * (rejects when it does not). `merchant-elements serve` listens only after it.
+   * Resolves once the proxy can take work: the store answers a ping, its records are of a format this
+   * version reads (rejects naming the format otherwise), the relay's first sweep is done, and the store's
+   * checks are logged in one line (DESIGN: the store's checks). `merchant-elements serve` listens only after it.
    */
   ready(): Promise<void>;
   /** Stops the relay and closes the store (when the proxy opened it) and the provider client. */
@@ -101,7 +104,19 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     ...(config.circuitBreaker !== undefined ? { circuitBreaker: config.circuitBreaker } : {}),
   });
-  const { store, owned } = createStore({ store: config.store, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, logger });
+  const { store, owned } = createStore({
+    store: config.store,
+    redisUrl: config.redisUrl,
+    redisSentinel: config.redisSentinel,
+    redisPrefix: config.redisPrefix,
+    logger,
+  });
+  // Nothing reads or writes an order before the store's format is known to be one this code reads
+  // (DESIGN: the store's checks); a store of a newer format is refused by `ready()` and `/ready`.
+  let stopping = false;
+  const format = claimWhenReachable(store, { stopped: () => stopping });
+  format.catch(() => undefined);
+  const storeCheck = createStoreCheck(store, { durable: needsDurability(config.provider) });
   // Every process on one store judges the money's times on the store's clock (DESIGN: one clock).
   const clock = new StoreClock(store, logger);
   const now = clock.now;
@@ -126,7 +141,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     clock,
   };
   // Signed webhooks read the same outbox as the in-process hooks: one more consumer with its own retries.
-  const relay = createOrders(ctx, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
+  const relay = createOrders({ ...ctx, store: gatedStore(store, format) }, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
   const webhooks = webhookAdmin(relay.outbox, store, now);
 
   const router = Router();
@@ -171,7 +186,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   checkoutsRoutes(router, ctx, relay);
   callbacksRoutes(router, ctx, relay);
   healthRoutes(router, ctx);
-  readyRoutes(router, ctx);
+  readyRoutes(router, ctx, storeCheck);
   // The server API (server key), its webhook routes included.
   serverApiRoutes(router, ctx, relay, webhooks);
   router.use(notFoundHandler);
@@ -197,20 +212,26 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     config,
     logger,
     ready: async () => {
-      await relay.ready;
       if (!(await store.ping().catch(() => false))) {
-        throw new Error(`the ${store.kind} store does not answer${store.kind === 'redis' ? ' (check REDIS_URL)' : ''}`);
+        throw new Error(`the ${store.kind} store does not answer${store.kind === 'redis' ? ' (check REDIS_URL or REDIS_SENTINELS)' : ''}`);
       }
-      const policy = store instanceof RedisStore ? await store.evictionPolicy() : null;
-      if (policy !== null && policy !== 'noeviction') {
-        logger.error({ maxmemoryPolicy: policy }, 'Redis may evict keys under memory pressure (maxmemory-policy is not noeviction): an evicted order is money state lost; set maxmemory-policy noeviction');
-      }
+      await format;
+      await relay.ready;
+      logStoreCheck(logger, await storeCheck());
     },
     close: () =>
       (closed ??= (async () => {
+        stopping = true;
         await relay.close();
         if (owned) await store.close();
         await client.close();
       })()),
   };
+}
+
+/** The store check's one line at start-up: info when the store can take money records here, else an error with the reasons. */
+function logStoreCheck(logger: Logger, check: StoreCheck): void {
+  const { ok, reasons, notes, ...detail } = check;
+  if (ok) logger.info({ store: detail, notes }, 'store checked: it can keep money records in this mode');
+  else logger.error({ store: detail, reasons, notes }, `store checked: not ready for money records (${reasons.join('; ')})`);
 }

@@ -219,10 +219,13 @@ function pingOnce(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `redis-server --port N --save '' --appendonly no` and waits until it answers PING. */
-export async function startRedis(): Promise<TestRedis> {
+/**
+ * Starts `redis-server --port N --save '' --appendonly no` (then `args`, which may override those) and waits
+ * until it answers PING.
+ */
+export async function startRedis(args: string[] = []): Promise<TestRedis> {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args], {
     stdio: 'ignore',
   });
   const deadline = Date.now() + 10_000;

@@ -1,0 +1,108 @@
+import { StoreUnavailableError } from './store-error.js';
+import type { ProxyStore } from './types.js';
+
+/** The key that says which format the store's records are in (under the store's prefix: `me:store:format`). */
+export const STORE_FORMAT_KEY = 'store:format';
+
+/**
+ * The format of the records this code writes, and every format it reads. A store with no marker holds
+ * format 1: the records written before the marker existed. A change of format takes two releases so that a
+ * rolling upgrade never runs an instance beside records it cannot read (docs/operations.md: upgrading): the
+ * first reads the new format and still writes the old; the second writes the new and marks the store.
+ */
+export interface StoreFormat {
+  writes: number;
+  reads: readonly number[];
+}
+
+export const STORE_FORMAT: StoreFormat = { writes: 1, reads: [1] };
+
+/** The store holds records this code cannot read: it must not start (or, running, must not take traffic). */
+export class StoreFormatError extends Error {
+  override readonly name = 'StoreFormatError';
+  constructor(
+    readonly found: number | string,
+    readonly format: StoreFormat,
+  ) {
+    super(formatProblem(found, format));
+  }
+}
+
+function formatProblem(found: number | string, format: StoreFormat): string {
+  const newest = Math.max(...format.reads);
+  if (typeof found === 'string') return `the store's format marker (${STORE_FORMAT_KEY}) holds "${found}", not a format number: this store was not written by merchant-elements, or the marker was overwritten; check REDIS_PREFIX`;
+  if (found > newest) {
+    return `the store holds records of format ${found}, written by a newer merchant-elements; this version reads format ${format.reads.join(' and ')}: run the newer version (a rolling upgrade never goes back past a format change: docs/operations.md, upgrading)`;
+  }
+  return `the store holds records of format ${found}, which this version no longer reads (it reads ${format.reads.join(' and ')}): upgrade through the release that reads both first (docs/operations.md, upgrading)`;
+}
+
+/** The format the store's marker says (1 when it has none); a marker that is not a number is returned as it is. */
+export async function storedFormat(store: Pick<ProxyStore, 'get'>): Promise<number | string> {
+  const raw = await store.get(STORE_FORMAT_KEY);
+  if (raw === null) return 1;
+  return /^[1-9]\d{0,5}$/.test(raw) ? Number(raw) : raw;
+}
+
+/** The reason readiness fails for the store's format, or null when this code reads it. */
+export async function formatReason(store: Pick<ProxyStore, 'get'>, format: StoreFormat = STORE_FORMAT): Promise<string | null> {
+  const found = await storedFormat(store);
+  return typeof found === 'number' && format.reads.includes(found) ? null : formatProblem(found, format);
+}
+
+/**
+ * At start-up: refuses a store this code cannot read (throws {@link StoreFormatError}), and marks one that
+ * has no marker, or an older format it reads, with the format it writes. Resolves the store's format now.
+ */
+export async function claimStoreFormat(store: Pick<ProxyStore, 'get' | 'setIfAbsent' | 'compareAndSet'>, format: StoreFormat = STORE_FORMAT): Promise<number> {
+  for (let tries = 0; tries < 5; tries++) {
+    const raw = await store.get(STORE_FORMAT_KEY);
+    const found = await storedFormat({ get: async () => raw });
+    if (typeof found === 'string' || !format.reads.includes(found)) throw new StoreFormatError(found, format);
+    if (found >= format.writes && raw !== null) return found;
+    // Absent (format 1), or an older format this code reads: every instance of the fleet reads the new one
+    // (the two-release rule), so marking it now leaves none behind.
+    const marked = raw === null ? await store.setIfAbsent(STORE_FORMAT_KEY, String(format.writes)) : await store.compareAndSet(STORE_FORMAT_KEY, raw, String(format.writes));
+    if (marked) return format.writes;
+  }
+  throw new Error(`the store's format marker (${STORE_FORMAT_KEY}) kept changing while this process started`);
+}
+
+/**
+ * Claims the store's format ({@link claimStoreFormat}) until the store answers: resolves its format, rejects
+ * with {@link StoreFormatError} only (a store down is tried again, `retryMs` apart; `sleep` injectable).
+ */
+export async function claimWhenReachable(
+  store: Pick<ProxyStore, 'get' | 'setIfAbsent' | 'compareAndSet'>,
+  options: { format?: StoreFormat; retryMs?: number; sleep?: (ms: number) => Promise<void>; stopped?: () => boolean } = {},
+): Promise<number> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
+  for (;;) {
+    try {
+      return await claimStoreFormat(store, options.format);
+    } catch (err) {
+      if (err instanceof StoreFormatError || options.stopped?.()) throw err;
+      await sleep(options.retryMs ?? 1_000);
+    }
+  }
+}
+
+/**
+ * The store as the order book sees it: every call waits for `gate` (the format claimed), and fails as the
+ * gate does (a StoreUnavailableError: routes answer 503), so no record is read or written before the store's
+ * format is known to be this code's (an instance of an older release on a newer store writes nothing).
+ */
+export function gatedStore<S extends ProxyStore>(store: S, gate: Promise<unknown>): S {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function' || property === 'close') return value;
+      return async (...args: unknown[]) => {
+        await gate.catch((err: unknown) => {
+          throw new StoreUnavailableError('format', err);
+        });
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
