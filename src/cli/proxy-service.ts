@@ -106,7 +106,7 @@ export async function startProxyService(options: ServiceOptions): Promise<Runnin
   const proxy = createMerchantProxy(serviceConfig(options.env, logger));
   const log = proxy.logger;
   try {
-    await withTimeout(proxy.ready(), SERVICE_TIMEOUTS.readyTimeoutMs, 'the store did not answer in time (check REDIS_URL)');
+    await withTimeout(proxy.ready(), SERVICE_TIMEOUTS.readyTimeoutMs, 'the store did not answer in time (check REDIS_URL or REDIS_SENTINELS)');
   } catch (err) {
     await proxy.close();
     throw err;
@@ -136,7 +136,7 @@ export async function startProxyService(options: ServiceOptions): Promise<Runnin
       ready: `${url}${READY_PATH}`,
       serverApi: `${serverApiUrl ?? url}${options.path}${SERVER_PATHS.prefix}`,
       trustProxy: options.trustProxy,
-      store: proxy.config.redisUrl ? 'redis' : 'memory',
+      store: proxy.config.redisUrl || proxy.config.redisSentinel ? 'redis' : 'memory',
     },
     'listening',
   );
