@@ -3,7 +3,7 @@
  * the elements' routes pass, the server API and the probes (`/health`, `/ready`) do not.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,7 +40,9 @@ ${locations}
 }
 `,
   );
-  nginx = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: 'ignore' });
+  // Debian's nginx is in /usr/sbin, outside a plain user's PATH; -e: no default error log is opened first.
+  const binary = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
+  nginx = spawn(binary, ['-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf')], { stdio: 'ignore' });
   shop = `http://127.0.0.1:${port}`;
   const end = Date.now() + 15_000;
   for (;;) {
