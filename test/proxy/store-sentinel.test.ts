@@ -30,6 +30,8 @@ const dir = mkdtempSync(join(tmpdir(), 'me-sentinel-'));
 /** The master's name, this run's own: a Sentinel left over from another run can never answer for it. */
 const NAME = `me-${process.pid}-${Date.now().toString(36)}`;
 const run = Date.now().toString(36).toUpperCase();
+/** Longer than this file ever runs. */
+const SENTINEL_LIFETIME_S = 600;
 let master: TestRedis;
 let replica: TestRedis;
 const sentinels: { port: number; process: ChildProcess }[] = [];
@@ -51,7 +53,9 @@ async function startSentinel(masterPort: number): Promise<{ port: number; proces
       '',
     ].join('\n'),
   );
-  const child = spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' });
+  // Bounded by `timeout`: a Sentinel outliving a killed test run would turn whatever server later listens on
+  // its old master's port (another test's) into a replica of its own, and wipe it.
+  const child = spawn('timeout', ['-s', 'KILL', String(SENTINEL_LIFETIME_S), 'redis-server', conf, '--sentinel'], { stdio: 'ignore' });
   const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   probe.on('error', () => undefined);
   try {
@@ -71,7 +75,8 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) sentinels.push(await startSentinel(master.port));
 });
 afterAll(async () => {
-  await Promise.all(sentinels.map((s) => new Promise((resolve) => (s.process.exitCode !== null || s.process.signalCode !== null ? resolve(null) : (s.process.once('exit', resolve), s.process.kill('SIGKILL'))))));
+  // SIGTERM: `timeout` passes it on to the Sentinel, and exits with it.
+  await Promise.all(sentinels.map((s) => new Promise((resolve) => (s.process.exitCode !== null || s.process.signalCode !== null ? resolve(null) : (s.process.once('exit', resolve), s.process.kill('SIGTERM'))))));
   await replica?.stop();
   await master?.stop();
   rmSync(dir, { recursive: true, force: true });

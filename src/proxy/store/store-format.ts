@@ -93,16 +93,32 @@ export async function claimWhenReachable(
  * format is known to be this code's (an instance of an older release on a newer store writes nothing).
  */
 export function gatedStore<S extends ProxyStore>(store: S, gate: Promise<unknown>): S {
+  // Once open, a call goes straight through: no extra turn on the payment's path.
+  let open = false;
+  gate.then(
+    () => (open = true),
+    () => undefined,
+  );
+  const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown;
       if (typeof value !== 'function' || property === 'close') return value;
-      return async (...args: unknown[]) => {
-        await gate.catch((err: unknown) => {
-          throw new StoreUnavailableError('format', err);
-        });
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
+      let call = wrapped.get(property);
+      if (!call) {
+        const method = value as (...a: unknown[]) => unknown;
+        call = (...args: unknown[]) =>
+          open
+            ? method.apply(target, args)
+            : gate.then(
+                () => method.apply(target, args),
+                (err: unknown) => {
+                  throw new StoreUnavailableError('format', err);
+                },
+              );
+        wrapped.set(property, call);
+      }
+      return call;
     },
   });
 }
