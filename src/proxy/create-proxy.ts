@@ -22,7 +22,7 @@ import { serverApiRoutes } from './routes/server-api.js';
 import { expressHost, notExpress } from './not-express.js';
 import { createStore } from './store/index.js';
 import { createStoreCheck, needsDurability, type StoreCheck } from './store/store-checks.js';
-import { claimWhenReachable, gatedStore } from './store/store-format.js';
+import { FormatGate, gatedStore } from './store/store-format.js';
 import { StoreClock } from './store/store-clock.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
@@ -114,8 +114,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // Nothing reads or writes an order before the store's format is known to be one this code reads
   // (DESIGN: the store's checks); a store of a newer format is refused by `ready()` and `/ready`.
   let stopping = false;
-  const format = claimWhenReachable(store, { stopped: () => stopping });
-  format.catch(() => undefined);
+  const format = new FormatGate(store, { stopped: () => stopping });
   const storeCheck = createStoreCheck(store, { durable: needsDurability(config.provider) });
   // Every process on one store judges the money's times on the store's clock (DESIGN: one clock).
   const clock = new StoreClock(store, logger);
@@ -215,7 +214,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       if (!(await store.ping().catch(() => false))) {
         throw new Error(`the ${store.kind} store does not answer${store.kind === 'redis' ? ' (check REDIS_URL or REDIS_SENTINELS)' : ''}`);
       }
-      await format;
+      await format.format;
       await relay.ready;
       logStoreCheck(logger, await storeCheck());
     },

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentUpdate } from '../../src/proxy/context.js';
 import { READY_PATH } from '../../src/proxy/routes/ready.js';
 import { MemoryStore } from '../../src/proxy/store/memory.js';
-import { claimStoreFormat, STORE_FORMAT, STORE_FORMAT_KEY, StoreFormatError } from '../../src/proxy/store/store-format.js';
+import { StoreUnavailableError } from '../../src/proxy/store/store-error.js';
+import { claimStoreFormat, FormatGate, gatedStore, STORE_FORMAT, STORE_FORMAT_KEY, StoreFormatError } from '../../src/proxy/store/store-format.js';
 import type { PaymentRecord } from '../../src/sandbox/state.js';
 import { startHarness, startRedis, type TestRedis } from './helpers.js';
 
@@ -57,6 +58,26 @@ describe('the format marker', () => {
     );
     await store.set(STORE_FORMAT_KEY, 'banana');
     await expect(claimStoreFormat(store)).rejects.toBeInstanceOf(StoreFormatError);
+  });
+
+  it('holds the order book\'s calls until claimed: a store down fails them as an outage would, then they go through', async () => {
+    const inner = new MemoryStore();
+    let down = true;
+    const store = Object.assign(Object.create(inner) as MemoryStore, {
+      get: (key: string) => (down ? Promise.reject(new StoreUnavailableError('get', new Error('Connection is closed.'))) : inner.get(key)),
+    });
+    let wake: () => void = () => undefined;
+    const gate = new FormatGate(store, { sleep: () => new Promise<void>((resolve) => (wake = resolve)) });
+    const book = gatedStore(store, gate);
+    await expect(book.set('ord:X', '1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(gate.state).toBe('down');
+    expect(await inner.get('ord:X')).toBeNull();
+    down = false;
+    wake();
+    expect(await gate.format).toBe(1);
+    await book.set('ord:X', '1');
+    expect(await inner.get('ord:X')).toBe('1');
+    expect(await inner.get(STORE_FORMAT_KEY)).toBe('1');
   });
 
   it('refuses to start on a store of a newer format, and the order book writes nothing there', async () => {

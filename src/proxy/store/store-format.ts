@@ -69,36 +69,65 @@ export async function claimStoreFormat(store: Pick<ProxyStore, 'get' | 'setIfAbs
 }
 
 /**
- * Claims the store's format ({@link claimStoreFormat}) until the store answers: resolves its format, rejects
- * with {@link StoreFormatError} only (a store down is tried again, `retryMs` apart; `sleep` injectable).
+ * The store's format claimed ({@link claimStoreFormat}) for the order book: tried at once and then every
+ * `retryMs` while the store does not answer (`sleep` injectable), until it is claimed or refused.
+ * `format` resolves the store's format, or rejects with {@link StoreFormatError} only.
  */
-export async function claimWhenReachable(
-  store: Pick<ProxyStore, 'get' | 'setIfAbsent' | 'compareAndSet'>,
-  options: { format?: StoreFormat; retryMs?: number; sleep?: (ms: number) => Promise<void>; stopped?: () => boolean } = {},
-): Promise<number> {
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
-  for (;;) {
-    try {
-      return await claimStoreFormat(store, options.format);
-    } catch (err) {
-      if (err instanceof StoreFormatError || options.stopped?.()) throw err;
-      await sleep(options.retryMs ?? 1_000);
-    }
+export class FormatGate {
+  /** `claiming` (a first try under way), `down` (the last try found the store down), `open`, `refused`. */
+  state: 'claiming' | 'down' | 'open' | 'refused' = 'claiming';
+  readonly format: Promise<number>;
+  private lastError: unknown = null;
+  private firstTry: Promise<unknown>;
+
+  constructor(
+    store: Pick<ProxyStore, 'get' | 'setIfAbsent' | 'compareAndSet'>,
+    options: { format?: StoreFormat; retryMs?: number; sleep?: (ms: number) => Promise<void>; stopped?: () => boolean } = {},
+  ) {
+    const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
+    const attempt = () => claimStoreFormat(store, options.format);
+    const first = attempt();
+    this.firstTry = first.catch(() => undefined);
+    this.format = (async () => {
+      let pending = first;
+      for (;;) {
+        try {
+          const found = await pending;
+          this.state = 'open';
+          return found;
+        } catch (err) {
+          this.lastError = err;
+          if (err instanceof StoreFormatError) {
+            this.state = 'refused';
+            throw err;
+          }
+          this.state = 'down';
+          if (options.stopped?.()) throw err;
+          await sleep(options.retryMs ?? 1_000);
+          pending = attempt();
+        }
+      }
+    })();
+    this.format.catch(() => undefined);
+  }
+
+  /**
+   * Resolves when a store call may go through: at once when open; after the first try while it runs. Rejects
+   * with a StoreUnavailableError (routes answer 503) while the store is down, as any store call would then,
+   * or for good when the store's format is refused.
+   */
+  async pass(): Promise<void> {
+    if (this.state === 'claiming') await this.firstTry;
+    if (this.state === 'open') return;
+    throw new StoreUnavailableError('format', this.lastError);
   }
 }
 
 /**
- * The store as the order book sees it: every call waits for `gate` (the format claimed), and fails as the
- * gate does (a StoreUnavailableError: routes answer 503), so no record is read or written before the store's
- * format is known to be this code's (an instance of an older release on a newer store writes nothing).
+ * The store as the order book sees it: no record is read or written before the store's format is known to
+ * be this code's (`gate`), so an instance of an older release on a newer store writes nothing.
  */
-export function gatedStore<S extends ProxyStore>(store: S, gate: Promise<unknown>): S {
-  // Once open, a call goes straight through: no extra turn on the payment's path.
-  let open = false;
-  gate.then(
-    () => (open = true),
-    () => undefined,
-  );
+export function gatedStore<S extends ProxyStore>(store: S, gate: Pick<FormatGate, 'state' | 'pass'>): S {
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, property, receiver) {
@@ -107,15 +136,8 @@ export function gatedStore<S extends ProxyStore>(store: S, gate: Promise<unknown
       let call = wrapped.get(property);
       if (!call) {
         const method = value as (...a: unknown[]) => unknown;
-        call = (...args: unknown[]) =>
-          open
-            ? method.apply(target, args)
-            : gate.then(
-                () => method.apply(target, args),
-                (err: unknown) => {
-                  throw new StoreUnavailableError('format', err);
-                },
-              );
+        // Once open, a call goes straight through: no extra turn on the payment's path.
+        call = (...args: unknown[]) => (gate.state === 'open' ? method.apply(target, args) : gate.pass().then(() => method.apply(target, args)));
         wrapped.set(property, call);
       }
       return call;
