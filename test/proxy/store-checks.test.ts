@@ -10,7 +10,8 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readinessResponse } from '../../src/protocol/index.js';
 import { READY_PATH } from '../../src/proxy/routes/ready.js';
-import { needsDurability } from '../../src/proxy/store/store-checks.js';
+import { factsOf, parseInfo } from '../../src/proxy/store/redis-facts.js';
+import { judgeStore, needsDurability } from '../../src/proxy/store/store-checks.js';
 import { sandboxProvider, startHarness, startRedis, type Harness, type HarnessOptions, type TestRedis } from './helpers.js';
 
 let redis: TestRedis;
@@ -59,6 +60,29 @@ describe('which modes need durability', () => {
     // Outside the sandbox the listing is off unless said: the specification shows no listing call.
     expect(needsDurability({ env: 'production', statusReference: 'either' })).toBe(true);
     expect(needsDurability({ env: 'production', statusReference: 'referenceNo', checkoutListing: true })).toBe(false);
+  });
+});
+
+describe('judging what Redis says', () => {
+  it('takes a redirect on the readiness write for a Cluster node, even where INFO could not be read', () => {
+    const check = judgeStore('redis', { durable: false }, 'store commit failed: MOVED 12539 127.0.0.1:7002', null);
+    expect(check.reasons).toEqual([expect.stringMatching(/^Redis Cluster is not supported by this store/)]);
+    expect(check).toMatchObject({ ok: false, writable: false, cluster: 'unknown' });
+  });
+
+  it("reads a master's replicas and how far behind each is from INFO replication", () => {
+    const info = parseInfo(
+      '# Replication\r\nrole:master\r\nconnected_slaves:2\r\nslave0:ip=10.0.0.2,port=6379,state=online,offset=900,lag=0\r\n' +
+        'slave1:ip=10.0.0.3,port=6379,state=wait_bgsave,offset=0,lag=3\r\nmaster_repl_offset:1000\r\n# Cluster\r\ncluster_enabled:0\r\n',
+    );
+    const facts = factsOf(info, new Map([['appendonly', 'yes'], ['appendfsync', 'always'], ['maxmemory-policy', 'noeviction'], ['min-replicas-to-write', '1'], ['min-replicas-max-lag', '10']]));
+    expect(facts.replicas).toEqual([
+      { address: '10.0.0.2:6379', state: 'online', lagBytes: 100, lagSeconds: 0 },
+      { address: '10.0.0.3:6379', state: 'wait_bgsave', lagBytes: 1000, lagSeconds: 3 },
+    ]);
+    const check = judgeStore('redis', { durable: false }, null, facts);
+    expect(check).toMatchObject({ ok: true, cluster: 'no', replication: 'master, 2 replicas (behind by 1000 bytes, last acknowledged 3 s ago at most; min-replicas-to-write 1, max lag 10 s)' });
+    expect(check.notes).toEqual([expect.stringMatching(/^a failover promotes a replica, which may lack the last writes Redis acknowledged \(replication is asynchronous; 2 behind now\)/)]);
   });
 });
 
