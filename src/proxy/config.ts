@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ProviderClientConfig } from '../provider/client.js';
 import { limitsSchema } from './config-limits.js';
+import { redisSentinelSchema } from './config-redis.js';
 import { webhooksSchema } from './config-webhooks.js';
 import type { ProxyHooks } from './context.js';
 import type { ProxyStore } from './store/types.js';
@@ -131,18 +132,8 @@ export const proxyConfigSchema = z.strictObject({
   /** Per-address limits count an IPv6 client by this prefix (/64: what one home or phone is given). */
   ipv6PrefixLength: z.number().int().min(32).max(128).default(64),
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
-  /**
-   * Redis through a Sentinel group instead of `redisUrl`: the client asks the Sentinels for the master and
-   * follows its failovers, with the proxy's timeouts (REDIS_SENTINELS, REDIS_MASTER_NAME).
-   */
-  redisSentinel: z
-    .strictObject({
-      sentinels: z.array(z.strictObject({ host: z.string().min(1), port: z.number().int().min(1).max(65_535) })).min(1, 'must list at least one Sentinel'),
-      name: z.string().min(1, 'is required (the master\'s name in the Sentinels\' configuration)'),
-      password: z.string().min(1).optional(),
-      sentinelPassword: z.string().min(1).optional(),
-    })
-    .optional(),
+  /** Redis through a Sentinel group instead of `redisUrl` (REDIS_SENTINELS, REDIS_MASTER_NAME). */
+  redisSentinel: redisSentinelSchema.optional(),
   /**
    * Prefix of every Redis key and channel (default `me:`), rate limits included: shops, or staging and
    * production, sharing one Redis never read each other's orders when their prefixes differ.
