@@ -140,8 +140,10 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     clock,
   };
   // Signed webhooks read the same outbox as the in-process hooks: one more consumer with its own retries.
-  const relay = createOrders({ ...ctx, store: gatedStore(store, format) }, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
-  const webhooks = webhookAdmin(relay.outbox, store, now);
+  // The order book and its outbox see the store through the format's gate.
+  const book = gatedStore(store, format);
+  const relay = createOrders({ ...ctx, store: book }, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
+  const webhooks = webhookAdmin(relay.outbox, book, now);
 
   const router = Router();
   // A silent logger writes no access line: nothing is kept or listened to for it. Checked per request, so a
