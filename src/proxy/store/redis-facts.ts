@@ -93,15 +93,12 @@ const CONFIG_NAMES = ['appendonly', 'appendfsync', 'save', 'maxmemory-policy', '
  * `INFO` rejects (the server is then not usable either).
  */
 export async function readRedisFacts(client: Redis): Promise<RedisFacts> {
-  const info = parseInfo(await client.info());
-  let config: Map<string, string> | null = new Map();
-  try {
-    for (const name of CONFIG_NAMES) {
-      const reply = (await client.config('GET', name)) as unknown;
-      if (Array.isArray(reply) && typeof reply[1] === 'string') config.set(name, reply[1]);
-    }
-  } catch {
-    config = null;
+  // Sent together: one round trip's wait for all of them.
+  const [info, replies] = await Promise.all([client.info(), Promise.all(CONFIG_NAMES.map((name) => client.config('GET', name) as Promise<unknown>)).catch(() => null)]);
+  let config: Map<string, string> | null = null;
+  if (replies) {
+    config = new Map();
+    for (const reply of replies) if (Array.isArray(reply) && typeof reply[0] === 'string' && typeof reply[1] === 'string') config.set(reply[0], reply[1]);
   }
-  return factsOf(info, config);
+  return factsOf(parseInfo(info), config);
 }
