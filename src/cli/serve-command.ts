@@ -37,7 +37,7 @@ Run the merchant proxy as a service of its own, for shops whose server is not Ex
 Rails, Next.js): the elements' routes at the mount path, the server API under <path>/server/ for the
 shop's backend, /health (liveness) and /ready (readiness) for probes, JSON logs on stdout. Configured by
 the proxy's environment variables (PROVIDER_ENV, credentials, PROXY_TOKEN_SECRET, PROXY_SERVER_KEY,
-PROXY_ALLOWED_ORIGINS, REDIS_URL, ...; see the README). Stops gracefully on SIGTERM or SIGINT.
+PROXY_ALLOWED_ORIGINS, REDIS_URL or REDIS_SENTINELS, ...; see the README). Stops gracefully on SIGTERM or SIGINT.
 
 Options (each also read from the variable named):
   --port N              port to listen on (PORT, default ${DEFAULT_SERVE_PORT}; 0 picks a free one)
@@ -56,7 +56,7 @@ Environment only:
   PRE_STOP_SECONDS  on SIGTERM, answer /ready with 503 this long before connections close, so a
                     balancer probing readiness stops sending here first (default 0, at most 300)
 
-Exit codes: 0 stopped; 1 failed to start (port in use, store unreachable); 2 bad option;
+Exit codes: 0 stopped; 1 failed to start (port in use, store unreachable or of a newer format); 2 bad option;
 3 bad configuration (every problem of the environment listed, each under its variable).
 `;
 

@@ -136,6 +136,8 @@ function readEnv(env: NodeJS.ProcessEnv): EnvReading {
   sources.set('webhooks.secret', 'WEBHOOK_SECRET');
   sources.set('webhooks.maxAgeMs', 'WEBHOOK_MAX_AGE_MS');
 
+  readSentinel(given, config, problems, sources);
+
   const optional: [name: string, path: string, set: (value: string) => void][] = [
     ['PROXY_SERVER_KEY', 'serverKey', (v) => (config.serverKey = v)],
     // Whitespace-separated (a token secret may hold a comma); the current PROXY_TOKEN_SECRET signs, these only verify.
@@ -156,6 +158,39 @@ function readEnv(env: NodeJS.ProcessEnv): EnvReading {
     sources.set(path, name);
   }
   return { config, problems, sources };
+}
+
+/**
+ * REDIS_SENTINELS (`host:port` list) and REDIS_MASTER_NAME, with REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD:
+ * Redis through a Sentinel group (ioredis documents no URL form for it).
+ */
+function readSentinel(given: (name: string) => string | undefined, config: ProxyConfig, problems: string[], sources: Map<string, string>): void {
+  const list = given('REDIS_SENTINELS');
+  const name = given('REDIS_MASTER_NAME');
+  sources.set('redisSentinel.name', 'REDIS_MASTER_NAME');
+  sources.set('redisSentinel.sentinels', 'REDIS_SENTINELS');
+  sources.set('redisSentinel', 'REDIS_SENTINELS');
+  if (list === undefined) {
+    if (name !== undefined) problems.push('REDIS_MASTER_NAME: applies only with REDIS_SENTINELS');
+    if (given('REDIS_SENTINEL_PASSWORD') !== undefined) problems.push('REDIS_SENTINEL_PASSWORD: applies only with REDIS_SENTINELS');
+    if (given('REDIS_PASSWORD') !== undefined) problems.push('REDIS_PASSWORD: applies only with REDIS_SENTINELS (with REDIS_URL, put it in the URL)');
+    return;
+  }
+  if (given('REDIS_URL') !== undefined) problems.push('REDIS_SENTINELS: give either REDIS_URL or REDIS_SENTINELS, not both');
+  const sentinels: { host: string; port: number }[] = [];
+  for (const entry of list.split(',').map((e) => e.trim()).filter(Boolean)) {
+    const match = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65_535) {
+      problems.push(`REDIS_SENTINELS: "${entry}" is not host:port (for example 10.0.0.5:26379,10.0.0.6:26379)`);
+      continue;
+    }
+    sentinels.push({ host: match[1]!.replace(/^\[|\]$/g, ''), port });
+  }
+  if (name === undefined) problems.push("REDIS_MASTER_NAME: is required with REDIS_SENTINELS (the master's name in the Sentinels' configuration)");
+  const password = given('REDIS_PASSWORD');
+  const sentinelPassword = given('REDIS_SENTINEL_PASSWORD');
+  config.redisSentinel = { sentinels, name: name ?? '', ...(password ? { password } : {}), ...(sentinelPassword ? { sentinelPassword } : {}) };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ProviderClientConfig } from '../provider/client.js';
 import { limitsSchema } from './config-limits.js';
+import { redisSentinelSchema } from './config-redis.js';
 import { webhooksSchema } from './config-webhooks.js';
 import type { ProxyHooks } from './context.js';
 import type { ProxyStore } from './store/types.js';
@@ -145,6 +146,8 @@ export const proxyConfigSchema = z.strictObject({
   /** Per-address limits count an IPv6 client by this prefix (/64: what one home or phone is given). */
   ipv6PrefixLength: z.number().int().min(32).max(128).default(64),
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  /** Redis through a Sentinel group instead of `redisUrl` (REDIS_SENTINELS, REDIS_MASTER_NAME). */
+  redisSentinel: redisSentinelSchema.optional(),
   /**
    * Prefix of every Redis key and channel (default `me:`), rate limits included: shops, or staging and
    * production, sharing one Redis never read each other's orders when their prefixes differ.
@@ -281,6 +284,7 @@ function parsedOptions(config: ProxyConfig): Partial<Resolved> & { env?: Resolve
 function crossChecks(out: Partial<Resolved> & { env?: Resolved['provider']['env'] }): string[] {
   const problems: string[] = [];
   const env = out.provider?.env ?? out.env;
+  if (out.redisUrl && out.redisSentinel) problems.push('redisSentinel: give either redisUrl or redisSentinel, not both');
   if (out.relay && out.relay.minIntervalMs > out.relay.maxIntervalMs) problems.push('relay.minIntervalMs: must not exceed relay.maxIntervalMs');
   if (out.webhooks) {
     const url = new URL(out.webhooks.url);

@@ -22,7 +22,9 @@ import { otpRoutes } from './routes/otp.js';
 import { paymentsRoutes } from './routes/payments.js';
 import { serverApiRoutes } from './routes/server-api.js';
 import { expressHost, notExpress } from './not-express.js';
-import { createStore, RedisStore } from './store/index.js';
+import { createStore } from './store/index.js';
+import { createStoreCheck, needsDurability, type StoreCheck } from './store/store-checks.js';
+import { FormatGate, gatedStore } from './store/store-format.js';
 import { StoreClock } from './store/store-clock.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
@@ -81,8 +83,9 @@ export interface MerchantProxy {
   /** The proxy's logger (redacting). */
   logger: Logger;
   /**
-   * Resolves once the proxy can take work: the relay's first sweep is done and the store answers a ping
-   * (rejects when it does not). `merchant-elements serve` listens only after it.
+   * Resolves once the proxy can take work: the store answers a ping, its records are of a format this
+   * version reads (rejects naming the format otherwise), the relay's first sweep is done, and the store's
+   * checks are logged in one line (DESIGN: the store's checks). `merchant-elements serve` listens only after it.
    */
   ready(): Promise<void>;
   /**
@@ -146,10 +149,21 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     ...(config.circuitBreaker !== undefined ? { circuitBreaker: config.circuitBreaker } : {}),
   });
-  const created = createStore({ store: config.store, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, logger });
+  const created = createStore({
+    store: config.store,
+    redisUrl: config.redisUrl,
+    redisSentinel: config.redisSentinel,
+    redisPrefix: config.redisPrefix,
+    logger,
+  });
   // What fails in the store, and commits it refused, counted for the metrics.
   const store = countedStore(created.store, metrics);
   const owned = created.owned;
+  // Nothing reads or writes an order before the store's format is known to be one this code reads
+  // (DESIGN: the store's checks); a store of a newer format is refused by `ready()` and `/ready`.
+  let stopping = false;
+  const format = new FormatGate(store, { stopped: () => stopping });
+  const storeCheck = createStoreCheck(store, { durable: needsDurability(config.provider) });
   // Every process on one store judges the money's times on the store's clock (DESIGN: one clock).
   const clock = new StoreClock(store, logger);
   const now = clock.now;
@@ -177,8 +191,10 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     clock,
   };
   // Signed webhooks read the same outbox as the in-process hooks: one more consumer with its own retries.
-  const relay = createOrders(ctx, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
-  const webhooks = webhookAdmin(relay.outbox, store, now);
+  // The order book and its outbox see the store through the format's gate.
+  const book = gatedStore(store, format);
+  const relay = createOrders({ ...ctx, store: book }, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
+  const webhooks = webhookAdmin(relay.outbox, book, now);
 
   const router = Router();
   // A silent logger writes no access line: nothing is kept or listened to for it. Checked per request, so a
@@ -223,7 +239,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   checkoutsRoutes(router, ctx, relay);
   callbacksRoutes(router, ctx, relay);
   healthRoutes(router, ctx);
-  readyRoutes(router, ctx);
+  readyRoutes(router, ctx, storeCheck);
   // The server API (server key), its webhook routes included.
   serverApiRoutes(router, ctx, relay, webhooks);
   router.use(notFoundHandler);
@@ -255,22 +271,28 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     config,
     logger,
     ready: async () => {
-      await relay.ready;
       if (!(await store.ping().catch(() => false))) {
-        throw new Error(`the ${store.kind} store does not answer${store.kind === 'redis' ? ' (check REDIS_URL)' : ''}`);
+        throw new Error(`the ${store.kind} store does not answer${store.kind === 'redis' ? ' (check REDIS_URL or REDIS_SENTINELS)' : ''}`);
       }
-      const policy = store instanceof RedisStore ? await store.evictionPolicy() : null;
-      if (policy !== null && policy !== 'noeviction') {
-        logger.error({ maxmemoryPolicy: policy }, 'Redis may evict keys under memory pressure (maxmemory-policy is not noeviction): an evicted order is money state lost; set maxmemory-policy noeviction');
-      }
+      await format.format;
+      await relay.ready;
+      logStoreCheck(logger, await storeCheck());
     },
     markDraining: () => void (draining = true),
     close: () =>
       (closed ??= (async () => {
+        stopping = true;
         await relay.close();
         if (owned) await store.close();
         await client.close();
         outages.close();
       })()),
   };
+}
+
+/** The store check's one line at start-up: info when the store can take money records here, else an error with the reasons. */
+function logStoreCheck(logger: Logger, check: StoreCheck): void {
+  const { ok, reasons, notes, ...detail } = check;
+  if (ok) logger.info({ store: detail, notes }, 'store checked: it can keep money records in this mode');
+  else logger.error({ store: detail, reasons, notes }, `store checked: not ready for money records (${reasons.join('; ')})`);
 }
