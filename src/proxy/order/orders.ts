@@ -154,7 +154,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     await book.guard();
     return [...new Set([...(await store.members(ORDER_KEYS.pending)), ...book.unsettledCopies()])];
   };
-  reconciler = new Reconciler({ store, outbox, logger, options, pass, unsettled, manual: runtime.manual }, (subject) => watchers.emit(subject));
+  reconciler = new Reconciler({ store, outbox, logger, options, pass, unsettled, manual: runtime.manual, now: ctx.now }, (subject) => watchers.emit(subject));
   const queries = new OrderQueries(book, refs, env, (checkoutId) => store.get(ORDER_KEYS.checkout(checkoutId)));
   const live = new LiveStreams(options.heartbeatMs);
 

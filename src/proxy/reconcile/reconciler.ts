@@ -20,6 +20,8 @@ export interface ReconcilerOptions {
   unsettled(): Promise<string[]>;
   /** Nothing runs by itself (no pollers, no sweep timer, no subscriptions): the caller runs each pass. */
   manual?: boolean;
+  /** The clock the looks' and hints' limits are judged on (the model test's, in its world). */
+  now(): number;
 }
 
 /**
@@ -86,7 +88,7 @@ export class Reconciler {
       this.track(ref, true);
       return;
     }
-    const now = Date.now();
+    const now = this.o.now();
     const last = this.looked.get(ref);
     if (last !== undefined && now - last < this.o.options.maxIntervalMs) {
       this.track(ref);
@@ -102,7 +104,7 @@ export class Reconciler {
    * read each; the pollers read on at their own cadence meanwhile).
    */
   async hint(ref: string): Promise<void> {
-    const now = Date.now();
+    const now = this.o.now();
     const last = this.hinted.get(ref);
     if (last !== undefined && now - last < this.o.options.maxIntervalMs) {
       this.track(ref);
