@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type Logger } from 'pino';
+import { HOST_RUNTIME } from './runtime.js';
 
 /**
  * Paths pino redacts in every line of the proxy: credentials, tokens, codes and proofs wherever they
@@ -107,13 +108,13 @@ export function accessLogger(logger: Logger): (req: IncomingMessage, res: Server
     const level = outage ? 'info' : code >= 500 ? 'error' : code >= 400 ? 'warn' : 'info';
     if (!logger.isLevelEnabled(level)) return;
     const req = this.req;
-    const line = { req: requestSummary(req), res: { statusCode: code }, responseTime: Date.now() - (this[STARTED] ?? Date.now()) };
+    const line = { req: requestSummary(req), res: { statusCode: code }, responseTime: HOST_RUNTIME.now() - (this[STARTED] ?? HOST_RUNTIME.now()) };
     logger[level](line, outage ? 'request refused: unavailable' : level === 'error' ? 'request errored' : !req.readableAborted && this.writableEnded ? 'request completed' : 'request aborted');
   }
   return (req, res) => {
     const logged = req as LoggedRequest;
     logged.id ??= last = (last + 1) & 0x7fffffff;
-    (res as ServerResponse & { [STARTED]?: number })[STARTED] = Date.now();
+    (res as ServerResponse & { [STARTED]?: number })[STARTED] = HOST_RUNTIME.now();
     res.on('close', onClose);
   };
 }

@@ -4,6 +4,7 @@ import { CIRCUIT_CALLS, PROVIDER_INTERFACES, type CallRecord, type CircuitCalls,
 import { readStoreFigures, type OutboxReader, type StoreFigures } from './metrics-state.js';
 import { STARTED } from './logger.js';
 import type { ProxyStore } from './store/types.js';
+import { HOST_RUNTIME } from './runtime.js';
 
 /** What the metrics read when scraped: accessors the proxy already has. */
 export interface MetricSources {
@@ -119,7 +120,7 @@ export function createMetrics(sources: MetricSources): ProxyMetrics {
     requests.inc({ method, route, code: String(this.statusCode) });
     const started = this[STARTED];
     if (started !== undefined && !String(this.getHeader('content-type') ?? '').startsWith('text/event-stream')) {
-      requestSeconds.observe({ method, route }, (Date.now() - started) / 1000);
+      requestSeconds.observe({ method, route }, (HOST_RUNTIME.now() - started) / 1000);
     }
   }
 
@@ -143,7 +144,7 @@ export function createMetrics(sources: MetricSources): ProxyMetrics {
     },
     observe(_req, res) {
       // The access log's start, when it keeps one: a stream held for minutes carries one property, not two.
-      (res as ServerResponse & { [STARTED]?: number })[STARTED] ??= Date.now();
+      (res as ServerResponse & { [STARTED]?: number })[STARTED] ??= HOST_RUNTIME.now();
       res.on('close', onClose);
     },
     providerCall(call) {

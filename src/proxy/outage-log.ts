@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { HOST_RUNTIME } from './runtime.js';
 
 /** How often an outage still going on is summarised (`outageSummaryIntervalMs`). */
 export const OUTAGE_SUMMARY_INTERVAL_MS = 60_000;
@@ -7,7 +8,7 @@ export const OUTAGE_SUMMARY_INTERVAL_MS = 60_000;
 export type Every = (tick: () => void, ms: number) => () => void;
 
 const realEvery: Every = (tick, ms) => {
-  const timer = setInterval(tick, ms);
+  const timer = HOST_RUNTIME.interval(tick, ms);
   timer.unref();
   return () => clearInterval(timer);
 };
@@ -88,7 +89,7 @@ export class OutageLog {
   }
 
   private now(): number {
-    return (this.options.now ?? Date.now)();
+    return (this.options.now ?? HOST_RUNTIME.now)();
   }
 }
 

@@ -1,4 +1,5 @@
 import type { DeliveryState, OutboxConsumer, OutboxItem, OutboxMessage, OutboxOptions } from './outbox-types.js';
+import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 /** How one try of one delivery ended. */
 export type DeliveryOutcome = 'ok' | { error: Record<string, unknown> };
@@ -14,6 +15,7 @@ export function nextDelivery(
   maxAgeMs: number,
   options: Pick<OutboxOptions, 'backoffMs' | 'maxBackoffMs'>,
   now: number,
+  random: () => number,
 ): DeliveryState {
   const attempts = state.attempts + 1;
   const kept = { ...(state.replayedAt !== undefined ? { replayedAt: state.replayedAt } : {}), triedAt: now };
@@ -22,7 +24,7 @@ export function nextDelivery(
   const since = state.replayedAt ?? message.createdAt;
   if (now - since >= maxAgeMs) return { attempts, nextAt: state.nextAt, deadAt: now, lastError, ...kept };
   const base = Math.min(options.maxBackoffMs, options.backoffMs * 2 ** Math.min(attempts - 1, 40));
-  return { attempts, nextAt: now + Math.round(base * (0.8 + Math.random() * 0.4)), lastError, ...kept };
+  return { attempts, nextAt: now + Math.round(base * (0.8 + random() * 0.4)), lastError, ...kept };
 }
 
 /** Every consumer delivered or gave up. */
@@ -43,10 +45,10 @@ export function due(state: DeliveryState, now: number, wokeAt: number): boolean 
 }
 
 /** Runs one delivery, bounded by `leaseMs` (a hang counts as a failure; the consumer may still finish it). */
-export async function attemptWithin(consumer: OutboxConsumer, message: OutboxMessage, leaseMs: number): Promise<DeliveryOutcome> {
+export async function attemptWithin(consumer: OutboxConsumer, message: OutboxMessage, leaseMs: number, runtime: Pick<Runtime, 'timeout'> = HOST_RUNTIME): Promise<DeliveryOutcome> {
   let timer: NodeJS.Timeout | undefined;
   const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${leaseMs} ms`)), leaseMs);
+    timer = runtime.timeout(() => reject(new Error(`no answer within ${leaseMs} ms`)), leaseMs);
     timer.unref();
   });
   try {

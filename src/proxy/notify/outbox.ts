@@ -16,6 +16,7 @@ import {
 import { attemptWithin, describe, due, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
 import { OutboxWake } from './outbox-wake.js';
 import { reportOutage } from '../outage-log.js';
+import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 export * from './outbox-types.js';
 
@@ -56,6 +57,7 @@ export class Outbox {
     private readonly logger: Logger,
     private readonly now: () => number,
     private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
+    private readonly runtime: Pick<Runtime, 'timeout' | 'random'> = HOST_RUNTIME,
   ) {
     this.wakes = new OutboxWake(store, now);
   }
@@ -217,7 +219,7 @@ export class Outbox {
     if (this.closed || at >= this.retryAt) return;
     clearTimeout(this.retryTimer);
     this.retryAt = at;
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer = this.runtime.timeout(() => {
       this.retryAt = Infinity;
       this.kick();
     }, Math.max(0, at - this.now()));
@@ -268,11 +270,11 @@ export class Outbox {
       // Read again under the lease: another instance may have delivered it since this drain listed it.
       const before = (await this.read(id))?.deliveries[consumer.name];
       if (!before || before.deliveredAt !== undefined || before.deadAt !== undefined || !due(before, this.now(), wokeAt)) return;
-      const outcome = await attemptWithin(consumer, item.message, this.options.leaseMs);
+      const outcome = await attemptWithin(consumer, item.message, this.options.leaseMs, this.runtime);
       const result = await updateJson<OutboxItem>(this.store, KEYS.message(id), (current) => {
         const latest = current.deliveries[consumer.name];
         if (!latest || latest.deliveredAt !== undefined) return null;
-        return { ...current, deliveries: { ...current.deliveries, [consumer.name]: nextDelivery(latest, outcome, current.message, consumer.maxAgeMs ?? this.options.maxAgeMs, this.options, this.now()) } };
+        return { ...current, deliveries: { ...current.deliveries, [consumer.name]: nextDelivery(latest, outcome, current.message, consumer.maxAgeMs ?? this.options.maxAgeMs, this.options, this.now(), this.runtime.random) } };
       });
       const after = result.outcome === 'missing' ? undefined : result.value.deliveries[consumer.name];
       if (after?.deadAt !== undefined) {

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 /** One server-sent event. */
 export interface SseEvent {
@@ -106,7 +107,10 @@ export class LiveStreams {
   private beat = 0;
   private count = 0;
 
-  constructor(private readonly heartbeatMs: number) {}
+  constructor(
+    private readonly heartbeatMs: number,
+    private readonly runtime: Pick<Runtime, 'interval'> = HOST_RUNTIME,
+  ) {}
 
   /** Open streams. */
   get size(): number {
@@ -120,7 +124,7 @@ export class LiveStreams {
     this.groups[stream.group]!.add(stream);
     this.count++;
     if (!this.timer) {
-      this.timer = setInterval(() => this.tick(), Math.max(1, Math.floor(this.heartbeatMs / GROUPS)));
+      this.timer = this.runtime.interval(() => this.tick(), Math.max(1, Math.floor(this.heartbeatMs / GROUPS)));
       this.timer.unref();
     }
   }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { CheckoutCreateResponse, CheckoutSnapshot, OrderResolution, OrderView, PaymentSnapshot, UnresolvedOrder } from '../../protocol/index.js';
 import { BoundedMap } from '../bounded-map.js';
 import type { ProxyContext } from '../context.js';
@@ -24,6 +23,7 @@ import { payFlow } from './pay-flow.js';
 import { checkPromptLimits } from './prompt-limits.js';
 import { reconcilePass } from '../reconcile/reconcile-flow.js';
 import { references } from './references.js';
+import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 /**
  * The money side of one proxy instance (DESIGN: one order, one record, one transition): the book of orders,
@@ -65,22 +65,13 @@ export interface Orders {
 }
 
 /**
- * What a process runs the order on: its sleep, randomness and ids, and whether the reconciler runs by itself
- * (pollers, the sweep's timer) or only when called (`manual`: the model test owns time and order).
+ * What a process runs the order on (DESIGN: the checker owns the world): its sleep, timers, randomness and
+ * ids, and whether the reconciler runs by itself (pollers, the sweep's timer) or only when called (`manual`:
+ * the model test owns time and order).
  */
-export interface OrdersRuntime {
-  sleep(ms: number): Promise<void>;
-  random(): number;
-  newId(): string;
-  manual: boolean;
-}
+export type OrdersRuntime = Pick<Runtime, 'sleep' | 'random' | 'newId' | 'timeout'> & { manual: boolean };
 
-const REAL_RUNTIME: OrdersRuntime = {
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  random: Math.random,
-  newId: () => randomBytes(16).toString('base64url'),
-  manual: false,
-};
+const REAL_RUNTIME: OrdersRuntime = { ...HOST_RUNTIME, manual: false };
 
 /** Builds the money side of one instance and starts reconciling what the store holds. */
 export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxConsumer[] = [], runtime: OrdersRuntime = REAL_RUNTIME): Orders {
@@ -92,7 +83,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     backoffMs: relayConfig['outboxBackoffMs'] ?? DEFAULT_OUTBOX_OPTIONS.backoffMs,
     maxBackoffMs: relayConfig['outboxMaxBackoffMs'] ?? DEFAULT_OUTBOX_OPTIONS.maxBackoffMs,
     maxAgeMs: relayConfig['outboxMaxAgeMs'] ?? DEFAULT_OUTBOX_OPTIONS.maxAgeMs,
-  });
+  }, runtime);
   const refs = references(config.referencePrefix);
   const payments = new PaymentUpstream(client, logger, config.provider.statusReference);
   const lists = config.provider.checkoutListing ?? config.provider.env === 'sandbox';
@@ -154,7 +145,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     await book.guard();
     return [...new Set([...(await store.members(ORDER_KEYS.pending)), ...book.unsettledCopies()])];
   };
-  reconciler = new Reconciler({ store, outbox, logger, options, pass, unsettled, manual: runtime.manual, now: ctx.now }, (subject) => watchers.emit(subject));
+  reconciler = new Reconciler({ store, outbox, logger, options, pass, unsettled, manual: runtime.manual, now: ctx.now, runtime }, (subject) => watchers.emit(subject));
   const queries = new OrderQueries(book, refs, env, (checkoutId) => store.get(ORDER_KEYS.checkout(checkoutId)));
   const live = new LiveStreams(options.heartbeatMs);
 

@@ -8,6 +8,7 @@ import { PollerPool } from './poller-pool.js';
 import { ReadGate } from './read-gate.js';
 import type { RelayOptions } from './relay-options.js';
 import type { ProxyStore } from '../store/types.js';
+import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 export interface ReconcilerOptions {
   store: ProxyStore;
@@ -22,6 +23,8 @@ export interface ReconcilerOptions {
   manual?: boolean;
   /** The clock the looks' and hints' limits are judged on (the model test's, in its world). */
   now(): number;
+  /** The sweep's timer (the host's unless given). */
+  runtime?: Pick<Runtime, 'timeout'>;
 }
 
 /**
@@ -139,7 +142,7 @@ export class Reconciler {
   private schedule(): void {
     if (this.closed) return;
     const every = this.o.options.sweepIntervalMs;
-    this.timer = setTimeout(() => void this.sweep().finally(() => this.schedule()), this.storeWasDown ? Math.min(1_000, every) : every);
+    this.timer = (this.o.runtime ?? HOST_RUNTIME).timeout(() => void this.sweep().finally(() => this.schedule()), this.storeWasDown ? Math.min(1_000, every) : every);
     this.timer.unref();
   }
 

@@ -13,6 +13,7 @@ import type { StoreCheck } from '../store/store-checks.js';
 import { answering } from '../errors.js';
 import { sendJson } from '../respond.js';
 import { circuitsOf } from './health.js';
+import { HOST_RUNTIME } from '../runtime.js';
 
 /**
  * How long one check of a provider interface stands, passed or failed: however often probes come (every
@@ -103,7 +104,7 @@ function providerChecks(ctx: ProxyContext): (name: ProviderInterface) => Promise
 
   async function run(name: ProviderInterface): Promise<Check> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error('readiness check timed out')), READINESS_CHECK_TIMEOUT_MS);
+    const timer = HOST_RUNTIME.timeout(() => controller.abort(new Error('readiness check timed out')), READINESS_CHECK_TIMEOUT_MS);
     let check: Check;
     try {
       await calls[name](controller.signal);

@@ -1,5 +1,6 @@
 import { StoreUnavailableError } from './store-error.js';
 import type { ProxyStore } from './types.js';
+import { HOST_RUNTIME } from '../runtime.js';
 
 /** The key that says which format the store's records are in (under the store's prefix: `me:store:format`). */
 export const STORE_FORMAT_KEY = 'store:format';
@@ -84,7 +85,7 @@ export class FormatGate {
     store: Pick<ProxyStore, 'get' | 'setIfAbsent' | 'compareAndSet'>,
     options: { format?: StoreFormat; retryMs?: number; sleep?: (ms: number) => Promise<void>; stopped?: () => boolean } = {},
   ) {
-    const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref()));
+    const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => HOST_RUNTIME.timeout(resolve, ms).unref()));
     const attempt = () => claimStoreFormat(store, options.format);
     const first = attempt();
     this.firstTry = first.catch(() => undefined);

@@ -63,6 +63,13 @@ const MAX_RECORD_BYTES = 64_000;
 /** Each instance's sweep interval (the proxy's default). */
 const SWEEP_MS = 15_000;
 
+/** A timer that never fires (the model's world runs no real timer). */
+function clearedTimer(): NodeJS.Timeout {
+  const timer = setTimeout(() => undefined, 0);
+  clearTimeout(timer);
+  return timer;
+}
+
 /** A small seeded PRNG (mulberry32): ids and jitter replay bit for bit from the run's seed. */
 export function seeded(seed: number): () => number {
   let a = seed >>> 0;
@@ -181,6 +188,8 @@ export class World {
       manual: true,
       newId: () => this.newId(),
       random: this.random,
+      // No timer fires in the model's world: the outbox is drained by the instances' sweeps, on its clock.
+      timeout: () => clearedTimer(),
       sleep: async (ms) => {
         this.clock += ms;
         await this.step('sleep');
