@@ -254,18 +254,23 @@ describe('the tarballs npm pack makes, unpacked', () => {
     await serverTarball?.remove();
   });
 
-  it('ship code, not the manual: no guide, picture or example shop; every link of their READMEs leads into the package or the repository', async () => {
+  it('ship code and the guides as text, no picture or example shop; every link of their Markdown leads into the package', async () => {
     // The server's OpenAPI document ships (`merchant-elements-server/openapi.json`): a client generator reads
-    // it from the installed package, at the version installed.
-    const shipped = { [tarball.dir]: /^$/, [serverTarball.dir]: /^openapi\.json$/ };
+    // it from the installed package, at the version installed. The browser package ships the guides the
+    // README links to as text (docs/*.md): on npm, in node_modules and on a CDN's file view they are there.
+    const guides = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`).sort();
+    const shipped = { [tarball.dir]: /^docs\/[\w-]+\.md$/, [serverTarball.dir]: /^openapi\.json$/ };
     for (const t of [tarball, serverTarball]) {
       const own = shipped[t.dir] as RegExp;
       expect(t.files.filter((f) => !own.test(f) && !/^(package\.json|README\.md|custom-elements\.json|bin\/[\w-]+\.js|dist\/.+\.(js|d\.ts))$/.test(f))).toEqual([]);
-      expect(t.files.filter((f) => f.endsWith('.md'))).toEqual(['README.md']);
     }
-    const repository = { root: ROOT, files: await repositoryFiles() };
-    expect(await deadLinks(tarball.dir, ['README.md'], repository)).toEqual([]);
-    expect(await deadLinks(serverTarball.dir, ['README.md'], repository)).toEqual([]);
+    expect(tarball.files.filter((f) => f.endsWith('.md'))).toEqual(['README.md', ...guides]);
+    expect(serverTarball.files.filter((f) => f.endsWith('.md'))).toEqual(['README.md']);
+    // Pictures stay out of the package: a picture may be the repository's alone, any other link is dead
+    // unless the package holds what it points at.
+    const pictures = { root: ROOT, files: await repositoryFiles() };
+    expect(await deadLinks(tarball.dir, ['README.md', ...guides], pictures)).toEqual([]);
+    expect(await deadLinks(serverTarball.dir, ['README.md'], pictures)).toEqual([]);
     expect(readFileSync(join(tarball.dir, 'README.md'), 'utf8')).not.toMatch(/\.\.\/shared/);
   });
 
