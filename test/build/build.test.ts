@@ -2,12 +2,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPackage } from '../../scripts/check-package.js';
 import { CEILINGS } from '../../scripts/check-size.js';
+import { benchmarksBlock, reactWrappersBlock, wrapperSizes } from '../../scripts/measure-install.js';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { buildPackage, ROOT, runNode, runScript, type BuiltPackage } from './built-package.js';
@@ -108,20 +108,11 @@ describe('npm run build', () => {
     expect(JSON.parse(run.stdout)).toEqual(['checkout-button']);
 
     // What an application's bundler (esbuild here) makes of an import, React left out, minified and gzipped:
-    // CheckoutButton alone, from its own entry and from the one of all three, against all three used.
-    const { build } = await import('esbuild');
-    const bytes = async (names: string, from: string) => {
-      const out = await build({
-        stdin: { contents: `import { ${names} } from '${from}'; console.log(${names});`, resolveDir: built.dir },
-        bundle: true, minify: true, write: false, format: 'esm', platform: 'browser', external: ['react', 'react-dom'], logLevel: 'silent',
-      });
-      return gzipSync(out.outputFiles[0]!.contents, { level: 9 }).length;
-    };
-    const own = await bytes('CheckoutButton', 'merchant-elements/react/checkout-button');
-    const shaken = await bytes('CheckoutButton', 'merchant-elements/react');
-    const three = await bytes('OtpVerify, PayByMobile, CheckoutButton', 'merchant-elements/react');
-    const kB = (n: number) => `${(n / 1024).toFixed(1)} kB`;
-    console.info(`CheckoutButton for React, gzip -9: ${kB(own)} from its entry, ${kB(shaken)} from merchant-elements/react; all three ${kB(three)}`);
+    // CheckoutButton alone, from its own entry and from the one of all three, against all three used. The
+    // figures docs/benchmarks.md gives are these (npm run measure:install writes them).
+    const sizes = await wrapperSizes(built.dir);
+    const { own, shaken, three } = sizes;
+    expect(await benchmarksBlock('react-wrappers'), 'docs/benchmarks.md: run npm run measure:install').toBe(reactWrappersBlock(sizes));
     expect(three - own).toBeGreaterThan(3 * 1024);
     expect(three - shaken).toBeGreaterThan(3 * 1024);
   }, 40_000);
