@@ -118,7 +118,11 @@ export async function installFigures(tarballs: { browser: string; server: string
   };
 }
 
-const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
+/**
+ * Megabytes to one decimal: the guides ship in the package, so every edit of the docs moves its bytes a
+ * little; a figure to 10 kB would send the docs out of date with every page written.
+ */
+const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
 const kB = (n: number) => `${(n / 1024).toFixed(1)} kB`;
 
 /** docs/benchmarks.md's `installs` block. */
