@@ -1,6 +1,7 @@
 // cdn/loader.js (src/cdn/loader.ts) in Chromium, on the CDN folder as scripts/build/cdn.ts builds it: what a
 // page fetches (the browser's network log), elements that appear later and in shadow roots, French where
 // the page's language asks for it, the strict CSP of docs/csp.md, and the one-file builds beside it.
+import { readFileSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCdn } from '../../scripts/build/cdn.js';
@@ -18,6 +19,8 @@ const PAGES: Record<string, TestPage> = {
   declarative: { head: LOADER, body: `<div id="host"><template shadowrootmode="open"><p>${MARKUP['checkout-button']}</p></template></div>` },
   french: { lang: 'fr', head: LOADER, body: MARKUP['otp-verify'] },
   'french-part': { head: LOADER, body: `${MARKUP['pay-by-mobile']}<section lang="fr-CI">${MARKUP['otp-verify']}</section>` },
+  // The one-file script alone: French is fr.js, which this page does not load.
+  'iife-alone': { lang: 'fr', head: '<script src="CDN/merchant-elements.iife.js"></script>', body: MARKUP['otp-verify'] },
   iife: { lang: 'fr', head: '<script src="CDN/merchant-elements.iife.js"></script><script src="CDN/fr.js"></script>', body: MARKUP['otp-verify'] },
   // fr.js first: a module runs when the page is parsed, and the elements render as soon as they are defined.
   esm: { lang: 'fr', head: '<script type="module" src="CDN/fr.js"></script><script type="module" src="CDN/merchant-elements.js"></script>', body: MARKUP['otp-verify'] },
@@ -204,6 +207,18 @@ describe('the one-file builds beside it', () => {
     expect(await p.page.evaluate((tags) => tags.filter((tag) => customElements.get(tag)), ELEMENTS)).toEqual(ELEMENTS);
     expect(await p.violations()).toEqual([]);
     expect(p.errors).toEqual([]);
+  });
+
+  it('merchant-elements.iife.js alone on a French page is English: French is fr.js, as docs/elements.md and docs/script-tag.md say', async () => {
+    const p = await open('iife-alone', '?csp=strict');
+    await rendered(p, ['otp-verify']);
+    expect(await buttonText(p, 'otp-verify')).toBe('Send code');
+    expect(p.cdnFiles()).not.toContain('fr.js');
+    expect(p.errors).toEqual([]);
+    // What the docs say of the one-file script: English, French from fr.js loaded before it.
+    const docs = ['docs/elements.md', 'docs/script-tag.md'].map((f) => readFileSync(new URL(`../../${f}`, import.meta.url), 'utf8'));
+    for (const text of docs) expect(text).toMatch(/in English[\s\S]{0,240}`fr\.js`/);
+    expect(docs.join('\n')).not.toMatch(/French and Lit|CDN files include it|for all three and French/);
   });
 
   it('a page with merchant-elements.js and the loader: the loader fetches nothing more', async () => {
