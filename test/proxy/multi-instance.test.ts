@@ -144,3 +144,51 @@ describe('callback hints across instances', () => {
     }
   });
 });
+
+describe('three instances on one Redis, with pending payments', () => {
+  // Every instance sweeps the store's unsettled orders; a routine poll reads only under the order's read
+  // lease, so the fleet makes one read per pending payment per interval, not one per instance.
+  const INTERVAL = 400;
+  const PENDING = 6;
+  const reads = new Map<string, number>();
+  const counting: typeof fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    if (method === 'GET' && /\/payment\/[^/]+\/status$/.test(url)) reads.set(url, (reads.get(url) ?? 0) + 1);
+    return fetch(input, init);
+  };
+  const relay = { minIntervalMs: INTERVAL, maxIntervalMs: INTERVAL, deadlineMs: 600_000, sweepIntervalMs: 200 };
+  const total = () => [...reads.values()].reduce((a, b) => a + b, 0);
+  let instances: Harness[] = [];
+  afterAll(async () => {
+    for (const h of instances) await h.close().catch(() => undefined);
+  });
+
+  it('reads each pending payment once per interval across the fleet, and takes over a dead instance’s within an interval or two', async () => {
+    const a = await startHarness({ sandbox: { timeScale: 0.02 }, config: { redisUrl: redis.url, relay, fetch: counting } });
+    const b = await startHarness({ provider: () => a.proxy.config.provider as never, config: { redisUrl: redis.url, relay, fetch: counting } });
+    const c = await startHarness({ provider: () => a.proxy.config.provider as never, config: { redisUrl: redis.url, relay, fetch: counting } });
+    instances = [c, b, a];
+    // 233260000004's prompt never ends: pending for the whole test.
+    for (let i = 0; i < PENDING; i++) {
+      const paid = await b.post('/payments', { msisdn: '233260000004' }, { token: await b.mintPayment({ referenceNo: `FLEET-${Date.now()}-${i}` }) });
+      expect(paid.status, paid.text).toBe(202);
+    }
+    // Every instance's sweep has found every order (two sweeps), and the first reads are behind us.
+    await sleep(4 * INTERVAL);
+    const before = total();
+    const window = 10 * INTERVAL;
+    await sleep(window);
+    const made = total() - before;
+    // At most one read per payment per interval, with a margin for the lease's hand-overs; three instances
+    // reading on their own made three times as many.
+    expect(made).toBeLessThanOrEqual(PENDING * (window / INTERVAL) * 1.5);
+    expect(made).toBeGreaterThan(0);
+
+    // The instance holding leases goes away: every payment is read again soon, by the others.
+    await b.close();
+    instances = [c, a];
+    const after = new Map(reads);
+    await eventually(() => ([...reads.entries()].filter(([url, n]) => n > (after.get(url) ?? 0)).length >= PENDING ? true : undefined), 30_000);
+  }, 90_000);
+});

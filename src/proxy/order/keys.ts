@@ -14,6 +14,8 @@ export const ORDER_KEYS = {
   inFlight: (msisdn: string) => `ord:inflight:${msisdn}`,
   /** Set of order references the reconciler reads until their money settles. */
   pending: 'ord:pending',
+  /** Which process reads the order on the reconciler's schedule (its id, with a TTL): one read per interval across the fleet. */
+  readLease: (orderReference: string) => `ord:lease:${orderReference}`,
   /** Set of order references still not settled at the end of the reconcile window: for the operator. */
   unresolved: 'ord:unresolved',
   /** A random value every instance remembers: gone or changed, the store lost everything (a flush, a new Redis). */

@@ -9,8 +9,11 @@ import { HOST_RUNTIME } from '../runtime.js';
  */
 export type TickResult = 'continue' | 'done' | number | { backOff: 'continue' | number };
 
-/** One poll of a reference; it must not throw (a throw is reported to `onError` and polling goes on). */
-export type Tick = () => Promise<TickResult>;
+/**
+ * One poll of a reference; it must not throw (a throw is reported to `onError` and polling goes on).
+ * `woken`: someone asked for this poll (a wake, or a poller started urgent), not the schedule.
+ */
+export type Tick = (woken: boolean) => Promise<TickResult>;
 
 /** The pool's clock and timers (injected by tests; the real ones are unref'd, so a pool never holds a process open). */
 export interface PoolTimers {
@@ -181,11 +184,12 @@ export class PollerPool {
   }
 
   private run(poller: Poller): void {
+    const woken = poller.woken;
     poller.woken = false;
     poller.lastTickAt = this.timers.now();
     let ticked: Promise<TickResult>;
     try {
-      ticked = poller.tick();
+      ticked = poller.tick(woken);
     } catch (err) {
       ticked = Promise.reject(err);
     }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { BoundedMap } from '../bounded-map.js';
-import { ORDER_CHANNELS } from '../order/keys.js';
+import { ORDER_CHANNELS, ORDER_KEYS } from '../order/keys.js';
 import type { PassResult } from './reconcile-flow.js';
 import type { Outbox } from '../notify/outbox.js';
 import { describeError } from '../describe-error.js';
@@ -23,8 +23,8 @@ export interface ReconcilerOptions {
   manual?: boolean;
   /** The clock the looks' and hints' limits are judged on (the model test's, in its world). */
   now(): number;
-  /** The sweep's timer (the host's unless given). */
-  runtime?: Pick<Runtime, 'timeout'>;
+  /** The sweep's timer and this process's id (the host's unless given). */
+  runtime?: Pick<Runtime, 'timeout' | 'newId'>;
 }
 
 /**
@@ -40,6 +40,8 @@ export class Reconciler {
   readonly gate: ReadGate;
   /** When a customer's look last woke an order's slow reader (see `look`). */
   private readonly looked = new BoundedMap<string, number>(10_000);
+  /** This process's name in the orders' read leases (see `fleetPass`). */
+  private readonly id: string;
   /** When a callback hint last woke an order's readers (see `hint`). */
   private readonly hinted = new BoundedMap<string, number>(10_000);
   private readonly unsubscribes: Array<() => Promise<void>> = [];
@@ -55,6 +57,7 @@ export class Reconciler {
     /** Hears a change published by any instance (`payment:<reference>`, `checkout:<checkoutId>`). */
     private readonly onChanged: (subject: string) => void,
   ) {
+    this.id = (o.runtime?.newId ?? HOST_RUNTIME.newId)();
     this.gate = new ReadGate(o.options.maxReadsInFlight);
     this.pool = new PollerPool({
       minIntervalMs: o.options.minIntervalMs,
@@ -73,7 +76,28 @@ export class Reconciler {
    */
   track(ref: string, urgent = false): boolean {
     if (this.o.manual) return false;
-    return this.pool.ensure(`order:${ref}`, () => this.o.pass(ref), urgent);
+    return this.pool.ensure(`order:${ref}`, (woken) => this.fleetPass(ref, woken), urgent);
+  }
+
+  /**
+   * One poll of an order (DESIGN: one read per pending payment across the fleet). Every process sweeps the
+   * store's unsettled orders, but a routine poll reads only while this process holds the order's read lease
+   * in the store: N processes make one read per pending payment per interval, not N. A poll someone asked for
+   * (a new payment, a customer's look, a callback hint) reads at once wherever it lands. The holder renews the
+   * lease for as long as it will sleep and an interval more; a holder gone, the lease ends and the next poll
+   * of another process (every half interval) takes it over.
+   */
+  private async fleetPass(ref: string, woken: boolean): Promise<PassResult> {
+    if (woken) return this.o.pass(ref);
+    const { store, options } = this.o;
+    const key = ORDER_KEYS.readLease(ref);
+    const held = (await store.setIfAbsent(key, this.id, options.maxIntervalMs)) || (await store.get(key)) === this.id;
+    if (!held) return Math.max(1, Math.floor(options.maxIntervalMs / 2));
+    const result = await this.o.pass(ref);
+    const next = typeof result === 'object' ? result.backOff : result;
+    const renew = next === 'done' ? store.del(key) : store.set(key, this.id, (typeof next === 'number' ? next : options.maxIntervalMs) + options.maxIntervalMs);
+    await renew.catch(() => undefined);
+    return result;
   }
 
   /** As `track`, and a poller sleeping on the order reads it now, ahead of routine polls. */
