@@ -1,7 +1,7 @@
 import type { OrderEvent, Reply, Step, TransitionEnv, UpstreamSession } from './events.js';
 import { found } from './found-session.js';
 import { completedSession, liveSession, withSession, type CheckoutTry, type Order } from './order-record.js';
-import { changedCheckoutTerms, heldByMobileMoney, notFoundAgain, providerUnread, refuse } from './order-rules.js';
+import { answeredUnknown, changedCheckoutTerms, heldByMobileMoney, notFoundAgain, providerUnread, refuse } from './order-rules.js';
 
 type CheckoutEvent = Extract<OrderEvent, { type: 'checkout' }>;
 type CreatedEvent = Extract<OrderEvent, { type: 'created' }>;
@@ -71,7 +71,7 @@ export function checkout(order: Order, e: CheckoutEvent, env: TransitionEnv): St
 }
 
 /** What a creation's answer means; it counts only for its own creation. */
-export function created(order: Order, e: CreatedEvent): Step<Order> {
+export function created(order: Order, e: CreatedEvent, env: TransitionEnv): Step<Order> {
   const s = order.sessions.find((x) => x.ordinal === e.ordinal);
   if (!s || s.createId !== e.createId) return { order, reply: none };
   if (s.phase !== 'creating' && s.phase !== 'unknown') return { order, reply: s.phase === 'open' ? { kind: 'session', ordinal: s.ordinal } : none };
@@ -86,11 +86,13 @@ export function created(order: Order, e: CreatedEvent): Step<Order> {
       };
     case 'refused':
       return { order: withSession(order, s.ordinal, (x) => ({ ...x, phase: 'refused' })), reply: refuse('UPSTREAM_ERROR', 'The checkout could not be opened. Try again later.') };
-    case 'unknown':
+    case 'unknown': {
+      const { at, notFound } = answeredUnknown(s.startedAt, env.now);
       return {
-        order: withSession(order, s.ordinal, (x) => ({ ...x, phase: 'unknown' })),
+        order: withSession(order, s.ordinal, (x) => ({ ...x, phase: 'unknown', startedAt: at, notFound })),
         reply: refuse('UPSTREAM_UNAVAILABLE', 'The checkout service did not answer. Try again in a moment.', { retryable: true }),
       };
+    }
     case 'not-sent':
       if (s.phase !== 'creating') return { order, reply: none };
       return { order: withSession(order, s.ordinal, (x) => ({ ...x, phase: 'void', voidReason: 'not-sent' })), reply: none };

@@ -116,12 +116,24 @@ export interface NotFound {
  * One more read that could see it found nothing (DESIGN: unknown blocks everything). Certain (`'absent'`)
  * only the second time in a row, by a read started at least `graceMs` after the request was sent: the provider
  * may have looked as early as the read's start, and a request on its way can land until the grace after its
- * send. Otherwise the count goes on.
+ * send. Otherwise the count goes on. `sentAt` is when the request was out at the latest: the claim's stamp,
+ * until an answer leaving the outcome unknown is applied (`answeredUnknown`).
  */
 export function notFoundAgain(notFound: NotFound | undefined, sentAt: number, readStartedAt: number, env: TransitionEnv): NotFound | 'absent' {
   const reads = (notFound?.reads ?? 0) + 1;
   if (reads >= 2 && readStartedAt - sentAt >= env.graceMs) return 'absent';
   return { reads, since: notFound?.since ?? env.now };
+}
+
+/**
+ * A send's or creation's answer that leaves its outcome unknown (none, a 5xx, a 0400 without words): its
+ * request was out by now, which may be long after the claim was stamped (the process stalled past its lease
+ * in between). The grace counts from now, and reads made before count nothing: they may have looked before
+ * the request left (the model's `ledger` era: a 0400 sent 25 s after its claim was taken for a refusal by two
+ * reads made ms after the send, and its payment landed then, completed, never reported).
+ */
+export function answeredUnknown(stampedAt: number | null, now: number): { at: number; notFound: undefined } {
+  return { at: Math.max(stampedAt ?? now, now), notFound: undefined };
 }
 
 /**

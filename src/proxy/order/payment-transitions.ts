@@ -13,7 +13,7 @@ import {
   type TryPhase,
 } from './order-record.js';
 import { cleared, taken } from './found-payment.js';
-import { changedPaymentTerms, conflictRefusal, heldByCheckout, isOurs, notFoundAgain, providerUnread, refuse } from './order-rules.js';
+import { answeredUnknown, changedPaymentTerms, conflictRefusal, heldByCheckout, isOurs, notFoundAgain, providerUnread, refuse } from './order-rules.js';
 import { viewStatus } from './views.js';
 
 type PayEvent = Extract<OrderEvent, { type: 'pay' }>;
@@ -124,12 +124,13 @@ export function sent(order: Order, e: SentEvent, env: TransitionEnv): Step<Order
       return { order: next, reply: refusalOf(r.failureCode, t.reference, left) };
     }
     case 'refused-generic':
-      // "Bad Request" may mean "this reference already exists": read before deciding anything.
-      return { order: withTry(order, t.ordinal, (x) => ({ ...x, phase: 'unknown', unknownReason: 'refused' })), reply: answer };
-    case 'unknown':
-      // A try already unknown (its lease ended, or a refusal being read) learns nothing from "no answer".
-      if (t.phase === 'unknown') return { order, reply: answer };
-      return { order: withTry(order, t.ordinal, (x) => ({ ...x, phase: 'unknown', unknownReason: 'lost' })), reply: answer };
+    case 'unknown': {
+      // "Bad Request" may mean "this reference already exists": read before deciding anything. A try already
+      // unknown (its lease ended) keeps its reason for "no answer"; either way its grace counts from now.
+      const { at, notFound } = answeredUnknown(t.sentAt, env.now);
+      const unknownReason = r.kind === 'refused-generic' ? 'refused' : t.phase === 'unknown' ? t.unknownReason : 'lost';
+      return { order: withTry(order, t.ordinal, (x) => ({ ...x, phase: 'unknown', unknownReason, sentAt: at, notFound })), reply: answer };
+    }
     case 'not-sent':
       if (t.phase !== 'sending') return { order, reply: answer };
       return { order: withTry(order, t.ordinal, (x) => ({ ...x, phase: 'void', voidReason: 'not-sent', ...cleared })), reply: none };

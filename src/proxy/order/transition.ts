@@ -29,7 +29,7 @@ function dispatch(order: Order, e: OrderEvent, env: TransitionEnv): Step<Order> 
     case 'sent':
       return sent(order, e, env);
     case 'created':
-      return created(order, e);
+      return created(order, e, env);
     case 'payment-read':
       return paymentRead(order, e, env);
     case 'payment-probed':

@@ -33,6 +33,35 @@ describe('the grace of an unknown outcome, counted to the start of the read that
   });
 });
 
+// A process may stall past its lease between claiming a send (its stamp) and sending it: the request is out
+// at the latest when its answer comes back, and can land until the grace after that (the model's `ledger` era:
+// a 0400 without words taken for a refusal by reads made ms after its late send; it landed, and was paid).
+describe('the grace of an answer that left the outcome unknown, counted from that answer', () => {
+  const notFound = (startedAt: number) => ({ type: 'payment-read' as const, reference: 'O-1', startedAt, result: { kind: 'not-found' as const, canSee: true } });
+
+  it('takes a 0400 without words sent past its lease for a refusal only by two reads after it, the second past the grace after it', () => {
+    const sentAt = NOW - 3 * GRACE;
+    const stalled = order({ tries: [paymentTry({ phase: 'unknown', unknownReason: 'lease', referenceId: null, sentAt, notFound: { reads: 1, since: sentAt + GRACE } })] });
+    const answered = transition(stalled, { type: 'sent', ordinal: 1, sendId: 's1', result: { kind: 'refused-generic' } }, ENV).order;
+    expect(answered.tries[0]).toMatchObject({ phase: 'unknown', unknownReason: 'refused', sentAt: NOW, notFound: undefined });
+    const once = transition(answered, notFound(NOW + 10), { ...ENV, now: NOW + 20 }).order;
+    expect(transition(once, notFound(NOW + 20), { ...ENV, now: NOW + 30 }).order.tries[0]).toMatchObject({ phase: 'unknown', notFound: { reads: 2 } });
+    expect(transition(once, notFound(NOW + GRACE), { ...ENV, now: NOW + GRACE }).order.tries[0]).toMatchObject({ phase: 'refused', failureCode: 'PAYMENT_FAILED' });
+  });
+
+  it('voids a send unanswered past its lease, or a creation, only by reads past the grace after its answer', () => {
+    const sentAt = NOW - 3 * GRACE;
+    const stalled = order({ tries: [paymentTry({ phase: 'unknown', unknownReason: 'lease', referenceId: null, sentAt, notFound: { reads: 1, since: sentAt + GRACE } })] });
+    const answered = transition(stalled, { type: 'sent', ordinal: 1, sendId: 's1', result: { kind: 'unknown' } }, ENV).order;
+    expect(answered.tries[0]).toMatchObject({ phase: 'unknown', unknownReason: 'lease', sentAt: NOW, notFound: undefined });
+    expect(transition(answered, notFound(NOW + 10), ENV).order.tries[0]).toMatchObject({ phase: 'unknown', notFound: { reads: 1 } });
+
+    const creating = order({ sessions: [session({ phase: 'unknown', checkoutId: null, checkoutUrl: null, startedAt: sentAt, notFound: { reads: 1, since: sentAt + GRACE } })] });
+    const created = transition(creating, { type: 'created', ordinal: 1, createId: 'c1', result: { kind: 'unknown' } }, ENV).order;
+    expect(created.sessions[0]).toMatchObject({ phase: 'unknown', startedAt: NOW, notFound: undefined });
+  });
+});
+
 describe('the operator’s "absent" before the grace after the send', () => {
   const absent = (target: { reference: string } | { sessionOrdinal: number }, checked: string | null = null) => ({ type: 'resolve-absent' as const, target, checked });
 
