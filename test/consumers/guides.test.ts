@@ -1,17 +1,20 @@
 // The guides a merchant follows without Next.js (docs/php.md, python.md, script-tag.md, express.md with the
-// verifiers of webhooks.md they take; server-api.md, sandbox.md, provider-client.md), followed as written in
+// verifiers of webhooks.md they take; server-api.md, sandbox.md, provider-client.md, tokens.md), followed as written in
 // a folder of the workspace where npm installed the packed tarballs: every file and command of the guide,
 // `npx merchant-elements-server …` and `node_modules/merchant-elements/…` being the published packages',
 // then the same journeys as test/docs (a payment, a sign-in, webhooks verified; the server API's answers).
 // What each guide's `npm install` names is what the workspace installed.
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guideWorld, type GuideWorld } from '../docs/guide-world.js';
 import { readDoc } from '../docs/markdown.js';
 import { describeShopGuide } from '../docs/shop-guide.js';
 import { SHOP_GUIDES } from '../docs/shop-guides.js';
-import { workspace } from './consumer-world.js';
+import { freshSecrets, type Child } from './child-process.js';
+import { startInstalledSandbox, startServe, workspace } from './consumer-world.js';
 import { guidePackages } from './guide-snippets.js';
 
 const installed = workspace();
@@ -68,5 +71,37 @@ describe('docs/sandbox.md and docs/provider-client.md, on the installed packages
     expect(started!.trim()).toMatch(/^http:\/\/127\.0\.0\.1:(\d+) http:\/\/127\.0\.0\.1:\1\/gateway$/);
     expect(JSON.parse(outbox!.trim().split('\n').at(-1)!).entries[0]).toMatchObject({ kind: 'sms', to: '233240000001', message: 'Your code is 123456' });
     expect(JSON.parse(printed['docs/provider-client.md']![0]!)).toEqual({ accountName: 'KWAME MENSAH', msisdn: '233240000001', network: 'MTN' });
+  });
+});
+
+describe("docs/tokens.md's PHP and Python minting, taken by the installed proxy", { timeout: 90_000 }, () => {
+  const secrets = freshSecrets();
+  let world: GuideWorld;
+  let sandbox: Awaited<ReturnType<typeof startInstalledSandbox>>;
+  let proxy: Child & { url: string };
+  beforeAll(async () => {
+    world = await guideWorld({ terminals: {}, installed });
+    await world.writeAll('docs/tokens.md');
+    sandbox = await startInstalledSandbox();
+    proxy = await startServe(sandbox.url, secrets, {});
+  }, 90_000);
+  afterAll(async () => {
+    await proxy?.stop();
+    await sandbox?.close();
+    await world?.close();
+  });
+
+  const mint = async (command: string, file: string) =>
+    (await promisify(execFile)(command, [file], { cwd: world.dir, env: { ...world.env, PROXY_TOKEN_SECRET: secrets.tokenSecret } })).stdout.trim();
+  const call = (path: string, token: string, body: object) =>
+    fetch(`${proxy.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('a payment token minted by mint.php looks up the payer; an OTP token minted by mint.py sends a code', async () => {
+    const token = /^<pay-by-mobile token="([^"]+)"><\/pay-by-mobile>$/.exec(await mint('php', 'mint.php'))![1]!;
+    expect((await call('/accounts/lookup', token, { msisdn: '0240000001' })).status).toBe(200);
+    expect((await call('/otp/send', await mint('python3', 'mint.py'), { recipient: '024 000 0001' })).status).toBe(200);
+    // Signed with another secret, the proxy refuses it: the 200s above are the secret's doing.
+    const forged = (await promisify(execFile)('php', ['mint.php'], { cwd: world.dir, env: { ...world.env, PROXY_TOKEN_SECRET: freshSecrets().tokenSecret } })).stdout;
+    expect((await call('/accounts/lookup', /token="([^"]+)"/.exec(forged)![1]!, { msisdn: '0240000001' })).status).toBe(401);
   });
 });
