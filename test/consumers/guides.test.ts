@@ -1,5 +1,6 @@
 // The guides a merchant follows without Next.js (docs/php.md, python.md, script-tag.md, express.md with the
-// verifiers of webhooks.md they take; server-api.md, sandbox.md, provider-client.md, tokens.md), followed as written in
+// verifiers of webhooks.md they take; server-api.md, sandbox.md, provider-client.md, tokens.md, operations.md's
+// nginx), followed as written in
 // a folder of the workspace where npm installed the packed tarballs: every file and command of the guide,
 // `npx merchant-elements-server …` and `node_modules/merchant-elements/…` being the published packages',
 // then the same journeys as test/docs (a payment, a sign-in, webhooks verified; the server API's answers).
@@ -10,7 +11,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guideWorld, type GuideWorld } from '../docs/guide-world.js';
-import { readDoc } from '../docs/markdown.js';
+import { fileOf, readDoc } from '../docs/markdown.js';
+import { startNginx } from '../docs/nginx.js';
 import { describeShopGuide } from '../docs/shop-guide.js';
 import { SHOP_GUIDES } from '../docs/shop-guides.js';
 import { freshSecrets, type Child } from './child-process.js';
@@ -74,7 +76,7 @@ describe('docs/sandbox.md and docs/provider-client.md, on the installed packages
   });
 });
 
-describe("docs/tokens.md's PHP and Python minting, taken by the installed proxy", { timeout: 90_000 }, () => {
+describe("docs/tokens.md's minting and docs/operations.md's nginx, on the installed serve", { timeout: 90_000 }, () => {
   const secrets = freshSecrets();
   let world: GuideWorld;
   let sandbox: Awaited<ReturnType<typeof startInstalledSandbox>>;
@@ -103,5 +105,20 @@ describe("docs/tokens.md's PHP and Python minting, taken by the installed proxy"
     // Signed with another secret, the proxy refuses it: the 200s above are the secret's doing.
     const forged = (await promisify(execFile)('php', ['mint.php'], { cwd: world.dir, env: { ...world.env, PROXY_TOKEN_SECRET: freshSecrets().tokenSecret } })).stdout;
     expect((await call('/accounts/lookup', /token="([^"]+)"/.exec(forged)![1]!, { msisdn: '0240000001' })).status).toBe(401);
+  });
+
+  it("operations.md's nginx in front of it forwards the elements' routes, not the server API or the probes", async () => {
+    const origin = new URL(proxy.url).origin;
+    const nginx = await startNginx(fileOf('docs/operations.md', 'shop.conf').replaceAll('http://127.0.0.1:8080', origin));
+    try {
+      const res = await fetch(`${nginx.url}/merchant-elements/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(await res.json()).toMatchObject({ error: 'TOKEN_INVALID' });
+      for (const path of ['/merchant-elements/server/orders/unresolved', '/merchant-elements/health', '/merchant-elements/ready']) {
+        expect((await fetch(`${nginx.url}${path}`)).status, path).toBe(404);
+      }
+      expect((await fetch(`${proxy.url}/health`)).status).toBe(200);
+    } finally {
+      await nginx.stop();
+    }
   });
 });
