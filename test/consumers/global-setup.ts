@@ -17,7 +17,7 @@ const run = promisify(execFile);
 const FRAMEWORKS = [
   'next', 'react', 'react-dom', '@types/react', '@types/react-dom', '@types/node', 'typescript',
   'vite', '@vitejs/plugin-react', '@vitejs/plugin-vue', 'vue', 'vue-tsc',
-  'express', '@types/express', 'fastify', '@fastify/middie', 'standardwebhooks',
+  'express', '@types/express', 'fastify', '@fastify/middie', 'standardwebhooks', 'openapi-typescript', 'openapi-fetch',
 ];
 
 /** What the suite's tests find through `inject('consumers')`. */
@@ -64,7 +64,9 @@ export async function prepare(): Promise<{ root: string; consumers: Consumers }>
   await mkdir(workspace);
   const dependencies: Record<string, string> = { 'merchant-elements': `file:${tarballs.browser}`, 'merchant-elements-server': `file:${tarballs.server}` };
   for (const name of FRAMEWORKS) dependencies[name] = await version(name);
-  await writeFile(join(workspace, 'package.json'), `${JSON.stringify({ name: 'consumers', private: true, dependencies }, null, 2)}\n`);
+  // openapi-typescript 7 declares TypeScript 5 as its peer and works with 6: the checkout's own override.
+  const overrides = { 'openapi-typescript': { typescript: '$typescript' } };
+  await writeFile(join(workspace, 'package.json'), `${JSON.stringify({ name: 'consumers', private: true, dependencies, overrides }, null, 2)}\n`);
   // From npm's cache where it has the packages (the checkout's `npm ci` put them there), else the registry.
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd: workspace,

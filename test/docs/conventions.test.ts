@@ -21,10 +21,11 @@ const CHECKED_BY: Record<string, string> = {
   php: 'test/docs/php-guide.test.ts',
 };
 
-// The guides' tests: test/docs, and the consumer apps that build a guide's files (docs/nextjs.md).
+// The guides' tests: test/docs, and the consumer apps that build a guide's files (docs/nextjs.md); and the
+// table of shop guides both follow (test/docs/shop-guides.ts).
 const testsText = ['test/docs', 'test/consumers'].flatMap((folder) =>
   readdirSync(join(ROOT, folder))
-    .filter((f) => f.endsWith('.test.ts'))
+    .filter((f) => f.endsWith('.test.ts') || f === 'shop-guides.ts')
     .map((f) => [`${folder}/${f}`, readFileSync(join(ROOT, folder, f), 'utf8')] as const),
 );
 

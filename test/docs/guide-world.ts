@@ -1,6 +1,7 @@
 // A guide followed as written: a fresh folder where the guide's `file=` blocks become files and its `run`
 // blocks run in bash, with `npx merchant-elements-server …` and `node_modules/merchant-elements/…` meaning
-// this checkout (the guides' `npm install` is the registry's; here the packages are this working tree's).
+// this checkout (the guides' `npm install` is the registry's; here the packages are this working tree's),
+// or, in the consumer suite (test/consumers/guides.test.ts), the packed tarballs installed by npm.
 //
 // The one change made to the guides' text: the ports they name (4010, 8080, 8000…) become free ports, the
 // same everywhere in one run, since tests listen on free ports only.
@@ -80,11 +81,18 @@ export interface GuideOptions {
   packages?: string[];
   /** Node runs TypeScript sources: the guide's Node code imports `merchant-elements/proxy` from this checkout's src/. */
   node?: boolean;
+  /**
+   * A folder whose node_modules holds the packed tarballs as `npm install` put them (the consumer suite's
+   * workspace): the guide is followed there, with the packages as published instead of this checkout.
+   */
+  installed?: string;
 }
 
 /** A folder where a guide is followed. */
 export interface GuideWorld {
   dir: string;
+  /** The environment the guide's commands run in (Node runs the checkout's TypeScript through tsx with `node`). */
+  env: NodeJS.ProcessEnv;
   /** The free port standing for a port the guide names. */
   port(asWritten: number): number;
   /** `http://127.0.0.1:<port>` for a port the guide names, plus `path`. */
@@ -111,60 +119,24 @@ export interface GuideWorld {
 let cdn: Promise<string> | undefined;
 
 /**
- * A fresh folder with a `package.json` and a `node_modules` that holds this checkout as `merchant-elements`
- * and `merchant-elements-server` (their commands, `dist/cdn/merchant-elements.iife.js`, and, with `node`,
- * `/proxy`, `/provider` and `/sandbox` from src/ through tsx).
+ * A fresh folder with a `package.json` and a `node_modules`: this checkout's (checkoutModules), or, with
+ * `installed`, the packed tarballs as npm installed them.
  */
 export async function guideWorld(options: GuideOptions): Promise<GuideWorld> {
-  const dir = await mkdtemp(join(tmpdir(), 'guide-'));
+  const dir = await mkdtemp(join(options.installed ?? tmpdir(), 'guide-'));
   const written = new Set<string>();
   const ports = new Map<number, number>();
   for (const asWritten of [...Object.values(options.terminals), ...(options.ports ?? [])]) ports.set(asWritten, await freePort());
   const remap = (text: string) => text.replace(/\b\d{4,5}\b/g, (n) => String(ports.get(Number(n)) ?? n));
-
-  const modules = join(dir, 'node_modules');
-  const browserPkg = join(modules, 'merchant-elements');
-  const serverPkg = join(modules, 'merchant-elements-server');
-  await mkdir(join(browserPkg, 'dist/cdn'), { recursive: true });
-  await mkdir(join(serverPkg, 'bin'), { recursive: true });
-  await mkdir(join(modules, '.bin'), { recursive: true });
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'guide', private: true, type: 'commonjs' }));
-  const server = (entry: string) => `./src/${entry}/index.ts`;
-  await writeFile(
-    join(browserPkg, 'package.json'),
-    JSON.stringify({
-      name: 'merchant-elements',
-      version: '0.0.0-checkout',
-      type: 'module',
-      bin: { 'merchant-elements': './bin/merchant-elements.js' },
-      exports: {
-        './proxy': server('proxy'),
-        './provider': server('provider'),
-        './sandbox': server('sandbox'),
-        './cdn/merchant-elements.iife.js': './dist/cdn/merchant-elements.iife.js',
-        './package.json': './package.json',
-      },
-    }),
-  );
-  await writeFile(
-    join(serverPkg, 'package.json'),
-    JSON.stringify({ name: 'merchant-elements-server', version: '0.0.0-checkout', type: 'module', bin: { 'merchant-elements-server': './bin/merchant-elements-server.js' } }),
-  );
-  // The checkout's command: it runs src/ through tsx when src/ sits beside it (symlinks resolve to the checkout).
-  await symlink(join(ROOT, 'src'), join(browserPkg, 'src'));
-  await mkdir(join(browserPkg, 'bin'));
-  await symlink(join(ROOT, 'bin/merchant-elements.js'), join(browserPkg, 'bin/merchant-elements.js'));
-  await symlink(join(ROOT, 'bin/merchant-elements.js'), join(serverPkg, 'bin/merchant-elements-server.js'));
-  await symlink('../merchant-elements/bin/merchant-elements.js', join(modules, '.bin/merchant-elements'));
-  await symlink('../merchant-elements-server/bin/merchant-elements-server.js', join(modules, '.bin/merchant-elements-server'));
-  for (const name of options.packages ?? []) {
-    await mkdir(dirname(join(modules, name)), { recursive: true });
-    await symlink(join(ROOT, 'node_modules', name), join(modules, name));
-  }
-  await writeFile(join(browserPkg, 'dist/cdn/merchant-elements.iife.js'), await (cdn ??= buildCdnIife()));
-
   const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
-  if (options.node) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${join(ROOT, 'node_modules/tsx/dist/esm/index.mjs')}`.trim();
+  if (options.installed) {
+    // The reader's folder after `npm install`: its node_modules is the workspace's (npx finds the bins there).
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'guide', private: true }));
+    await symlink(join(options.installed, 'node_modules'), join(dir, 'node_modules'));
+  } else {
+    await checkoutModules(dir, options);
+    if (options.node) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${join(ROOT, 'node_modules/tsx/dist/esm/index.mjs')}`.trim();
+  }
 
   const terminals = new Map<string, Terminal>();
   const followed: string[] = [];
@@ -173,6 +145,7 @@ export async function guideWorld(options: GuideOptions): Promise<GuideWorld> {
 
   const world: GuideWorld = {
     dir,
+    env,
     port(asWritten) {
       const port = ports.get(asWritten);
       if (port === undefined) throw new Error(`the guide's port ${asWritten} is not declared`);
@@ -235,4 +208,51 @@ export async function guideWorld(options: GuideOptions): Promise<GuideWorld> {
     },
   };
   return world;
+}
+
+/**
+ * `dir`'s node_modules holding this checkout as `merchant-elements` and `merchant-elements-server` (their
+ * commands, `dist/cdn/merchant-elements.iife.js`, and `/proxy`, `/provider`, `/sandbox` from src/ through tsx).
+ */
+async function checkoutModules(dir: string, options: GuideOptions): Promise<void> {
+  const modules = join(dir, 'node_modules');
+  const browserPkg = join(modules, 'merchant-elements');
+  const serverPkg = join(modules, 'merchant-elements-server');
+  await mkdir(join(browserPkg, 'dist/cdn'), { recursive: true });
+  await mkdir(join(serverPkg, 'bin'), { recursive: true });
+  await mkdir(join(modules, '.bin'), { recursive: true });
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'guide', private: true, type: 'commonjs' }));
+  const server = (entry: string) => `./src/${entry}/index.ts`;
+  await writeFile(
+    join(browserPkg, 'package.json'),
+    JSON.stringify({
+      name: 'merchant-elements',
+      version: '0.0.0-checkout',
+      type: 'module',
+      bin: { 'merchant-elements': './bin/merchant-elements.js' },
+      exports: {
+        './proxy': server('proxy'),
+        './provider': server('provider'),
+        './sandbox': server('sandbox'),
+        './cdn/merchant-elements.iife.js': './dist/cdn/merchant-elements.iife.js',
+        './package.json': './package.json',
+      },
+    }),
+  );
+  await writeFile(
+    join(serverPkg, 'package.json'),
+    JSON.stringify({ name: 'merchant-elements-server', version: '0.0.0-checkout', type: 'module', bin: { 'merchant-elements-server': './bin/merchant-elements-server.js' } }),
+  );
+  // The checkout's command: it runs src/ through tsx when src/ sits beside it (symlinks resolve to the checkout).
+  await symlink(join(ROOT, 'src'), join(browserPkg, 'src'));
+  await mkdir(join(browserPkg, 'bin'));
+  await symlink(join(ROOT, 'bin/merchant-elements.js'), join(browserPkg, 'bin/merchant-elements.js'));
+  await symlink(join(ROOT, 'bin/merchant-elements.js'), join(serverPkg, 'bin/merchant-elements-server.js'));
+  await symlink('../merchant-elements/bin/merchant-elements.js', join(modules, '.bin/merchant-elements'));
+  await symlink('../merchant-elements-server/bin/merchant-elements-server.js', join(modules, '.bin/merchant-elements-server'));
+  for (const name of options.packages ?? []) {
+    await mkdir(dirname(join(modules, name)), { recursive: true });
+    await symlink(join(ROOT, 'node_modules', name), join(modules, name));
+  }
+  await writeFile(join(browserPkg, 'dist/cdn/merchant-elements.iife.js'), await (cdn ??= buildCdnIife()));
 }

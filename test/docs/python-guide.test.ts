@@ -1,13 +1,7 @@
 // docs/python.md followed as written (its files, with webhook.py from docs/webhooks.md as step 5 says; its
 // commands, in their terminals), then a customer's journeys in Chromium; and the README's Python embed,
-// run in the same world.
-import { describeShopGuide, itRunsTheReadmeEmbed } from './shop-guide.js';
+// run in the same world (test/docs/shop-guides.ts).
+import { describeShopGuide } from './shop-guide.js';
+import { SHOP_GUIDES } from './shop-guides.js';
 
-describeShopGuide({
-  doc: 'docs/python.md',
-  async files(world) {
-    await world.writeAll('docs/python.md');
-    await world.write('docs/webhooks.md', 'webhook.py');
-  },
-  more: (get) => itRunsTheReadmeEmbed(get, 'python3', 'pay.py'),
-});
+describeShopGuide(SHOP_GUIDES.python);

@@ -2,12 +2,6 @@
 // webhook.mjs from docs/webhooks.md, as step 3 says), which sends a strict Content-Security-Policy; then a
 // customer pays in Chromium under that policy and the order is marked paid by the verified webhook alone.
 import { describeShopGuide } from './shop-guide.js';
+import { SHOP_GUIDES } from './shop-guides.js';
 
-describeShopGuide({
-  doc: 'docs/script-tag.md',
-  signIn: false,
-  async files(world) {
-    await world.writeAll('docs/script-tag.md');
-    await world.write('docs/webhooks.md', 'webhook.mjs');
-  },
-});
+describeShopGuide(SHOP_GUIDES['script-tag']);

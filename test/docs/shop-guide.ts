@@ -49,6 +49,8 @@ export interface ShopGuide {
   signIn?: false;
   /** Where the proxy's server API is, when the shop has one (default: `serve`'s, with the `.env` key). */
   serverApi?: false;
+  /** The consumer suite's workspace, where the packed tarballs are installed: the guide runs on them. */
+  installed?: string;
   /** Writes the guide's files (its own and those it takes from other guides). */
   files(world: GuideWorld): Promise<void>;
   /** More checks in the same world. */
@@ -73,7 +75,7 @@ export function describeShopGuide(guide: ShopGuide): void {
 
     beforeAll(async () => {
       const node = guide.node ? { node: true, packages: guide.node } : {};
-      [world, browser] = await Promise.all([guideWorld({ terminals, ports: guide.ports ?? [], ...node }), chromium.launch(chromiumLaunchOptions())]);
+      [world, browser] = await Promise.all([guideWorld({ terminals, ports: guide.ports ?? [], ...node, ...(guide.installed ? { installed: guide.installed } : {}) }), chromium.launch(chromiumLaunchOptions())]);
       await guide.files(world);
       await world.follow(guide.doc);
       env = await dotenv(world).catch(() => ({}));
@@ -209,7 +211,7 @@ export function itRunsTheReadmeEmbed(get: () => { world: GuideWorld; env: Record
     const { world, env } = get();
     await world.write('README.md', file);
     const proxyUrl = world.url(PROXY, '/merchant-elements');
-    const { stdout } = await promisify(execFile)(command, [file], { cwd: world.dir, env: { ...process.env, ...env, PROXY_URL: proxyUrl } });
+    const { stdout } = await promisify(execFile)(command, [file], { cwd: world.dir, env: { ...world.env, ...env, PROXY_URL: proxyUrl } });
     expect(stdout).toContain(`<pay-by-mobile proxy="${proxyUrl}"`);
     const token = /token="([^"]+)"/.exec(stdout)![1]!;
     const lookup = await fetch(`${proxyUrl}/accounts/lookup`, {
