@@ -37,11 +37,9 @@ export function checkout(order: Order, e: CheckoutEvent, env: TransitionEnv): St
   const held = heldByMobileMoney(order, env);
   if (held) return { order, reply: held };
 
+  // Time has passed first (`tickSessions`): a creation still `creating` is within its lease.
   const live = liveSession(order);
-  if (live?.phase === 'creating') {
-    if (env.now - live.startedAt <= env.leaseMs) return { order, reply: { kind: 'wait' } };
-    return { order: withSession(order, live.ordinal, (s) => ({ ...s, phase: 'unknown' })), reply: unconfirmed('unknown') };
-  }
+  if (live?.phase === 'creating') return { order, reply: { kind: 'wait' } };
   if (live?.phase === 'unknown') return { order, reply: unconfirmed('unknown') };
   if (live) return { order, reply: isPayable(live, env.now) ? { kind: 'session', ordinal: live.ordinal } : unconfirmed(live.status) };
 

@@ -41,14 +41,10 @@ export function pay(order: Order, e: PayEvent, env: TransitionEnv): Step<Order> 
   if (held) return { order, reply: held };
   if (order.conflict) return { order, reply: conflictRefusal(order) };
 
-  let next = order;
-  let live = liveTry(next);
-  if (live?.phase === 'sending') {
-    if (env.now - (live.sentAt ?? 0) <= env.leaseMs) return { order, reply: { kind: 'wait' } };
-    // Its request vanished (the process died mid-send): what it did upstream is unknown from now on.
-    next = withTry(next, live.ordinal, (t) => ({ ...t, phase: 'unknown', unknownReason: 'lease' }));
-    live = liveTry(next);
-  }
+  // Time has passed first (`tickTries`): a send still `sending` is within its lease.
+  const next = order;
+  const live = liveTry(next);
+  if (live?.phase === 'sending') return { order, reply: { kind: 'wait' } };
   if (live) {
     if (live.msisdn !== e.msisdn) {
       const masked = maskPhone(live.msisdn);
