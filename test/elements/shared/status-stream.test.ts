@@ -8,7 +8,7 @@ interface Status {
   status: string;
 }
 
-const FAST = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, idleTimeout: 2_000 };
+const FAST = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, heartbeat: 700 };
 
 describe('parseSse', () => {
   const parse = (text: string) => {
@@ -119,7 +119,7 @@ describe('StatusStreamController', () => {
   });
 
   it('takes a silent connection for dead and opens another', async () => {
-    stream.timings = { ...FAST, idleTimeout: 100 };
+    stream.timings = { ...FAST, heartbeat: 40 };
     proxy.stream('/payments/R1/events');
     start();
     await opened(1);
