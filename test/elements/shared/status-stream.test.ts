@@ -129,6 +129,37 @@ describe('StatusStreamController', () => {
     await waitUntil(() => seen.includes('COMPLETED'));
   });
 
+  it('reconnects at once when the browser comes back online, and says while the connection is gone', async () => {
+    stream.timings = { ...FAST, baseDelay: 60_000, maxDelay: 60_000 };
+    proxy.stream('/payments/R1/events');
+    start();
+    await opened(1);
+    streamN(1).status({ status: 'PENDING' }, '7');
+    await waitUntil(() => seen.length == 1);
+    expect(stream.offline).to.be.false;
+    streamN(1).drop();
+    await waitUntil(() => stream.offline, 'the lost connection is said');
+    // The next try would wait a minute; the network coming back does not.
+    dispatchEvent(new Event('online'));
+    await opened(2);
+    expect(streamN(2).request.headers.get('last-event-id')).to.equal('7');
+    await waitUntil(() => !stream.offline, 'answered again');
+    streamN(2).status({ status: 'COMPLETED' });
+    await waitUntil(() => seen.includes('COMPLETED'));
+  });
+
+  it('reconnects at once when the page is shown again', async () => {
+    stream.timings = { ...FAST, baseDelay: 60_000, maxDelay: 60_000 };
+    proxy.stream('/payments/R1/events');
+    start();
+    await opened(1);
+    streamN(1).end();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(proxy.streams, 'waiting a minute before reconnecting').to.have.length(1);
+    document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+    await opened(2);
+  });
+
   it('stops with an error on a refusal retrying cannot fix', async () => {
     proxy.on('GET', '/payments/R1/events', () => problem(401, 'TOKEN_EXPIRED'));
     start();
