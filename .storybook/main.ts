@@ -6,8 +6,8 @@ const config: StorybookConfig = {
   // The guides (README and docs/, one page each, written by scripts/docs/site.ts) beside the elements' stories.
   stories: ['../stories/**/*.mdx', '../stories/**/*.stories.ts', './guides/*.mdx'],
   // The fake hosted checkout page the popup and tab modes open (stories/public/hosted-checkout.html), and
-  // the guides' pictures.
-  staticDirs: ['../stories/public', { from: '../docs/screenshots', to: '/screenshots' }],
+  // the guides' pictures, and the OpenAPI document (scripts/docs/site.ts copies it there).
+  staticDirs: ['../stories/public', { from: '../docs/screenshots', to: '/screenshots' }, { from: './guides/api', to: '/api' }],
   addons: ['@storybook/addon-docs', '@storybook/addon-a11y'],
   framework: { name: '@storybook/web-components-vite', options: {} },
   core: {

@@ -11,15 +11,17 @@ import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { document, machine, resultsTable, writeDocument, type SectionResult } from './lib/report.js';
+import { cliStart } from './sections/cli-start.js';
 import { firstRender } from './sections/first-render.js';
 import { fanOut } from './sections/fan-out.js';
 import { proxyOverhead } from './sections/proxy-overhead.js';
 import { scale } from './sections/scale.js';
+import { slowPhone } from './sections/slow-phone.js';
 import { bundleSizes } from './sections/sizes.js';
 import { soak, startSoakServers } from './sections/soak.js';
 
 const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-const SECTIONS = ['sizes', 'overhead', 'fanout', 'render', 'soak', 'scale'] as const;
+const SECTIONS = ['sizes', 'overhead', 'fanout', 'render', 'phone', 'soak', 'scale', 'cli'] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, write: { type: 'boolean' } } });
@@ -47,14 +49,16 @@ const run = async (name: SectionName, title: string, section: () => Promise<Sect
   sections.push({ ...result, run: `Run of ${date}; load average at its start ${load} (1, 5, 15 min).` });
 };
 try {
-  // The size section builds the CDN module the render section serves.
+  // The size section builds the CDN folder the render and slow-phone sections serve.
   await run('sizes', 'bundle sizes', () => bundleSizes(cdnDir));
-  if (wanted('render') && !wanted('sizes')) await bundleSizes(cdnDir);
+  if ((wanted('render') || wanted('phone')) && !wanted('sizes')) await bundleSizes(cdnDir);
   await run('overhead', 'proxy overhead (autocannon)', () => proxyOverhead(log));
   await run('fanout', 'status-relay fan-out', () => fanOut(log));
   await run('render', 'element first render (Chromium)', () => firstRender(cdnDir));
+  await run('phone', 'slow phone (Chromium, emulated networks)', () => slowPhone(cdnDir, log));
   await run('soak', 'soak', () => soak(log, soakServers!));
   await run('scale', 'scale: a flash sale on one instance', () => scale(log));
+  await run('cli', 'CLI start (help, against every module imported first)', cliStart);
 } finally {
   await rm(cdnDir, { recursive: true, force: true });
   await soakServers?.then(async ({ sandbox, merchant }) => {

@@ -11,10 +11,11 @@ import { formatMessage } from 'publint/utils';
 
 /**
  * The only files a published package may hold (npm adds package.json, the README and the licence itself):
- * code, its types and the elements' manifest. The guides, their pictures and the example shops stay in the
- * repository, which the README links to: an application's install carries none of them.
+ * code, its types, the elements' manifest, and the guides the README links to, as text (docs/*.md), so that
+ * every link of the README leads somewhere on npm and in node_modules. Their pictures and the example shops
+ * stay in the repository: an application's install carries none of them.
  */
-const PUBLISHED = /^(package\.json|README\.md|openapi\.json|LICENSE(\.\w+)?|custom-elements\.json|bin\/merchant-elements(-server)?\.js|dist\/.+\.(js|d\.ts))$/;
+const PUBLISHED = /^(package\.json|README\.md|docs\/[\w-]+\.md|openapi\.json|LICENSE(\.\w+)?|custom-elements\.json|bin\/merchant-elements(-server)?\.js|dist\/.+\.(js|d\.ts))$/;
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 

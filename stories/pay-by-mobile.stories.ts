@@ -70,10 +70,19 @@ async function pay(canvas: HTMLElement, number: string) {
   return el;
 }
 
-export const Loading: Story = {
-  name: 'Loading (reading the order)',
-  parameters: { proxy: { hang: ['order'] } },
-  play: ({ canvasElement }) => reach(the(canvasElement), 'loading', 'Checking the order'),
+export const OrderUnanswered: Story = {
+  name: 'Idle, the order not answered yet',
+  parameters: {
+    proxy: { hang: ['order'] },
+    docs: { description: { story: 'The form is drawn at once; where the order stands is read meanwhile, and Continue waits for its answer.' } },
+  },
+  play: async ({ canvasElement }) => {
+    const el = the(canvasElement);
+    await reach(el, 'idle', 'Mobile money number');
+    await typeInto(el, 'phone-input', '024 000 0001');
+    await press(el, 'continue-button');
+    await reach(el, 'looking-up', 'Finding the account');
+  },
 };
 
 export const Idle: Story = {

@@ -1,7 +1,7 @@
 // dist/cdn: the files a page loads with a script tag, built from src with Lit inside, minified.
 //
 // - loader.js, the one script of a page, and what it imports on demand: otp-verify.js, pay-by-mobile.js and
-//   checkout-button.js (one module per element), the chunk all three share (shared-<hash>.js: Lit
+//   checkout-button.js (one module per element), the chunk all three share (shared.js: Lit
 //   and most of src/elements/shared, split once), and fr.js (the French words; a classic script as well as a module, so
 //   that it also translates the one-file builds);
 // - merchant-elements.js (ES module) and merchant-elements.iife.js (classic script): all three elements in
@@ -70,10 +70,11 @@ async function elementModules(): Promise<CdnFiles> {
   const split = await chunksOf(
     libBuild(ELEMENT_MODULES, 'es', {
       codeSplitting: { groups: [{ name: 'shared', minShareCount: Object.keys(ELEMENT_MODULES).length }] },
-      chunkFileNames: '[name]-[hash].js',
+      // Named by role, not by content: a page names it in a `modulepreload` hint (docs/elements.md).
+      chunkFileNames: '[name].js',
     }),
   );
-  const shared = [...split.keys()].filter((name) => name.startsWith('shared-'));
+  const shared = [...split.keys()].filter((name): boolean => name == 'shared.js');
   if (shared.length !== 1) throw new Error(`the element modules should share one chunk, got ${shared.join(', ') || 'none'}`);
   const sharedChunk = shared[0]!;
   const files = new Map([[sharedChunk, split.get(sharedChunk)!]]);

@@ -1,6 +1,8 @@
 // The figures the guides quote about limits, deadlines and retention, read from the constants the proxy
 // runs with: docs/operations.md's defaults table and docs/webhooks.md's delivery sentence.
 import { SERVICE_TIMEOUTS } from '../../src/cli/proxy-service.js';
+import { DEFAULT_PRE_STOP_SECONDS } from '../../src/cli/serve-command.js';
+import { providerClientConfigSchema } from '../../src/provider/client.js';
 import { resolveConfig, type ResolvedProxyConfig } from '../../src/proxy/config.js';
 import { DEFAULT_LIMITS, type LimitName } from '../../src/proxy/config-limits.js';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from '../../src/proxy/middleware/body.js';
@@ -56,6 +58,8 @@ export function defaultsTable(): string {
   const config = resolvedDefaults();
   const relay = relayOptions({ config } as unknown as ProxyContext);
   const webhooks = config.webhooks!;
+  const breaker = providerClientConfigSchema.shape.circuitBreaker.parse(undefined);
+  if (!breaker) throw new Error('the circuit breaker is on by default');
   const rows: [string, string, string][] = [
     ['element token lifetime', `${duration(DEFAULT_TOKEN_TTL_SEC * 1000)}`, '`expiresIn` when minting'],
     ['payment attempts per order', String(DEFAULT_MAX_ATTEMPTS), '`maxAttempts` when minting'],
@@ -75,9 +79,12 @@ export function defaultsTable(): string {
     ['each instance sweeps unsettled payments', `every ${duration(relay.sweepIntervalMs)}`, '`relay.sweepIntervalMs`'],
     ['hooks retried', `for ${duration(DEFAULT_OUTBOX_OPTIONS.maxAgeMs)}, backing off from ${duration(DEFAULT_OUTBOX_OPTIONS.backoffMs)} to ${duration(DEFAULT_OUTBOX_OPTIONS.maxBackoffMs)}; a delivery's lease ${duration(DEFAULT_OUTBOX_OPTIONS.leaseMs)}`, '`relay.outbox*`'],
     ['webhooks: each try, retried', `${duration(webhooks.timeoutMs)} per try; retried for ${duration(webhooks.maxAgeMs)}`, '`webhooks.timeoutMs`, `webhooks.maxAgeMs`'],
+    ['a provider interface failing: its circuit opens', `at ${breaker.threshold * 100} % failures over at least ${breaker.minimumCalls} calls in ${duration(breaker.windowMs)}; a trial call ${duration(breaker.halfOpenAfterMs)} later, then twice as long after each failed trial, at most ${duration(breaker.maxHalfOpenAfterMs)}`, '`circuitBreaker`'],
+    ['an outage in the log', `told once, then a line with its count every ${duration(config.outageSummaryIntervalMs)}, and one when it ends`, '`outageSummaryIntervalMs`'],
     ['records, webhooks and their state kept', duration(RECORD_TTL_MS), ''],
     ['request bodies', `JSON, at most ${MAX_BODY_BYTES / 1024} kB, arriving within ${duration(BODY_TIMEOUT_MS)}`, '`bodyTimeoutMs`'],
     ['`serve`: headers, whole request, idle keep-alive', `${duration(SERVICE_TIMEOUTS.headersTimeoutMs)}, ${duration(SERVICE_TIMEOUTS.requestTimeoutMs)}, ${duration(SERVICE_TIMEOUTS.keepAliveTimeoutMs)}`, ''],
+    ['`serve`: on SIGTERM, `/ready` answers 503 first for', DEFAULT_PRE_STOP_SECONDS === 0 ? 'no time (no pre-stop window)' : duration(DEFAULT_PRE_STOP_SECONDS * 1000), '`PRE_STOP_SECONDS`'],
     ['`serve`: on SIGTERM, requests in flight get', duration(SERVICE_TIMEOUTS.shutdownGraceMs), ''],
     ['`serve`: start-up waits for the store', duration(SERVICE_TIMEOUTS.readyTimeoutMs), ''],
   ];

@@ -9,6 +9,7 @@ import { openApiDocument } from '../../src/protocol/openapi.js';
 import { defaultsTable, webhookDelivery } from './defaults.js';
 import { buildManifest, elementsReference } from './elements.js';
 import { errorCodesTable } from './error-codes.js';
+import { openApiReference } from './openapi-reference.js';
 import { serverApiTable } from './server-api.js';
 import { renderStateTables } from './state-table.js';
 
@@ -27,6 +28,7 @@ export const BLOCKS: Record<string, Block> = {
   defaults: { doc: 'docs/operations.md', make: defaultsTable },
   'webhook-delivery': { doc: 'docs/webhooks.md', make: webhookDelivery },
   'server-api': { doc: 'docs/server-api.md', make: serverApiTable },
+  'openapi-reference': { doc: 'docs/openapi.md', make: openApiReference },
   'state-table': { doc: 'docs/design.md', make: renderStateTables },
 };
 

@@ -1,8 +1,10 @@
 // The docs site: one Storybook docs page per page of the README and docs/, under "Guides", beside the
 // elements' own pages (their reference from custom-elements.json, their stories as live examples). Writes
 // .storybook/guides/ (not committed): an MDX file per page, which renders the Markdown itself (so a page is
-// never copied), and pages.json, each page's Storybook id. `npm run storybook` and `build-storybook` run it.
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+// never copied), pages.json, each page's Storybook id, and api/openapi.json, the server package's OpenAPI
+// document, which the site serves at /api/openapi.json and its OpenAPI page links to. `npm run storybook`
+// and `build-storybook` run it.
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -19,6 +21,7 @@ export const LABELS: Record<string, string> = {
   'docs/webhooks.md': 'Webhooks',
   'docs/tokens.md': 'Tokens',
   'docs/server-api.md': 'Server API',
+  'docs/openapi.md': 'OpenAPI reference',
   'docs/elements.md': 'Elements',
   'docs/operations.md': 'Operations',
   'docs/troubleshooting.md': 'Troubleshooting',
@@ -30,6 +33,14 @@ export const LABELS: Record<string, string> = {
   'docs/design.md': 'Design',
   'docs/benchmarks.md': 'Benchmarks',
   'docs/development.md': 'Development',
+};
+
+/** Where the site serves the OpenAPI document (`.storybook/main.ts` serves OUT/api there). */
+export const OPENAPI_URL = 'api/openapi.json';
+
+/** What a page shows above its Markdown: the OpenAPI page a link to the document itself. */
+const BEFORE: Record<string, string> = {
+  'docs/openapi.md': `<p><a href="${OPENAPI_URL}" download="openapi.json">Download openapi.json</a> (OpenAPI 3.1, this version’s).</p>`,
 };
 
 /** Storybook's id of a docs page titled `title` (its own sanitising: lower case, runs of other characters to `-`). */
@@ -52,7 +63,8 @@ export async function sitePages(): Promise<{ file: string; title: string; id: st
 async function run(): Promise<void> {
   const pages = await sitePages();
   await rm(OUT, { recursive: true, force: true });
-  await mkdir(OUT, { recursive: true });
+  await mkdir(`${OUT}api`, { recursive: true });
+  await copyFile(`${ROOT}packages/merchant-elements-server/openapi.json`, `${OUT}${OPENAPI_URL}`);
   await writeFile(`${OUT}pages.json`, `${JSON.stringify(Object.fromEntries(pages.map((p) => [p.file, p.id])), null, 2)}\n`);
   for (const [i, page] of pages.entries()) {
     const mdx = [
@@ -63,6 +75,7 @@ async function run(): Promise<void> {
       '',
       `<Meta title=${JSON.stringify(page.title)} />`,
       '',
+      ...(BEFORE[page.file] ? [BEFORE[page.file]!, ''] : []),
       `<Guide source={source} page=${JSON.stringify(page.file)} pages={pages} />`,
       '',
     ].join('\n');

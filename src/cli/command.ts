@@ -17,15 +17,23 @@ export interface CliCommand {
   run(args: string[], io: CliIo): Promise<number>;
 }
 
+/**
+ * A command as the overview lists it, and how to get the rest: its module is imported only when it runs
+ * or its help is shown (commands.ts).
+ */
+export interface CommandEntry extends Pick<CliCommand, 'name' | 'synopsis' | 'summary'> {
+  load(): Promise<CliCommand>;
+}
+
 /** What {@link findCommand} found: the command and the arguments after its name. */
-export interface CommandMatch {
-  command: CliCommand;
+export interface CommandMatch<C = CommandEntry> {
+  command: C;
   args: string[];
 }
 
 /** The command whose name the arguments start with (the longest such name), if any. */
-export function findCommand(commands: readonly CliCommand[], argv: readonly string[]): CommandMatch | undefined {
-  let best: CommandMatch | undefined;
+export function findCommand<C extends Pick<CliCommand, 'name'>>(commands: readonly C[], argv: readonly string[]): CommandMatch<C> | undefined {
+  let best: CommandMatch<C> | undefined;
   for (const command of commands) {
     const words = command.name.split(' ');
     const matches = words.every((word, i) => argv[i] === word);
@@ -37,11 +45,11 @@ export function findCommand(commands: readonly CliCommand[], argv: readonly stri
 }
 
 /** The commands of a group (`sms` → `sms send`, `sms bulk`, …); empty when `word` names no group. */
-export function commandsOfGroup(commands: readonly CliCommand[], word: string | undefined): CliCommand[] {
+export function commandsOfGroup<C extends Pick<CliCommand, 'name'>>(commands: readonly C[], word: string | undefined): C[] {
   return commands.filter((command) => command.name.includes(' ') && command.name.split(' ')[0] === word);
 }
 
 /** Lines of the overview: each command's name and synopsis, then its summary indented. */
-export function overviewOf(commands: readonly CliCommand[]): string {
+export function overviewOf(commands: readonly Pick<CliCommand, 'name' | 'synopsis' | 'summary'>[]): string {
   return commands.map((command) => `  ${`${command.name} ${command.synopsis}`.trimEnd()}\n      ${command.summary}`).join('\n');
 }

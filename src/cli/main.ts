@@ -1,9 +1,12 @@
-import { commandsOfGroup, findCommand, overviewOf } from './command.js';
+import { commandsOfGroup, findCommand, overviewOf, type CliCommand } from './command.js';
 import { CHECKOUT_ONLY, COMMANDS } from './commands.js';
 import { EXIT, UsageError } from './errors.js';
 import { processIo, redactingIo, type CliIo } from './io.js';
-import { programOfScript, setProgram, withProgram } from './program.js';
-import { reportError } from './report-error.js';
+import { program, programOfScript, setProgram, withProgram } from './program.js';
+
+// Only what every run needs is imported above: each command's module (and the proxy, the provider client or
+// Express behind it) is imported when that command runs or shows its help (commands.ts), and the error
+// report, which knows the provider's errors, when something fails.
 
 /** The overview printed by `merchant-elements help` and with an unknown command. */
 export const USAGE = `Usage: merchant-elements <command> [options]
@@ -33,18 +36,37 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   // Usage lines name the command as it was run (merchant-elements-server where that is all there is).
   const out: CliIo = { ...redacted, stdout: (text) => redacted.stdout(withProgram(text)), stderr: (text) => redacted.stderr(withProgram(text)) };
   const [first, ...rest] = argv;
-  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
-    const match = first === 'help' ? findCommand(COMMANDS, rest) : undefined;
-    out.stdout(match ? match.command.help : USAGE);
+  const helpWanted = (word: string | undefined) => word === '--help' || word === '-h';
+  if (first === undefined || first === 'help' || helpWanted(first)) {
+    const wanted = first === 'help' ? rest : [];
+    const match = findCommand(COMMANDS, wanted);
+    const group = match ? undefined : groupHelp(wanted[0]);
+    out.stdout(match ? (await match.command.load()).help : (group ?? USAGE));
     return first === undefined ? EXIT.usage : EXIT.ok;
   }
+  // `orders --help`: the group's commands, as `help orders` shows them.
+  const group = helpWanted(rest[0]) ? groupHelp(first) : undefined;
+  if (group !== undefined) {
+    out.stdout(group);
+    return EXIT.ok;
+  }
   const match = findCommand(COMMANDS, argv);
+  let command: CliCommand | undefined;
   try {
     if (!match) throw unknownCommand(argv);
-    return await match.command.run(match.args, out);
+    command = await match.command.load();
+    return await command.run(match.args, out);
   } catch (err) {
-    return reportError(match?.command, err, out, USAGE);
+    const { reportError } = await import('./report-error.js');
+    return reportError(command, err, out, USAGE);
   }
+}
+
+/** The help of a group of commands (`orders`, `webhooks`, `sms`…): each one's synopsis and summary; none for another word. */
+function groupHelp(word: string | undefined): string | undefined {
+  const group = commandsOfGroup(COMMANDS, word);
+  if (group.length === 0) return undefined;
+  return `Usage: merchant-elements ${word} <command> [options]\n\nCommands:\n${overviewOf(group)}\n\n` + `Each takes --help: ${program()} ${word} <command> --help\n`;
 }
 
 /** The usage error for arguments that name no command, listing a group's commands when one was named. */

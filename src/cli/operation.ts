@@ -6,13 +6,15 @@ import { clientFromEnv } from './env.js';
 import { EXIT, UsageError } from './errors.js';
 import type { CliIo } from './io.js';
 import { formatJson } from './output.js';
+import { stringFlag, type OptionValues } from './option-values.js';
+
+export { listFlag, stringFlag, type OptionValues } from './option-values.js';
 import { withHint } from './report-error.js';
 
 /** Option definitions as `node:util` parseArgs takes them. */
 export type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
 /** Parsed flags: a string, a list of strings (`multiple`) or a boolean. */
-export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /** What an operation gets to do its work. */
 export interface OperationInput {
@@ -63,19 +65,6 @@ const SHARED_HELP = [
   '--sandbox-url URL   root URL of the sandbox (overrides SANDBOX_URL; default http://127.0.0.1:4010)',
   '--help              show this text',
 ];
-
-/** The flag's value as a string, or undefined when absent. */
-export function stringFlag(values: OptionValues, name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** Every value of a `multiple` flag. */
-export function listFlag(values: OptionValues, name: string): string[] {
-  const value = values[name];
-  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
-  return typeof value === 'string' ? [value] : [];
-}
 
 /** Turns an operation spec into a command: parsing, `--help`, the client, the call and the output. */
 export function operation<T>(spec: OperationSpec<T>): CliCommand {

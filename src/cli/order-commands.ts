@@ -1,10 +1,53 @@
 import type { UnresolvedOrder } from '../protocol/index.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './errors.js';
-import { stringFlag, type OptionValues } from './operation.js';
-import { formatJson, formatTable } from './output.js';
+import { stringFlag, type OptionValues } from './option-values.js';
+import { formatFields, formatJson, formatTable, type FieldValue } from './output.js';
 import { program } from './program.js';
-import { parseServerApiArgs, SERVER_API_FLAGS, SERVER_API_NOTES, serverApiCall, serverApiTarget } from './server-api-client.js';
+import { ProxyCallError, parseServerApiArgs, SERVER_API_FLAGS, SERVER_API_NOTES, serverApiCall, serverApiTarget } from './server-api-client.js';
+
+const SHOW_HELP = () =>
+  [
+    `Usage: ${program()} orders show <reference> [--url URL] [--json]`,
+    '',
+    "Show an order's payment (its completed attempt, else its current one) and its checkout (its completed",
+    'session, else its latest), as the proxy reads them: the same as the server API\'s order reads.',
+    '',
+    'Options:',
+    ...SERVER_API_FLAGS.map((line) => `  ${line}`),
+    '',
+    ...SERVER_API_NOTES,
+    '',
+  ].join('\n');
+
+/** `orders show <reference>`: an order's payment and checkout. */
+export const ordersShowCommand: CliCommand = {
+  name: 'orders show',
+  synopsis: '<reference>',
+  summary: "Show an order's payment and checkout as a running proxy reads them",
+  get help() {
+    return SHOW_HELP();
+  },
+  async run(argv, io) {
+    const parsed = parseServerApiArgs(argv, io, SHOW_HELP(), {}, { count: 1, name: '<reference>' });
+    if (!parsed) return EXIT.ok;
+    const reference = parsed.positionals[0]!.trim();
+    if (reference === '') throw new UsageError('the order reference must not be empty');
+    const target = serverApiTarget(parsed.values, io.env);
+    const read = (what: 'payment' | 'checkout') =>
+      serverApiCall(target, 'GET', `/server/orders/${encodeURIComponent(reference)}/${what}`, { nullWhenNotFound: true }) as Promise<Record<string, FieldValue> | null>;
+    const [payment, checkout] = await Promise.all([read('payment'), read('checkout')]);
+    if (!payment && !checkout) throw new ProxyCallError(`no order "${reference}": no payment and no checkout (orders are kept 7 days)`);
+    if (parsed.values.json === true) {
+      io.stdout(formatJson({ payment, checkout }));
+      return EXIT.ok;
+    }
+    const part = (title: string, snapshot: Record<string, FieldValue> | null) =>
+      snapshot ? `${title}\n${formatFields(Object.entries(snapshot).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => [`  ${k}`, v] as const))}\n` : '';
+    io.stdout([part('payment', payment), part('checkout', checkout)].filter(Boolean).join('\n'));
+    return EXIT.ok;
+  },
+};
 
 const UNRESOLVED_HELP = () =>
   [

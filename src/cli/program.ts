@@ -24,5 +24,5 @@ export function programOfScript(script: string | undefined): string {
 
 /** `text` with its usage lines naming the command as the user runs it. */
 export function withProgram(text: string): string {
-  return current === DEFAULT_PROGRAM ? text : text.replace(/^Usage: merchant-elements\b/gm, `Usage: ${current}`);
+  return current === DEFAULT_PROGRAM ? text : text.replace(/^Usage: merchant-elements(?![\w-])/gm, `Usage: ${current}`);
 }

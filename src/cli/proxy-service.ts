@@ -10,6 +10,9 @@ import { createServiceServer, SERVICE_TIMEOUTS, type DrainReport, type ServiceSe
 
 export { SERVICE_TIMEOUTS } from './service-server.js';
 
+/** Where the server API's own listener answers Prometheus scrapes. */
+export const METRICS_PATH = '/metrics';
+
 /** Where and how the service listens, from the flags and the environment. */
 export interface ServiceOptions {
   port: number;
@@ -25,10 +28,18 @@ export interface ServiceOptions {
    * `port` serves no `/server/` path at all. Absent: the server API is under the mount path of `port`.
    */
   serverApi?: { port: number; host: string } | undefined;
+  /**
+   * The pre-stop window (PRE_STOP_SECONDS, 0 by default): on SIGTERM, `/ready` answers 503 this long while
+   * every request is still served as usual, so that a balancer probing readiness stops sending here before
+   * any connection closes.
+   */
+  preStopMs?: number;
   /** The environment (DESIGN's configuration table). */
   env: NodeJS.ProcessEnv;
   /** A logger to use instead of JSON lines on stdout (tests). */
   logger?: Logger;
+  /** How the pre-stop window is waited out (tests end it when they choose). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** A running `merchant-elements serve`. */
@@ -41,9 +52,10 @@ export interface RunningService {
   server: Server;
   logger: Logger;
   /**
-   * Graceful shutdown: stops accepting connections, closes idle ones at once, ends the event streams, lets
-   * requests in flight finish (at most `shutdownGraceMs`), then stops the proxy (`proxy.close()`: pollers,
-   * deliveries in flight, the store).
+   * Graceful shutdown: `/ready` answers 503 from now on, and for the pre-stop window (`preStopMs`) nothing
+   * else changes; then it stops accepting connections, answers every request already received, closes idle
+   * connections, ends the event streams, lets requests in flight finish (at most `shutdownGraceMs`), then
+   * stops the proxy (`proxy.close()`: pollers, deliveries in flight, the store).
    */
   close(): Promise<void>;
 }
@@ -106,7 +118,7 @@ export async function startProxyService(options: ServiceOptions): Promise<Runnin
   const proxy = createMerchantProxy(serviceConfig(options.env, logger));
   const log = proxy.logger;
   try {
-    await withTimeout(proxy.ready(), SERVICE_TIMEOUTS.readyTimeoutMs, 'the store did not answer in time (check REDIS_URL)');
+    await withTimeout(proxy.ready(), SERVICE_TIMEOUTS.readyTimeoutMs, 'the store did not answer in time (check REDIS_URL or REDIS_SENTINELS)');
   } catch (err) {
     await proxy.close();
     throw err;
@@ -135,8 +147,10 @@ export async function startProxyService(options: ServiceOptions): Promise<Runnin
       health: `${url}${PROXY_PATHS.health}`,
       ready: `${url}${READY_PATH}`,
       serverApi: `${serverApiUrl ?? url}${options.path}${SERVER_PATHS.prefix}`,
+      // Only on the server API's own port: without one, nothing serves them (set SERVER_API_PORT).
+      metrics: serverApiUrl ? `${serverApiUrl}${METRICS_PATH}` : null,
       trustProxy: options.trustProxy,
-      store: proxy.config.redisUrl ? 'redis' : 'memory',
+      store: proxy.config.redisUrl || proxy.config.redisSentinel ? 'redis' : 'memory',
     },
     'listening',
   );
@@ -144,6 +158,12 @@ export async function startProxyService(options: ServiceOptions): Promise<Runnin
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      proxy.markDraining();
+      const preStopMs = options.preStopMs ?? 0;
+      if (preStopMs > 0) {
+        log.info({ preStopMs }, 'shutting down: /ready answers 503 for the pre-stop window, requests are still served');
+        await (options.sleep ?? sleep)(preStopMs);
+      }
       log.info(
         { graceMs: SERVICE_TIMEOUTS.shutdownGraceMs },
         'shutting down: no new connections, idle ones closed, event streams ended, requests in flight finishing',
@@ -167,9 +187,13 @@ function publicApp(proxy: MerchantProxy, options: ServiceOptions, serverApiApart
   return app;
 }
 
-/** The server API's own listener: `<path>/server/…` (the same URLs as on a single port), and the probes. */
+/**
+ * The server API's own listener: `<path>/server/…` (the same URLs as on a single port), the probes, and
+ * `/metrics` for the scraper: only here, never on the public port (DESIGN: metrics).
+ */
 function serverApiApp(proxy: MerchantProxy, options: ServiceOptions): Express {
   const app = baseApp(proxy, options);
+  app.get(METRICS_PATH, (req, res) => proxy.metrics.handler(req, res));
   app.use(options.path, (req, res, next) => (isServerPath(req.path) ? proxy.router(req, res, next) : next()));
   app.use(notFound(proxy, `${options.path}${SERVER_PATHS.prefix}`));
   return app;
@@ -214,6 +238,10 @@ function urlOf(host: string, port: number): string {
 
 function sum(reports: DrainReport[]): DrainReport {
   return reports.reduce((a, b) => ({ idle: a.idle + b.idle, inFlight: a.inFlight + b.inFlight, streams: a.streams + b.streams }));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

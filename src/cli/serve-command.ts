@@ -5,6 +5,9 @@ import { CliConfigError, EXIT, UsageError } from './errors.js';
 import { parseTrustProxy, serviceConfigProblems, startProxyService, type ServiceOptions } from './proxy-service.js';
 import { serveUntilStopped } from './serve.js';
 
+/** Default pre-stop window of `merchant-elements serve` (PRE_STOP_SECONDS): none. */
+export const DEFAULT_PRE_STOP_SECONDS = 0;
+
 /** Default port of `merchant-elements serve`. */
 export const DEFAULT_SERVE_PORT = 8080;
 
@@ -34,7 +37,7 @@ Run the merchant proxy as a service of its own, for shops whose server is not Ex
 Rails, Next.js): the elements' routes at the mount path, the server API under <path>/server/ for the
 shop's backend, /health (liveness) and /ready (readiness) for probes, JSON logs on stdout. Configured by
 the proxy's environment variables (PROVIDER_ENV, credentials, PROXY_TOKEN_SECRET, PROXY_SERVER_KEY,
-PROXY_ALLOWED_ORIGINS, REDIS_URL, ...; see the README). Stops gracefully on SIGTERM or SIGINT.
+PROXY_ALLOWED_ORIGINS, REDIS_URL or REDIS_SENTINELS, ...; see the README). Stops gracefully on SIGTERM or SIGINT.
 
 Options (each also read from the variable named):
   --port N              port to listen on (PORT, default ${DEFAULT_SERVE_PORT}; 0 picks a free one)
@@ -50,8 +53,10 @@ Environment only:
   TRUST_PROXY       Express "trust proxy": true, a hop count, or addresses and subnets of the
                     reverse proxies in front (default: none trusted)
   LOG_LEVEL         fatal, error, warn, info (default), debug or silent
+  PRE_STOP_SECONDS  on SIGTERM, answer /ready with 503 this long before connections close, so a
+                    balancer probing readiness stops sending here first (default 0, at most 300)
 
-Exit codes: 0 stopped; 1 failed to start (port in use, store unreachable); 2 bad option;
+Exit codes: 0 stopped; 1 failed to start (port in use, store unreachable or of a newer format); 2 bad option;
 3 bad configuration (every problem of the environment listed, each under its variable).
 `;
 
@@ -129,7 +134,10 @@ export function serviceOptions(flags: ServeFlags, env: NodeJS.ProcessEnv): Servi
   } catch (err) {
     problems.push(`TRUST_PROXY: ${(err as Error).message}`);
   }
+  const preStop = env.PRE_STOP_SECONDS?.trim() || String(DEFAULT_PRE_STOP_SECONDS);
+  const preStopSeconds = /^\d+$/.test(preStop) ? Number(preStop) : Number.NaN;
+  if (!(preStopSeconds >= 0 && preStopSeconds <= 300)) problems.push(`PRE_STOP_SECONDS: must be a whole number of seconds from 0 to 300, got "${preStop}"`);
   problems.push(...serviceConfigProblems(env));
   if (problems.length > 0) throw new CliConfigError(problems);
-  return { port, host, path, trustProxy, logLevel, env, ...(apiPort === undefined ? {} : { serverApi: { port: apiPort, host: apiHost } }) };
+  return { port, host, path, trustProxy, logLevel, preStopMs: preStopSeconds * 1000, env, ...(apiPort === undefined ? {} : { serverApi: { port: apiPort, host: apiHost } }) };
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CliConfigError, UsageError } from './errors.js';
 import type { CliIo } from './io.js';
-import { stringFlag, type OptionValues } from './operation.js';
+import { stringFlag, type OptionValues } from './option-values.js';
 import { program } from './program.js';
 
 /** Why a call to the proxy's server API failed: printed as one line, exit code 1. */
@@ -39,14 +39,14 @@ export function serverApiTarget(values: OptionValues, env: NodeJS.ProcessEnv): {
 
 /**
  * One call to the server API; the parsed JSON of a 2xx answer, else a ProxyCallError saying why (the proxy's
- * code and sentence when it gave them). A POST carries `body` (`{}` by default) as JSON: the proxy's router
+ * code and sentence when it gave them; null for a 404 with `nullWhenNotFound`). A POST carries `body` (`{}` by default) as JSON: the proxy's router
  * takes JSON bodies only (415 otherwise).
  */
 export async function serverApiCall(
   target: { base: string; key: string },
   method: 'GET' | 'POST',
   path: string,
-  options: { body?: unknown; notFound?: string } = {},
+  options: { body?: unknown; notFound?: string; nullWhenNotFound?: boolean } = {},
 ): Promise<unknown> {
   const { base, key } = target;
   let res: Response;
@@ -61,6 +61,7 @@ export async function serverApiCall(
   }
   const text = await res.text();
   if (res.status === 401 || res.status === 403) throw new ProxyCallError(`the proxy refused the server key (${res.status}); check PROXY_SERVER_KEY`);
+  if (res.status === 404 && options.nullWhenNotFound) return null;
   if (res.status === 404 && options.notFound) throw new ProxyCallError(options.notFound);
   if (res.status < 200 || res.status > 299) throw new ProxyCallError(`the proxy answered ${res.status}${messageOf(text)}`);
   try {

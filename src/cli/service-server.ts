@@ -42,10 +42,11 @@ export interface ServiceServer {
   /** Listens on `host:port`; resolves with the address taken. */
   listen(port: number, host: string): Promise<AddressInfo>;
   /**
-   * Graceful stop: no new connections; idle ones closed at once; event streams ended; each other
-   * connection closed as soon as its last request is answered; whatever is left cut at `deadline` (a
-   * time in ms, `Date.now()`-based). Answers from then on carry `Connection: close`. Resolves once every
-   * connection is gone.
+   * Graceful stop: no new connections; once the requests already received have reached their handlers
+   * (one turn of the event loop), idle connections closed; event streams ended; each other connection
+   * closed as soon as its last request is answered; whatever is left cut at `deadline` (a time in ms,
+   * `Date.now()`-based). Answers from then on carry `Connection: close`. Resolves once every connection is
+   * gone.
    */
   drain(deadline: number): Promise<DrainReport>;
 }
@@ -58,6 +59,9 @@ export interface ServiceServer {
 export function createServiceServer(app: RequestListener): ServiceServer {
   const active = new Map<Socket, Set<ServerResponse>>();
   let draining = false;
+  /** While draining: the connections with no request when it began that have not sent one since. */
+  const quiet = new Set<Socket>();
+  let report: DrainReport = { idle: 0, inFlight: 0, streams: 0 };
   const server = createServer(
     {
       headersTimeout: SERVICE_TIMEOUTS.headersTimeoutMs,
@@ -76,7 +80,11 @@ export function createServiceServer(app: RequestListener): ServiceServer {
         });
       }
       // While draining, every answer asks the client to send its next request elsewhere.
-      if (draining) res.setHeader('Connection', 'close');
+      if (draining) {
+        res.setHeader('Connection', 'close');
+        quiet.delete(socket);
+        report.inFlight += 1;
+      }
       app(req, res);
     },
   );
@@ -96,18 +104,25 @@ export function createServiceServer(app: RequestListener): ServiceServer {
           resolve(server.address() as AddressInfo);
         });
       }),
-    drain(deadline) {
+    async drain(deadline) {
       draining = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      const report: DrainReport = { idle: 0, inFlight: 0, streams: 0 };
+      report = { idle: 0, inFlight: 0, streams: 0 };
       for (const [socket, responses] of active) {
-        if (responses.size === 0) {
-          report.idle += 1;
-          socket.destroy();
-          continue;
-        }
+        if (responses.size === 0) quiet.add(socket);
+        report.inFlight += responses.size;
+      }
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A request whose bytes have arrived but that no handler has seen yet (the process was busy, or stopped
+      // and continued, when it came) looks like an idle connection until the parser reads it on a later turn
+      // of the event loop. Destroyed then, it was lost: behind a balancer, a POST answered 502. So the parser
+      // gets one full turn (its poll phase reads what the sockets hold) before anything counts as idle.
+      await nextTurn();
+      // Idle: no request when the drain began and none since (Node's own close() may have closed it already).
+      report.idle = quiet.size;
+      for (const socket of quiet) socket.destroy();
+      quiet.clear();
+      for (const responses of active.values()) {
         for (const res of responses) {
-          report.inFlight += 1;
           // Tell the client this connection ends with the answer, so it sends its next request elsewhere.
           if (!res.headersSent) res.setHeader('Connection', 'close');
           // An event stream never ends by itself: end it as a stream ends (the client reconnects elsewhere).
@@ -121,12 +136,19 @@ export function createServiceServer(app: RequestListener): ServiceServer {
         for (const socket of active.keys()) socket.destroy();
       }, Math.max(0, deadline - Date.now()));
       cut.unref();
-      return closed.then(() => {
-        clearTimeout(cut);
-        return report;
-      });
+      await closed;
+      clearTimeout(cut);
+      return report;
     },
   };
+}
+
+/**
+ * Resolves after the event loop's next poll phase: the first immediate runs at the end of this turn, the
+ * second at the end of the next, whose poll phase has read every socket that had bytes waiting.
+ */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /** Ends the connection once what was written to it has gone out (the answer just finished). */

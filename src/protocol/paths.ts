@@ -54,6 +54,9 @@ export const SERVER_PATHS = {
   resolveOrder: (reference: string) => `/server/orders/${encodeURIComponent(reference)}/resolve`,
   webhooks: '/server/webhooks',
   webhookReplay: (id: string) => `/server/webhooks/${encodeURIComponent(id)}/replay`,
+  /** Every dead (or delivered) webhook again; every pending one now (after the receiver's outage). */
+  webhooksReplay: '/server/webhooks/replay',
+  webhooksRetry: '/server/webhooks/retry',
 } as const;
 
 /**

@@ -185,7 +185,21 @@ export const readinessResponse = z.object({
   ready: z.boolean(),
   reasons: z.array(z.string()),
   checks: z.object({
-    store: z.object({ kind: z.enum(['memory', 'redis']), ok: z.boolean() }),
+    /**
+     * The store: `ok` when it took the readiness write and can keep money records in this mode; what it
+     * says of its persistence, eviction, replication and Cluster mode, and notes on what is unknown or costs.
+     */
+    store: z.object({
+      kind: z.enum(['memory', 'redis']),
+      ok: z.boolean(),
+      writable: z.boolean(),
+      needsDurability: z.boolean(),
+      persistence: z.string(),
+      evictionPolicy: z.string(),
+      replication: z.string(),
+      cluster: z.string(),
+      notes: z.array(z.string()),
+    }),
     messaging: providerReadiness,
     payment: providerReadiness,
     checkout: providerReadiness,

@@ -108,19 +108,35 @@ export const webhookDelivery = z.object({
   replayedAt: z.iso.datetime().optional(),
 });
 
-/** The query of `GET /server/webhooks`: a state to list (all when absent), and how many at most (1 to 1,000). */
+/**
+ * The query of `GET /server/webhooks`: a state to list (all when absent), how many at most (1 to 1,000), and
+ * where the page starts (the `next` of the page before).
+ */
 export const webhookListQuery = z.strictObject({
   state: z.enum(['pending', 'delivered', 'dead']).optional(),
   limit: z.coerce.number().int().min(1).max(1_000).optional(),
+  cursor: z.string().min(1).max(512).optional(),
 });
 
-/** 200 of `GET /server/webhooks?state=&limit=`: newest first. */
-export const webhookList = z.object({ deliveries: z.array(webhookDelivery) });
+/** 200 of `GET /server/webhooks?state=&limit=&cursor=`: newest first; `next` is the cursor of the next page, null on the last. */
+export const webhookList = z.object({ deliveries: z.array(webhookDelivery), next: z.string().nullable() });
 export type WebhookList = z.infer<typeof webhookList>;
 
 /** 202 of `POST /server/webhooks/:id/replay`: delivered again, with the same `webhook-id`. */
 export const webhookReplayed = z.object({ id: z.string(), replayed: z.literal(true) });
 export type WebhookReplayed = z.infer<typeof webhookReplayed>;
+
+/** The body of `POST /server/webhooks/replay`: every dead (or delivered) webhook, recorded since a time when given. */
+export const webhookBulkReplay = z.strictObject({
+  state: z.enum(['dead', 'delivered']),
+  since: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** 202 of `POST /server/webhooks/replay`: the ids queued again, oldest first. */
+export const webhookBulkReplayed = z.object({ replayed: z.array(z.string()) });
+
+/** 202 of `POST /server/webhooks/retry`: every pending webhook is tried now; how many there were. */
+export const webhookRetrying = z.object({ pending: z.number().int().nonnegative() });
 
 /** An order whose money state is not final (`GET /server/orders/unresolved`): what is known of each open try and session. */
 export const unresolvedOrder = z.object({

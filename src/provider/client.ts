@@ -6,7 +6,7 @@ import { gatewayApi } from './gateway.js';
 import { createHttp, type ProviderLogger } from './http.js';
 import { messagingApi } from './messaging.js';
 import { API_VERSION } from './schemas/index.js';
-import { PROVIDER_INTERFACES, type CircuitCalls, type CircuitStateName, type ProviderClient, type ProviderInterface } from './types.js';
+import { PROVIDER_INTERFACES, type CallRecord, type CircuitCalls, type CircuitStateName, type ProviderClient, type ProviderInterface } from './types.js';
 
 const required = (what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
@@ -29,7 +29,8 @@ const breakerSchema = z.strictObject({
   threshold: z.number().gt(0, 'must be greater than 0').max(1, 'must be at most 1').default(0.5),
   minimumCalls: z.number().int('must be a whole number').min(1, 'must be at least 1').default(10),
   windowMs: wholeMs(100).default(30_000),
-  halfOpenAfterMs: wholeMs(0).default(30_000),
+  halfOpenAfterMs: wholeMs(0).default(1_000),
+  maxHalfOpenAfterMs: wholeMs(0).default(5_000),
 });
 
 /** Schema of {@link ProviderClientConfig}; defaults follow DESIGN's "upstream calls" policy. */
@@ -66,6 +67,7 @@ export const providerClientConfigSchema = z.strictObject({
   circuitBreaker: z.union([z.literal(false), breakerSchema]).prefault({}),
   maxConnections: z.number(required('a number')).int('must be a whole number').min(1, 'must be at least 1').default(256),
   errorStacks: z.boolean(required('true or false')).default(true),
+  onCall: z.custom<(call: CallRecord) => void>((value) => typeof value === 'function', 'must be a function').optional(),
   logger: z
     .custom<ProviderLogger>(
       (value) =>
@@ -92,8 +94,10 @@ export const providerClientConfigSchema = z.strictObject({
  * - `circuitBreaker`: one circuit per interface (messaging, payment gateway, checkout), so an outage of
  *   one never refuses calls to another; within one, the reads a caller marks `background` (its own
  *   schedule's) have a breaker apart, so a backlog of them failing never refuses a new payment. Each opens when at least `threshold` (0.5) of its calls in the
- *   last `windowMs` (30000) failed with unavailability, once `minimumCalls` (10) were made, and lets a
- *   trial call through after `halfOpenAfterMs` (30000). `false` disables them.
+ *   last `windowMs` (30000) failed with unavailability, once `minimumCalls` (10) were made, and lets one
+ *   trial call through after `halfOpenAfterMs` (1000), then after twice as long each time a trial fails, up
+ *   to `maxHalfOpenAfterMs` (5000; never below `halfOpenAfterMs`): a provider back after an outage is tried
+ *   within seconds. Other calls are refused at once while the trial is out. `false` disables them.
  * - `maxConnections`: sockets the client's own pool opens to one provider host at most (256), kept alive
  *   between calls. Calls beyond them wait for a free one, within their total timeout (one still waiting
  *   then is known unsent): when the provider slows under load, a client without a cap opened a socket for
@@ -101,6 +105,8 @@ export const providerClientConfigSchema = z.strictObject({
  * - `logger`: pino-compatible; gets operation, status and duration of each attempt, never credentials,
  *   bodies or path parameters; and each turn of a circuit (a warning when one opens and when it closes
  *   again; each call refused while it is open at debug only).
+ * - `onCall`: told of every attempt (and every call a circuit refused) with its interface, operation,
+ *   kind of call, outcome and duration: the proxy's metrics count them.
  * - `errorStacks`: whether the errors the client throws capture a stack (true). The merchant proxy turns
  *   it off: it answers and logs each failure by its fields (operation, status, code), and capturing a
  *   stack under a route's async frames cost it more than any other step of a refused OTP validation.
@@ -132,6 +138,7 @@ export function createProviderClient(config: ProviderClientConfig): ClosableProv
     maxConnections: transport.maxConnections,
     logger: transport.logger,
     errorStacks: transport.errorStacks,
+    onCall: transport.onCall,
   });
   const basic = Buffer.from(`${payment.username}:${payment.password}`, 'utf8').toString('base64');
 

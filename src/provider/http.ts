@@ -8,6 +8,7 @@ import {
   ProviderAuthenticationError,
   ProviderMalformedResponseError,
   ProviderNotFoundError,
+  ProviderRateLimitedError,
   ProviderUnavailableError,
   ProviderValidationError,
   type ProviderError,
@@ -23,7 +24,7 @@ import {
 } from './transport.js';
 import { createResilience, type BreakerSettings, type RetrySettings } from './resilience.js';
 import { gatewayErrorEnvelope } from './schemas/index.js';
-import type { CircuitCalls, CircuitStateName, ProviderInterface } from './types.js';
+import type { CallOutcome, CallRecord, CircuitCalls, CircuitStateName, ProviderInterface } from './types.js';
 
 /** A pino-compatible logger; only these three levels are used. */
 export interface ProviderLogger {
@@ -74,6 +75,8 @@ export interface HttpSettings {
   logger?: ProviderLogger | undefined;
   /** Whether the errors thrown capture a stack (see the client's `errorStacks`); true when absent. */
   errorStacks?: boolean | undefined;
+  /** Told of every attempt and every refused call (the client's `onCall`). */
+  onCall?: ((call: CallRecord) => void) | undefined;
 }
 
 /** The one request function with the state it keeps (breakers, connection pool). */
@@ -102,19 +105,25 @@ export function createHttp(settings: HttpSettings): Http {
     : new Agent({ connect: { timeout: timeouts.connectMs }, ...(settings.maxConnections ? { connections: settings.maxConnections } : {}) });
 
   // The breaker's turns are logged, not each call it refuses: with thousands of payments pending, an outage
-  // refused a status read a second per payment, and a warning line for each (`npm run bench`, scale).
-  const resilience = createResilience(settings.retry, settings.circuitBreaker, (upstream, calls, state) => {
-    if (state === 'open') {
-      const forMs = settings.circuitBreaker ? settings.circuitBreaker.halfOpenAfterMs : 0;
-      logger?.warn({ upstream, calls, circuit: state }, `provider circuit open: ${calls} calls to the ${upstream} interface are refused for ${forMs} ms, then one is tried`);
-    } else if (state === 'closed') logger?.warn({ upstream, calls, circuit: state }, `provider circuit closed: ${calls} calls to the ${upstream} interface go through again`);
-    else logger?.debug({ upstream, calls, circuit: state }, `provider circuit half-open: trying one ${calls} call to the ${upstream} interface`);
+  // refused a status read a second per payment, and a warning line for each (`npm run bench`, scale). An
+  // outage is told once when its circuit opens and once when it closes (how long, how many refused); the
+  // trials in between, each failed one opening it again, are at debug.
+  const resilience = createResilience(settings.retry, settings.circuitBreaker, (upstream, calls, turn) => {
+    const fields = { upstream, calls, circuit: turn.state };
+    if (turn.state === 'open' && turn.first) {
+      logger?.warn({ ...fields, retryInMs: turn.retryInMs }, `provider circuit open: ${calls} calls to the ${upstream} interface are refused, one tried again after ${turn.retryInMs} ms (then twice as long each time it fails)`);
+    } else if (turn.state === 'open') {
+      logger?.debug({ ...fields, retryInMs: turn.retryInMs }, `provider circuit open again: the trial ${calls} call to the ${upstream} interface failed`);
+    } else if (turn.state === 'closed') {
+      logger?.warn({ ...fields, downMs: turn.downMs, refused: turn.refused }, `provider circuit closed: ${calls} calls to the ${upstream} interface go through again (${turn.refused} refused in ${turn.downMs} ms)`);
+    } else logger?.debug(fields, `provider circuit half-open: trying one ${calls} call to the ${upstream} interface`);
   });
+  const onCall = settings.onCall;
   const stackless = settings.errorStacks === false;
 
   const send: Transport = agent ? undiciTransport(agent) : fetchTransport(settings.fetch!);
 
-  async function attempt<T>(spec: RequestSpec<T>, outgoing: Outgoing, n: number): Promise<T> {
+  async function attempt<T>(spec: RequestSpec<T>, outgoing: Outgoing, n: number, calls: CircuitCalls): Promise<T> {
     const started = performance.now();
     try {
       // A retry whose backoff outlived the deadline must not send anything.
@@ -122,6 +131,7 @@ export function createHttp(settings: HttpSettings): Http {
       const answer = await send(outgoing);
       const result = stackless ? withoutStacks(parseAnswer, spec, answer) : parseAnswer(spec, answer);
       logger?.debug({ operation: spec.operation, method: spec.method, status: answer.status, durationMs: elapsed(started), attempt: n }, 'provider call');
+      onCall?.({ upstream: spec.upstream.name, operation: spec.operation, calls, outcome: 'ok', seconds: (performance.now() - started) / 1000 });
       return result;
     } catch (caught) {
       const error = isProviderError(caught)
@@ -130,6 +140,7 @@ export function createHttp(settings: HttpSettings): Http {
           ? withoutStacks(transportError, spec, caught, outgoing.deadline, settings.timeouts.totalMs)
           : transportError(spec, caught, outgoing.deadline, settings.timeouts.totalMs);
       if (isProviderError(error)) logFailure(spec, error, elapsed(started), n);
+      onCall?.({ upstream: spec.upstream.name, operation: spec.operation, calls, outcome: outcomeOf(error), seconds: (performance.now() - started) / 1000 });
       throw error;
     }
   }
@@ -167,8 +178,11 @@ export function createHttp(settings: HttpSettings): Http {
 
       const upstream = spec.upstream.name;
       const calls: CircuitCalls = spec.background && spec.method === 'GET' ? 'background' : 'foreground';
-      const refused = () => logger?.debug({ operation: spec.operation, upstream, calls, reason: 'circuit-open' }, 'provider call refused: circuit open');
-      const once = (n: number) => resilience.guard(upstream, calls, spec.operation, () => attempt(spec, outgoing, n), refused);
+      const refused = () => {
+        logger?.debug({ operation: spec.operation, upstream, calls, reason: 'circuit-open' }, 'provider call refused: circuit open');
+        onCall?.({ upstream, operation: spec.operation, calls, outcome: 'refused', seconds: 0 });
+      };
+      const once = (n: number) => resilience.guard(upstream, calls, spec.operation, () => attempt(spec, outgoing, n, calls), refused);
       try {
         return await (spec.method === 'GET' && spec.retry !== false ? resilience.retried(once, deadline) : once(1));
       } finally {
@@ -182,6 +196,16 @@ export function createHttp(settings: HttpSettings): Http {
       await agent?.close();
     },
   };
+}
+
+/** The outcome a failed attempt is counted under. */
+function outcomeOf(error: unknown): CallOutcome {
+  if (error instanceof ProviderNotFoundError) return 'not-found';
+  if (error instanceof ProviderUnavailableError) return 'unavailable';
+  if (error instanceof ProviderAuthenticationError) return 'auth';
+  if (error instanceof ProviderMalformedResponseError) return 'malformed';
+  if (error instanceof ProviderRateLimitedError) return 'rate-limited';
+  return 'rejected';
 }
 
 /** Validates path parameters and body, then builds the URL and the JSON body. */

@@ -6,6 +6,8 @@ import {
   ExponentialBackoff,
   handleWhen,
   retry,
+  type IBackoff,
+  type IHalfOpenAfterBackoffContext,
   SamplingBreaker,
   type CircuitBreakerPolicy,
   type RetryPolicy,
@@ -28,7 +30,22 @@ export interface BreakerSettings {
   threshold: number;
   minimumCalls: number;
   windowMs: number;
+  /** The wait before the first trial call once a circuit opens. */
   halfOpenAfterMs: number;
+  /** Each failed trial doubles the wait, up to this (never below `halfOpenAfterMs`). */
+  maxHalfOpenAfterMs: number;
+}
+
+/** A turn of one circuit, as the client logs it. */
+export interface CircuitTurn {
+  state: CircuitStateName;
+  /** `open`: whether it opened from closed (an outage begins), not again after a failed trial call. */
+  first?: boolean;
+  /** `open`: how long until the next trial call. */
+  retryInMs?: number;
+  /** `closed`: how long it was not closed, and the calls it refused meanwhile. */
+  downMs?: number;
+  refused?: number;
 }
 
 /** The retry and circuit-breaker policies every provider call runs under (cockatiel). */
@@ -61,7 +78,7 @@ export interface Resilience {
 export function createResilience(
   retrySettings: RetrySettings,
   breakerSettings: BreakerSettings | false,
-  onCircuitChange?: (upstream: ProviderInterface, calls: CircuitCalls, state: CircuitStateName) => void,
+  onCircuitChange?: (upstream: ProviderInterface, calls: CircuitCalls, turn: CircuitTurn) => void,
 ): Resilience {
   const retryPolicy: RetryPolicy | undefined =
     retrySettings.maxRetries > 0
@@ -81,7 +98,7 @@ export function createResilience(
   const breakers = breakerSettings
     ? new Map(
         PROVIDER_INTERFACES.flatMap((name) =>
-          CIRCUIT_CALLS.map((calls) => [`${name}/${calls}`, createBreaker(breakerSettings, (state) => onCircuitChange?.(name, calls, state))] as const),
+          CIRCUIT_CALLS.map((calls) => [`${name}/${calls}`, createBreaker(breakerSettings, (turn) => onCircuitChange?.(name, calls, turn))] as const),
         ),
       )
     : undefined;
@@ -92,9 +109,13 @@ export function createResilience(
       const breaker = breakers?.get(`${upstream}/${calls}`);
       if (!breaker) return attempt();
       try {
+        // While a trial call is out, the others are refused at once: cockatiel would hold each of them until
+        // the trial settles, up to its whole timeout against a provider that hangs.
+        if (breaker.policy.state === CircuitState.HalfOpen) throw new BrokenCircuitError();
         return await breaker.policy.execute(attempt);
       } catch (error) {
         if (!(error instanceof BrokenCircuitError)) throw error;
+        breaker.refused();
         onRefused?.();
         throw new ProviderUnavailableError({
           operation,
@@ -123,10 +144,27 @@ function worse(a: CircuitStateName, b: CircuitStateName): CircuitStateName {
   return a === 'half-open' || b === 'half-open' ? 'half-open' : 'closed';
 }
 
-/** One breaker, and its state as the next call will find it. */
-function createBreaker(settings: BreakerSettings, onChange: (state: CircuitStateName) => void): { policy: CircuitBreakerPolicy; state(): CircuitStateName } {
+/**
+ * One breaker, and its state as the next call will find it. Once open, it lets one trial call through after
+ * `halfOpenAfterMs` (1 s by default), then after twice as long each time a trial fails, up to
+ * `maxHalfOpenAfterMs` (5 s): a provider back after an outage is tried within seconds, where a fixed 30 s
+ * wait refused customers 21 to 28 s after it answered again, and a provider still down gets one call per
+ * few seconds.
+ */
+function createBreaker(
+  settings: BreakerSettings,
+  onChange: (turn: CircuitTurn) => void,
+): { policy: CircuitBreakerPolicy; state(): CircuitStateName; refused(): void } {
+  const ceiling = Math.max(settings.maxHalfOpenAfterMs, settings.halfOpenAfterMs);
+  let waitMs = settings.halfOpenAfterMs;
+  // cockatiel asks for the next wait each time the circuit opens (from closed: the first; after a failed
+  // trial: the one after), before it tells onBreak: so `waitMs` is the wait of the opening being reported.
+  const wait = (ms: number): IBackoff<IHalfOpenAfterBackoffContext> => {
+    waitMs = ms;
+    return { duration: ms, next: () => wait(Math.min(ms * 2, ceiling)) };
+  };
   const policy = circuitBreaker(handleWhen((error) => error instanceof ProviderUnavailableError), {
-    halfOpenAfter: settings.halfOpenAfterMs,
+    halfOpenAfter: { next: () => wait(settings.halfOpenAfterMs) },
     breaker: new SamplingBreaker({
       // SamplingBreaker opens above the threshold; the policy is "opens at" it, hence the nudge.
       threshold: Math.min(settings.threshold, 1) - 1e-9,
@@ -136,14 +174,24 @@ function createBreaker(settings: BreakerSettings, onChange: (state: CircuitState
     }),
   });
   let openedAt = 0;
+  let downSince: number | undefined;
+  let refused = 0;
   policy.onBreak(() => {
     openedAt = Date.now();
-    onChange('open');
+    const first = downSince === undefined;
+    downSince ??= openedAt;
+    onChange({ state: 'open', first, retryInMs: waitMs });
   });
-  policy.onHalfOpen(() => onChange('half-open'));
-  policy.onReset(() => onChange('closed'));
+  policy.onHalfOpen(() => onChange({ state: 'half-open' }));
+  policy.onReset(() => {
+    const downMs = Date.now() - (downSince ?? Date.now());
+    onChange({ state: 'closed', downMs, refused });
+    downSince = undefined;
+    refused = 0;
+  });
   return {
     policy,
+    refused: () => void (refused += 1),
     state() {
       switch (policy.state) {
         case CircuitState.Closed:
@@ -152,7 +200,7 @@ function createBreaker(settings: BreakerSettings, onChange: (state: CircuitState
           return 'half-open';
         case CircuitState.Open:
           // cockatiel moves to half-open only on the next call; report what that call will find.
-          return Date.now() - openedAt >= settings.halfOpenAfterMs ? 'half-open' : 'open';
+          return Date.now() - openedAt >= waitMs ? 'half-open' : 'open';
         default:
           return 'open';
       }

@@ -39,6 +39,19 @@ export const CIRCUIT_CALLS = ['foreground', 'background'] as const;
 /** One of {@link CIRCUIT_CALLS}. */
 export type CircuitCalls = (typeof CIRCUIT_CALLS)[number];
 
+/** How one provider call ended, as the client's `onCall` is told. */
+export type CallOutcome = 'ok' | 'not-found' | 'rejected' | 'rate-limited' | 'unavailable' | 'auth' | 'malformed' | 'refused';
+
+/** One provider call (one attempt; `refused`: not sent, its circuit open), for metrics. */
+export interface CallRecord {
+  upstream: ProviderInterface;
+  operation: string;
+  calls: CircuitCalls;
+  outcome: CallOutcome;
+  /** Time of the attempt in seconds (0 when refused). */
+  seconds: number;
+}
+
 /** State of a circuit breaker: `closed` (calls go through), `open` (failing fast) or `half-open` (a trial call goes through). */
 export type CircuitStateName = 'closed' | 'open' | 'half-open';
 

@@ -124,14 +124,24 @@ function readEnv(env: NodeJS.ProcessEnv): EnvReading {
 
   const webhookUrl = given('WEBHOOK_URL');
   const webhookSecret = given('WEBHOOK_SECRET');
-  if (webhookUrl && webhookSecret) config.webhooks = { url: webhookUrl, secret: webhookSecret };
-  else if (webhookUrl) problems.push('WEBHOOK_SECRET: is required when WEBHOOK_URL is set (signed webhooks need both)');
-  else if (webhookSecret) problems.push('WEBHOOK_URL: is required when WEBHOOK_SECRET is set (signed webhooks need both)');
+  const webhookMaxAge = given('WEBHOOK_MAX_AGE_MS');
+  if (webhookUrl && webhookSecret) {
+    config.webhooks = { url: webhookUrl, secret: webhookSecret };
+    // Anything but whole digits is left as it is, for the schema to refuse under this variable's name.
+    if (webhookMaxAge !== undefined) config.webhooks.maxAgeMs = /^\d+$/.test(webhookMaxAge) ? Number(webhookMaxAge) : (webhookMaxAge as never);
+  } else if (webhookMaxAge !== undefined) problems.push('WEBHOOK_MAX_AGE_MS: is used only with WEBHOOK_URL and WEBHOOK_SECRET');
+  if (webhookUrl && !webhookSecret) problems.push('WEBHOOK_SECRET: is required when WEBHOOK_URL is set (signed webhooks need both)');
+  else if (webhookSecret && !webhookUrl) problems.push('WEBHOOK_URL: is required when WEBHOOK_SECRET is set (signed webhooks need both)');
   sources.set('webhooks.url', 'WEBHOOK_URL');
   sources.set('webhooks.secret', 'WEBHOOK_SECRET');
+  sources.set('webhooks.maxAgeMs', 'WEBHOOK_MAX_AGE_MS');
+
+  readSentinel(given, config, problems, sources);
 
   const optional: [name: string, path: string, set: (value: string) => void][] = [
     ['PROXY_SERVER_KEY', 'serverKey', (v) => (config.serverKey = v)],
+    // Whitespace-separated (a token secret may hold a comma); the current PROXY_TOKEN_SECRET signs, these only verify.
+    ['PROXY_TOKEN_ACCEPTED_SECRETS', 'acceptedTokenSecrets', (v) => (config.acceptedTokenSecrets = v.split(/\s+/))],
     ['REDIS_URL', 'redisUrl', (v) => (config.redisUrl = v)],
     ['REDIS_PREFIX', 'redisPrefix', (v) => (config.redisPrefix = v)],
     ['REFERENCE_PREFIX', 'referencePrefix', (v) => (config.referencePrefix = v)],
@@ -148,6 +158,39 @@ function readEnv(env: NodeJS.ProcessEnv): EnvReading {
     sources.set(path, name);
   }
   return { config, problems, sources };
+}
+
+/**
+ * REDIS_SENTINELS (`host:port` list) and REDIS_MASTER_NAME, with REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD:
+ * Redis through a Sentinel group (ioredis documents no URL form for it).
+ */
+function readSentinel(given: (name: string) => string | undefined, config: ProxyConfig, problems: string[], sources: Map<string, string>): void {
+  const list = given('REDIS_SENTINELS');
+  const name = given('REDIS_MASTER_NAME');
+  sources.set('redisSentinel.name', 'REDIS_MASTER_NAME');
+  sources.set('redisSentinel.sentinels', 'REDIS_SENTINELS');
+  sources.set('redisSentinel', 'REDIS_SENTINELS');
+  if (list === undefined) {
+    if (name !== undefined) problems.push('REDIS_MASTER_NAME: applies only with REDIS_SENTINELS');
+    if (given('REDIS_SENTINEL_PASSWORD') !== undefined) problems.push('REDIS_SENTINEL_PASSWORD: applies only with REDIS_SENTINELS');
+    if (given('REDIS_PASSWORD') !== undefined) problems.push('REDIS_PASSWORD: applies only with REDIS_SENTINELS (with REDIS_URL, put it in the URL)');
+    return;
+  }
+  if (given('REDIS_URL') !== undefined) problems.push('REDIS_SENTINELS: give either REDIS_URL or REDIS_SENTINELS, not both');
+  const sentinels: { host: string; port: number }[] = [];
+  for (const entry of list.split(',').map((e) => e.trim()).filter(Boolean)) {
+    const match = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65_535) {
+      problems.push(`REDIS_SENTINELS: "${entry}" is not host:port (for example 10.0.0.5:26379,10.0.0.6:26379)`);
+      continue;
+    }
+    sentinels.push({ host: match[1]!.replace(/^\[|\]$/g, ''), port });
+  }
+  if (name === undefined) problems.push("REDIS_MASTER_NAME: is required with REDIS_SENTINELS (the master's name in the Sentinels' configuration)");
+  const password = given('REDIS_PASSWORD');
+  const sentinelPassword = given('REDIS_SENTINEL_PASSWORD');
+  config.redisSentinel = { sentinels, name: name ?? '', ...(password ? { password } : {}), ...(sentinelPassword ? { sentinelPassword } : {}) };
 }
 
 /**

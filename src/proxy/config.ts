@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ProviderClientConfig } from '../provider/client.js';
 import { limitsSchema } from './config-limits.js';
+import { redisSentinelSchema } from './config-redis.js';
 import { webhooksSchema } from './config-webhooks.js';
 import type { ProxyHooks } from './context.js';
 import type { ProxyStore } from './store/types.js';
@@ -63,6 +64,19 @@ const loggerSchema = z.custom<Logger>(
  */
 export const MIN_DISTINCT_SECRET_BYTES = 12;
 
+/** The hint of a bad server key: the way docs/php.md and the other guides make one (24 random bytes, 192 bits). */
+const MAKE_SERVER_KEY = `make one with: node -e "console.log('sk_' + require('crypto').randomBytes(24).toString('base64url'))"`;
+
+/** A token secret: at least 32 bytes, with some variety. */
+function tokenSecretSchema() {
+  return required()
+    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long')
+    .refine(
+      (s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES,
+      `has too little variety to be a secret (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters); make one with: node -e "console.log(require('crypto').randomBytes(48).toString('base64url'))"`,
+    );
+}
+
 function distinctBytes(s: string): number {
   return new Set(Buffer.from(s, 'utf8')).size;
 }
@@ -104,19 +118,20 @@ export const proxyConfigSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._-]{0,32}$/, 'must be at most 32 letters, digits and . _ - (for example SHOP-A-)')
     .default(''),
-  tokenSecret: required()
-    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long')
-    .refine(
-      (s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES,
-      `has too little variety to be a secret (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters); make one with: node -e "console.log(require('crypto').randomBytes(48).toString('base64url'))"`,
-    ),
+  tokenSecret: tokenSecretSchema(),
+  /**
+   * Other token secrets that verify tokens and proofs and never sign: during a rotation, the new secret
+   * before any instance signs with it, then the old one until the last token it signed has expired
+   * (docs/tokens.md, Rotating the secret).
+   */
+  acceptedTokenSecrets: z.array(tokenSecretSchema()).max(4, 'takes at most 4 secrets').default([]),
   /**
    * The merchant backend's key for the server API (`/server/...` under the mount path): at least 32 bytes,
    * never sent to a browser. Without it the server API answers 503 SERVER_API_DISABLED.
    */
   serverKey: required()
-    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long')
-    .refine((s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES, `has too little variety to be a key (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters)`)
+    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, `must be at least 32 bytes long; ${MAKE_SERVER_KEY}`)
+    .refine((s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES, `has too little variety to be a key (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters); ${MAKE_SERVER_KEY}`)
     .optional(),
   audience: z.string().min(1).default('merchant-elements'),
   allowedOrigins: z.array(origin).default([]),
@@ -131,6 +146,8 @@ export const proxyConfigSchema = z.strictObject({
   /** Per-address limits count an IPv6 client by this prefix (/64: what one home or phone is given). */
   ipv6PrefixLength: z.number().int().min(32).max(128).default(64),
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  /** Redis through a Sentinel group instead of `redisUrl` (REDIS_SENTINELS, REDIS_MASTER_NAME). */
+  redisSentinel: redisSentinelSchema.optional(),
   /**
    * Prefix of every Redis key and channel (default `me:`), rate limits included: shops, or staging and
    * production, sharing one Redis never read each other's orders when their prefixes differ.
@@ -214,6 +231,8 @@ export const proxyConfigSchema = z.strictObject({
     })
     .optional(),
   logger: loggerSchema.optional(),
+  /** How often an outage still going on is summarised in the log, one line per kind (60 s by default). */
+  outageSummaryIntervalMs: z.number().int().positive().default(60_000),
   fetch: fn<typeof fetch>('fetch').optional(),
   timeouts: z
     .strictObject({ connectMs: z.number().int().positive(), totalMs: z.number().int().positive() })
@@ -265,6 +284,7 @@ function parsedOptions(config: ProxyConfig): Partial<Resolved> & { env?: Resolve
 function crossChecks(out: Partial<Resolved> & { env?: Resolved['provider']['env'] }): string[] {
   const problems: string[] = [];
   const env = out.provider?.env ?? out.env;
+  if (out.redisUrl && out.redisSentinel) problems.push('redisSentinel: give either redisUrl or redisSentinel, not both');
   if (out.relay && out.relay.minIntervalMs > out.relay.maxIntervalMs) problems.push('relay.minIntervalMs: must not exceed relay.maxIntervalMs');
   if (out.webhooks) {
     const url = new URL(out.webhooks.url);

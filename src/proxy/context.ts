@@ -87,4 +87,6 @@ export interface ProxyContext {
   now(): number;
   /** The store's clock `now` reads (DESIGN: one clock); the order book makes sure it was read before a transition. */
   clock?: Pick<StoreClock, 'ensure'>;
+  /** True once the process is shutting down (`proxy.markDraining()`): `/ready` answers 503. */
+  draining?: () => boolean;
 }

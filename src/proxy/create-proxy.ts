@@ -8,6 +8,8 @@ import type { ProxyContext } from './context.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import { createLimiterFactory } from './limits.js';
 import { accessLogger, createProxyLogger } from './logger.js';
+import { countedStore, createMetrics, type ProxyMetrics } from './metrics.js';
+import { OutageLog, registerOutageLog } from './outage-log.js';
 import { anyBody, holdBodyToDeadline, jsonBodies } from './middleware/body.js';
 import { originPolicy } from './middleware/origins.js';
 import { createOrders } from './order/orders.js';
@@ -20,7 +22,9 @@ import { otpRoutes } from './routes/otp.js';
 import { paymentsRoutes } from './routes/payments.js';
 import { serverApiRoutes } from './routes/server-api.js';
 import { expressHost, notExpress } from './not-express.js';
-import { createStore, RedisStore } from './store/index.js';
+import { createStore } from './store/index.js';
+import { createStoreCheck, needsDurability, type StoreCheck } from './store/store-checks.js';
+import { FormatGate, gatedStore } from './store/store-format.js';
 import { StoreClock } from './store/store-clock.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
@@ -67,15 +71,29 @@ export interface MerchantProxy {
    * `webhook-id` (the server API's `/server/webhooks` routes and `merchant-elements webhooks` use these).
    */
   webhooks: WebhookAdmin;
+  /**
+   * This proxy's metrics in the Prometheus format (DESIGN: metrics): `registry` (its own, never prom-client's
+   * global one) and `handler`, which answers a scrape. Mount the handler where only your scraper reaches it
+   * (an internal port, `app.get('/metrics', proxy.metrics.handler)` on an app that is not public): the proxy's
+   * router never serves it. `merchant-elements serve` serves it at `/metrics` on the server API's own port.
+   */
+  metrics: Pick<ProxyMetrics, 'registry' | 'handler'>;
   /** The validated configuration (secrets included: keep it on the server). */
   config: ResolvedProxyConfig;
   /** The proxy's logger (redacting). */
   logger: Logger;
   /**
-   * Resolves once the proxy can take work: the relay's first sweep is done and the store answers a ping
-   * (rejects when it does not). `merchant-elements serve` listens only after it.
+   * Resolves once the proxy can take work: the store answers a ping, its records are of a format this
+   * version reads (rejects naming the format otherwise), the relay's first sweep is done, and the store's
+   * checks are logged in one line (DESIGN: the store's checks). `merchant-elements serve` listens only after it.
    */
   ready(): Promise<void>;
+  /**
+   * Marks this instance as shutting down: `/ready` answers 503 from now on (every other route as before), so
+   * a balancer probing readiness sends new requests elsewhere before the server stops (`serve` calls it on
+   * SIGTERM, before its pre-stop window).
+   */
+  markDraining(): void;
   /** Stops the relay and closes the store (when the proxy opened it) and the provider client. */
   close(): Promise<void>;
 }
@@ -90,23 +108,68 @@ export interface MerchantProxy {
 export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   const config = resolveConfig(input);
   const logger = createProxyLogger(config.logger);
+  // Each kind of outage told once, then summarised per interval (DESIGN: logs); the proxy's code reports
+  // through it by this logger.
+  const outages = new OutageLog(logger, { intervalMs: config.outageSummaryIntervalMs });
+  registerOutageLog(logger, outages);
+  const clientLog = logger.child({ part: 'provider-client' });
+  // Read when scraped: the accessors the client, the store and the relay already have.
+  const metrics = createMetrics({
+    circuitState: (upstream, calls) => client.circuitState(upstream, calls),
+    get store() {
+      return store;
+    },
+    outbox: { pending: () => relay.outbox.pending(), dead: () => relay.outbox.dead(), read: (id) => relay.outbox.read(id) },
+    reconciler: {
+      pollers: () => relay.reconciler.pool.size,
+      readsInFlight: () => relay.reconciler.gate.active,
+      readsWaiting: () => relay.reconciler.gate.waiting.urgent + relay.reconciler.gate.waiting.routine,
+    },
+    streams: () => relay.live.size,
+    now: () => now(),
+  });
   const client = createProviderClient({
     messaging: { baseUrl: config.provider.messagingBaseUrl, ...config.provider.messaging },
     payment: { baseUrl: config.provider.paymentBaseUrl, ...config.provider.payment },
     checkout: { baseUrl: config.provider.checkoutBaseUrl, ...config.provider.checkout },
-    logger: logger.child({ part: 'provider-client' }),
+    logger: {
+      debug: (fields, msg) => clientLog.debug(fields, msg),
+      error: (fields, msg) => clientLog.error(fields, msg),
+      // A call the provider could not answer is told once per outage of its operation, not once per call
+      // (the breaker's trials); the provider refusing a request in words stays a line of its own.
+      warn: (fields, msg) =>
+        msg === 'provider call failed' && 'reason' in fields
+          ? outages.report(`provider-call:${String((fields as { operation?: unknown }).operation)}`, 'warn', fields, msg, clientLog)
+          : clientLog.warn(fields, msg),
+    },
     // Every provider failure becomes an answer and a log line of its fields: no stack is ever read.
     errorStacks: false,
+    onCall: (call) => metrics.providerCall(call),
     ...(config.fetch ? { fetch: config.fetch } : {}),
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     ...(config.circuitBreaker !== undefined ? { circuitBreaker: config.circuitBreaker } : {}),
   });
-  const { store, owned } = createStore({ store: config.store, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, logger });
+  const created = createStore({
+    store: config.store,
+    redisUrl: config.redisUrl,
+    redisSentinel: config.redisSentinel,
+    redisPrefix: config.redisPrefix,
+    logger,
+  });
+  // What fails in the store, and commits it refused, counted for the metrics.
+  const store = countedStore(created.store, metrics);
+  const owned = created.owned;
+  // Nothing reads or writes an order before the store's format is known to be one this code reads
+  // (DESIGN: the store's checks); a store of a newer format is refused by `ready()` and `/ready`.
+  let stopping = false;
+  const format = new FormatGate(store, { stopped: () => stopping });
+  const storeCheck = createStoreCheck(store, { durable: needsDurability(config.provider) });
   // Every process on one store judges the money's times on the store's clock (DESIGN: one clock).
   const clock = new StoreClock(store, logger);
   const now = clock.now;
   const tokens = createTokenService({
     secret: config.tokenSecret,
+    acceptedSecrets: config.acceptedTokenSecrets,
     audience: config.audience,
     payeeName: config.payeeName,
     defaultCountry: config.defaultCountry,
@@ -114,7 +177,9 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     now,
     logger,
   });
+  let draining = false;
   const ctx: ProxyContext = {
+    draining: () => draining,
     config,
     client,
     store,
@@ -126,8 +191,10 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     clock,
   };
   // Signed webhooks read the same outbox as the in-process hooks: one more consumer with its own retries.
-  const relay = createOrders(ctx, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
-  const webhooks = webhookAdmin(relay.outbox, store, now);
+  // The order book and its outbox see the store through the format's gate.
+  const book = gatedStore(store, format);
+  const relay = createOrders({ ...ctx, store: book }, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
+  const webhooks = webhookAdmin(relay.outbox, book, now);
 
   const router = Router();
   // A silent logger writes no access line: nothing is kept or listened to for it. Checked per request, so a
@@ -150,6 +217,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       return;
     }
     holdBodyToDeadline(req, res, config.bodyTimeoutMs);
+    metrics.observe(req, res);
     // The elements read the proxy's clock from `Date`: the store's, when this host's is off it.
     if (clock.offsetMs) res.setHeader('date', new Date(now()).toUTCString());
     // `req.path` is a getter that parses the URL again on each read.
@@ -171,7 +239,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   checkoutsRoutes(router, ctx, relay);
   callbacksRoutes(router, ctx, relay);
   healthRoutes(router, ctx);
-  readyRoutes(router, ctx);
+  readyRoutes(router, ctx, storeCheck);
   // The server API (server key), its webhook routes included.
   serverApiRoutes(router, ctx, relay, webhooks);
   router.use(notFoundHandler);
@@ -194,23 +262,37 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     payments: { get: (orderReference) => relay.payments.get(orderReference), getAttempt: (reference) => relay.payments.getAttempt(reference) },
     checkouts: { get: (reference) => relay.checkouts.get(reference), getSession: (checkoutId) => relay.checkouts.getSession(checkoutId) },
     webhooks,
+    metrics: {
+      get registry() {
+        return metrics.registry;
+      },
+      handler: (req, res) => metrics.handler(req, res),
+    },
     config,
     logger,
     ready: async () => {
-      await relay.ready;
       if (!(await store.ping().catch(() => false))) {
-        throw new Error(`the ${store.kind} store does not answer${store.kind === 'redis' ? ' (check REDIS_URL)' : ''}`);
+        throw new Error(`the ${store.kind} store does not answer${store.kind === 'redis' ? ' (check REDIS_URL or REDIS_SENTINELS)' : ''}`);
       }
-      const policy = store instanceof RedisStore ? await store.evictionPolicy() : null;
-      if (policy !== null && policy !== 'noeviction') {
-        logger.error({ maxmemoryPolicy: policy }, 'Redis may evict keys under memory pressure (maxmemory-policy is not noeviction): an evicted order is money state lost; set maxmemory-policy noeviction');
-      }
+      await format.format;
+      await relay.ready;
+      logStoreCheck(logger, await storeCheck());
     },
+    markDraining: () => void (draining = true),
     close: () =>
       (closed ??= (async () => {
+        stopping = true;
         await relay.close();
         if (owned) await store.close();
         await client.close();
+        outages.close();
       })()),
   };
+}
+
+/** The store check's one line at start-up: info when the store can take money records here, else an error with the reasons. */
+function logStoreCheck(logger: Logger, check: StoreCheck): void {
+  const { ok, reasons, notes, ...detail } = check;
+  if (ok) logger.info({ store: detail, notes }, 'store checked: it can keep money records in this mode');
+  else logger.error({ store: detail, reasons, notes }, `store checked: not ready for money records (${reasons.join('; ')})`);
 }

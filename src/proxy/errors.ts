@@ -11,7 +11,8 @@ import {
   ProviderUnavailableError,
   isProviderError,
 } from '../provider/errors.js';
-import { requestLog } from './logger.js';
+import { OUTAGE_ANSWER, requestLog } from './logger.js';
+import { outageLogOf, registerOutageLog, reportOutage } from './outage-log.js';
 import { sendJson } from './respond.js';
 import { StoreUnavailableError } from './store/store-error.js';
 
@@ -107,11 +108,19 @@ export function toProxyError(err: unknown, logger: Logger): ProxyError {
   if (isProviderError(err)) return fromProviderError(err, logger);
   if (isClientHttpError(err)) return new ProxyError('INVALID_INPUT', 'The request could not be read.');
   if (err instanceof StoreUnavailableError) {
-    logger.error({ store: { operation: err.operation, reason: (err.cause as Error | undefined)?.message } }, 'the store is unavailable');
+    reportOutage(logger, 'store', 'error', { store: { operation: err.operation, reason: (err.cause as Error | undefined)?.message } }, 'the store is unavailable');
     return new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is unavailable. Try again in a moment.', { retryable: true });
   }
   logger.error({ err: describeUnknown(err) }, 'unexpected error in the merchant proxy');
   return new ProxyError('INTERNAL', 'Something went wrong. Try again in a moment.');
+}
+
+/**
+ * The kind of outage a provider failure belongs to: its operation's family (`payments`, `otp`, `checkout`…), so
+ * an outage of the payment gateway is told once, not once per refused request (DESIGN: logs).
+ */
+function outageKind(what: string, err: ProviderError): string {
+  return `provider-${what}:${err.operation.split('.')[0]}`;
 }
 
 function fromProviderError(err: ProviderError, logger: Logger): ProxyError {
@@ -125,13 +134,13 @@ function fromProviderError(err: ProviderError, logger: Logger): ProxyError {
   }
   if (err instanceof ProviderUnavailableError || err instanceof ProviderMalformedResponseError) {
     const reason = err instanceof ProviderUnavailableError ? err.reason : 'malformed';
-    logger.warn({ upstream: { ...where, reason } }, 'the provider is unavailable');
+    reportOutage(logger, outageKind('unavailable', err), 'warn', { upstream: { ...where, reason } }, 'the provider is unavailable');
     return new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is unavailable. Try again in a moment.', {
       retryable: true,
     });
   }
   if (err instanceof ProviderRateLimitedError) {
-    logger.warn({ upstream: where }, 'the provider is rate limiting us');
+    reportOutage(logger, outageKind('rate-limiting', err), 'warn', { upstream: where }, 'the provider is rate limiting us');
     const retryAfter = Math.max(1, Math.ceil(err.retryAfter ?? 60));
     return new ProxyError('RATE_LIMITED', 'Too many requests. Try again later.', { retryAfter });
   }
@@ -139,7 +148,7 @@ function fromProviderError(err: ProviderError, logger: Logger): ProxyError {
     return new ProxyError('INVALID_PHONE_NUMBER', 'This phone number is not valid.');
   }
   if (err.status >= 500) {
-    logger.warn({ upstream: where }, 'the provider failed');
+    reportOutage(logger, outageKind('failed', err), 'warn', { upstream: where }, 'the provider failed');
     return new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is unavailable. Try again in a moment.', {
       retryable: true,
     });
@@ -158,6 +167,8 @@ function describeUnknown(err: unknown): Record<string, unknown> {
 export function sendError(res: Response, error: ProxyError): void {
   const retryAfter = error.details.retryAfter;
   if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+  // An outage's refusal: told by the outage log, so its access line is an ordinary one (see accessLogger).
+  if (error.code === 'UPSTREAM_UNAVAILABLE') (res as Response & { [OUTAGE_ANSWER]?: boolean })[OUTAGE_ANSWER] = true;
   sendJson(res, error.status, { error: error.code, message: error.message, details: error.details });
 }
 
@@ -189,8 +200,16 @@ export function errorHandler(logger: Logger) {
       next(err);
       return;
     }
-    // An error of ours is answered as it is; anything else is logged, naming the request as its access line does.
-    sendError(res, toProxyError(err, err instanceof ProxyError ? logger : requestLog(logger, req)));
+    // An error of ours is answered as it is.
+    if (err instanceof ProxyError) {
+      sendError(res, err);
+      return;
+    }
+    // Logged naming the request as its access line does; an outage through the proxy's outage log (told once).
+    const log = requestLog(logger, req);
+    const outages = outageLogOf(logger);
+    if (outages) registerOutageLog(log, outages);
+    sendError(res, toProxyError(err, log));
   };
 }
 

@@ -7,6 +7,7 @@ import {
 import type { LimitName } from './config.js';
 import type { LimiterOptions, ProxyContext } from './context.js';
 import { ProxyError, rateLimited } from './errors.js';
+import { reportOutage } from './outage-log.js';
 import { RedisStore } from './store/redis.js';
 import type { ProxyStore } from './store/types.js';
 
@@ -78,10 +79,7 @@ export function scopeOf(policy: LimitName): 'address' | 'token' | 'number' {
 
 function limitRefusal(ctx: ProxyContext, policy: LimitName, rejection: unknown): ProxyError {
   if (rejection instanceof RateLimiterRes) return withScope(rateLimited(rejection.msBeforeNext), policy);
-  ctx.logger.error(
-    { policy, reason: rejection instanceof Error ? rejection.message : String(rejection) },
-    'rate limit store failed: refusing the request',
-  );
+  reportOutage(ctx.logger, 'store:rate-limits', 'error', { policy, reason: rejection instanceof Error ? rejection.message : String(rejection) }, 'rate limit store failed: refusing the request');
   return new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is unavailable. Try again in a moment.', { retryable: true });
 }
 

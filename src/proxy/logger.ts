@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type Logger } from 'pino';
+import { HOST_RUNTIME } from './runtime.js';
 
 /**
  * Paths pino redacts in every line of the proxy: credentials, tokens, codes and proofs wherever they
@@ -14,7 +15,7 @@ export const REDACT_PATHS = [
   'headers.authorization',
   'headers["x-api-key"]',
   'headers["x-api-secret"]',
-  ...['authorization', 'password', 'username', 'apiKey', 'apiSecret', 'secret', 'tokenSecret'].flatMap((key) => [
+  ...['authorization', 'password', 'username', 'apiKey', 'apiSecret', 'secret', 'tokenSecret', 'acceptedTokenSecrets', 'serverKey'].flatMap((key) => [
     `*.${key}`,
     `*.*.${key}`,
     `*.*.*.${key}`,
@@ -81,13 +82,17 @@ export function requestLog(logger: Logger, req: IncomingMessage): Logger {
   return logger.child({ req: requestSummary(req) });
 }
 
-const STARTED = Symbol('merchant-elements.started');
+/** When a response's request came (ms): one property per response, shared by the access log and the metrics. */
+export const STARTED = Symbol('merchant-elements.started');
+/** Marks an answer refused because the provider or the store is out (set by `sendError`). */
+export const OUTAGE_ANSWER = Symbol('merchant-elements.outage-answer');
 
 /**
  * Access logs: one line per answer when its response closes, with the request's id, method and path (query
  * string dropped), the status and the time; no headers, no body. `error` with `"msg":"request errored"` for
- * 5xx (why is in the line before it with the same `req`), `warn` for 4xx, `info` otherwise (`request
- * completed`, or `request aborted` when the client left first).
+ * 5xx (why is in the line before it with the same `req`), except `info` `request refused: unavailable` for a
+ * 503 UPSTREAM_UNAVAILABLE (an outage, which the outage log tells once), `warn` for 4xx, `info` otherwise
+ * (`request completed`, or `request aborted` when the client left first).
  * A request keeps only its id (`req.id`, kept when the merchant's own logger set one) and its start; the
  * listener is one function for every response. pino-http, used before, made a child logger per request and
  * five more properties on the request and the response, kept as long as a status stream is open (minutes,
@@ -95,18 +100,21 @@ const STARTED = Symbol('merchant-elements.started');
  */
 export function accessLogger(logger: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   let last = 0;
-  function onClose(this: ServerResponse & { [STARTED]?: number }): void {
+  function onClose(this: ServerResponse & { [STARTED]?: number; [OUTAGE_ANSWER]?: boolean }): void {
     const code = this.statusCode;
-    const level = code >= 500 ? 'error' : code >= 400 ? 'warn' : 'info';
+    // A refusal during an outage is told once by the outage log, then counted: its access line is `info`,
+    // not an error line per refused request (about 2,900 a minute in a provider outage).
+    const outage = this[OUTAGE_ANSWER] === true;
+    const level = outage ? 'info' : code >= 500 ? 'error' : code >= 400 ? 'warn' : 'info';
     if (!logger.isLevelEnabled(level)) return;
     const req = this.req;
-    const line = { req: requestSummary(req), res: { statusCode: code }, responseTime: Date.now() - (this[STARTED] ?? Date.now()) };
-    logger[level](line, level === 'error' ? 'request errored' : !req.readableAborted && this.writableEnded ? 'request completed' : 'request aborted');
+    const line = { req: requestSummary(req), res: { statusCode: code }, responseTime: HOST_RUNTIME.now() - (this[STARTED] ?? HOST_RUNTIME.now()) };
+    logger[level](line, outage ? 'request refused: unavailable' : level === 'error' ? 'request errored' : !req.readableAborted && this.writableEnded ? 'request completed' : 'request aborted');
   }
   return (req, res) => {
     const logged = req as LoggedRequest;
     logged.id ??= last = (last + 1) & 0x7fffffff;
-    (res as ServerResponse & { [STARTED]?: number })[STARTED] = Date.now();
+    (res as ServerResponse & { [STARTED]?: number })[STARTED] = HOST_RUNTIME.now();
     res.on('close', onClose);
   };
 }

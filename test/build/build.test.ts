@@ -2,12 +2,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPackage } from '../../scripts/check-package.js';
 import { CEILINGS } from '../../scripts/check-size.js';
+import { benchmarksBlock, reactWrappersBlock, wrapperSizes } from '../../scripts/measure-install.js';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { buildPackage, ROOT, runNode, runScript, type BuiltPackage } from './built-package.js';
@@ -108,20 +108,11 @@ describe('npm run build', () => {
     expect(JSON.parse(run.stdout)).toEqual(['checkout-button']);
 
     // What an application's bundler (esbuild here) makes of an import, React left out, minified and gzipped:
-    // CheckoutButton alone, from its own entry and from the one of all three, against all three used.
-    const { build } = await import('esbuild');
-    const bytes = async (names: string, from: string) => {
-      const out = await build({
-        stdin: { contents: `import { ${names} } from '${from}'; console.log(${names});`, resolveDir: built.dir },
-        bundle: true, minify: true, write: false, format: 'esm', platform: 'browser', external: ['react', 'react-dom'], logLevel: 'silent',
-      });
-      return gzipSync(out.outputFiles[0]!.contents, { level: 9 }).length;
-    };
-    const own = await bytes('CheckoutButton', 'merchant-elements/react/checkout-button');
-    const shaken = await bytes('CheckoutButton', 'merchant-elements/react');
-    const three = await bytes('OtpVerify, PayByMobile, CheckoutButton', 'merchant-elements/react');
-    const kB = (n: number) => `${(n / 1024).toFixed(1)} kB`;
-    console.info(`CheckoutButton for React, gzip -9: ${kB(own)} from its entry, ${kB(shaken)} from merchant-elements/react; all three ${kB(three)}`);
+    // CheckoutButton alone, from its own entry and from the one of all three, against all three used. The
+    // figures docs/benchmarks.md gives are these (npm run measure:install writes them).
+    const sizes = await wrapperSizes(built.dir);
+    const { own, shaken, three } = sizes;
+    expect(await benchmarksBlock('react-wrappers'), 'docs/benchmarks.md: run npm run measure:install').toBe(reactWrappersBlock(sizes));
     expect(three - own).toBeGreaterThan(3 * 1024);
     expect(three - shaken).toBeGreaterThan(3 * 1024);
   }, 40_000);
@@ -254,18 +245,23 @@ describe('the tarballs npm pack makes, unpacked', () => {
     await serverTarball?.remove();
   });
 
-  it('ship code, not the manual: no guide, picture or example shop; every link of their READMEs leads into the package or the repository', async () => {
+  it('ship code and the guides as text, no picture or example shop; every link of their Markdown leads into the package', async () => {
     // The server's OpenAPI document ships (`merchant-elements-server/openapi.json`): a client generator reads
-    // it from the installed package, at the version installed.
-    const shipped = { [tarball.dir]: /^$/, [serverTarball.dir]: /^openapi\.json$/ };
+    // it from the installed package, at the version installed. The browser package ships the guides the
+    // README links to as text (docs/*.md): on npm, in node_modules and on a CDN's file view they are there.
+    const guides = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`).sort();
+    const shipped = { [tarball.dir]: /^docs\/[\w-]+\.md$/, [serverTarball.dir]: /^openapi\.json$/ };
     for (const t of [tarball, serverTarball]) {
       const own = shipped[t.dir] as RegExp;
       expect(t.files.filter((f) => !own.test(f) && !/^(package\.json|README\.md|custom-elements\.json|bin\/[\w-]+\.js|dist\/.+\.(js|d\.ts))$/.test(f))).toEqual([]);
-      expect(t.files.filter((f) => f.endsWith('.md'))).toEqual(['README.md']);
     }
-    const repository = { root: ROOT, files: await repositoryFiles() };
-    expect(await deadLinks(tarball.dir, ['README.md'], repository)).toEqual([]);
-    expect(await deadLinks(serverTarball.dir, ['README.md'], repository)).toEqual([]);
+    expect(tarball.files.filter((f) => f.endsWith('.md'))).toEqual(['README.md', ...guides]);
+    expect(serverTarball.files.filter((f) => f.endsWith('.md'))).toEqual(['README.md']);
+    // Pictures stay out of the package: a picture may be the repository's alone, any other link is dead
+    // unless the package holds what it points at.
+    const pictures = { root: ROOT, files: await repositoryFiles() };
+    expect(await deadLinks(tarball.dir, ['README.md', ...guides], pictures)).toEqual([]);
+    expect(await deadLinks(serverTarball.dir, ['README.md'], pictures)).toEqual([]);
     expect(readFileSync(join(tarball.dir, 'README.md'), 'utf8')).not.toMatch(/\.\.\/shared/);
   });
 

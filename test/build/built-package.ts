@@ -1,6 +1,7 @@
-// The package as npm would publish it, built once into a temporary folder: package.json, the README and the
-// bin script copied there, dist/ and custom-elements.json built there by `scripts/build.ts --out-dir`, and
-// node_modules linked to the checkout's, as an application's install would provide the dependencies.
+// The package as npm would publish it, built once into a temporary folder: package.json, the README, the
+// guides (docs/*.md) and the bin script copied there, dist/ and custom-elements.json built there by
+// `scripts/build.ts --out-dir`, and node_modules linked to the checkout's, as an application's install
+// would provide the dependencies.
 import { execFile } from 'node:child_process';
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,9 @@ export function runNode(args: string[], cwd: string, timeout = 150_000): Promise
   return new Promise((resolve) => {
     execFile(process.execPath, args, { cwd, timeout, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
+      // Killed at the timeout: say so, or the failure reads as a build that printed nothing.
+      const killed = error?.killed ? `\n(stopped after ${timeout / 1000} s: ${error.signal})\n` : '';
+      resolve({ code, stdout, stderr: stderr + killed });
     });
   });
 }
@@ -63,8 +66,11 @@ export interface BuiltPackage {
 export async function buildPackage(): Promise<BuiltPackage> {
   const dir = await mkdtemp(join(tmpdir(), 'merchant-elements-package-'));
   await mkdir(join(dir, 'bin'));
+  // The guides ship as text beside the README, which links to them.
+  await mkdir(join(dir, 'docs'));
+  const guides = (await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
   await Promise.all(
-    ['package.json', 'README.md', 'bin/merchant-elements.js'].map((file) => copyFile(join(ROOT, file), join(dir, file))),
+    ['package.json', 'README.md', 'bin/merchant-elements.js', ...guides].map((file) => copyFile(join(ROOT, file), join(dir, file))),
   );
   // The server package's checked-in files.
   const serverDir = join(dir, SERVER_PACKAGE);
@@ -72,7 +78,8 @@ export async function buildPackage(): Promise<BuiltPackage> {
   // The application's node_modules: the checkout's packages, and the server package as an install of both.
   await linkNodeModules(dir, { 'merchant-elements-server': serverDir });
   // Types are `npm run typecheck`'s (which npm test runs first) and budgets a test of their own.
-  const build = await runScript('build.ts', '--out-dir', join(dir, 'dist'), '--no-typecheck', '--no-size-check');
+  // A build on two shared cores can take minutes: the limit only ends a build that hangs.
+  const build = await runNode(['--import', 'tsx', 'scripts/build.ts', '--out-dir', join(dir, 'dist'), '--no-typecheck', '--no-size-check'], ROOT, 420_000);
   return {
     dir,
     pkg: JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')),

@@ -1,10 +1,12 @@
 // cdn/loader.js (src/cdn/loader.ts) in Chromium, on the CDN folder as scripts/build/cdn.ts builds it: what a
 // page fetches (the browser's network log), elements that appear later and in shadow roots, French where
 // the page's language asks for it, the strict CSP of docs/csp.md, and the one-file builds beside it.
+import { readFileSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCdn } from '../../scripts/build/cdn.js';
 import { chromiumLaunchOptions } from '../support/chromium.mjs';
+import { blocksOf } from '../docs/markdown.js';
 import { CDN_PATH, MARKUP, openPage, serveCdn, WATCH_JS, type CdnServer, type OpenPage, type TestPage } from './cdn-pages.js';
 
 const LOADER = '<script type="module" src="CDN/loader.js"></script>';
@@ -17,11 +19,20 @@ const PAGES: Record<string, TestPage> = {
   declarative: { head: LOADER, body: `<div id="host"><template shadowrootmode="open"><p>${MARKUP['checkout-button']}</p></template></div>` },
   french: { lang: 'fr', head: LOADER, body: MARKUP['otp-verify'] },
   'french-part': { head: LOADER, body: `${MARKUP['pay-by-mobile']}<section lang="fr-CI">${MARKUP['otp-verify']}</section>` },
+  // The one-file script alone: French is fr.js, which this page does not load.
+  'iife-alone': { lang: 'fr', head: '<script src="CDN/merchant-elements.iife.js"></script>', body: MARKUP['otp-verify'] },
   iife: { lang: 'fr', head: '<script src="CDN/merchant-elements.iife.js"></script><script src="CDN/fr.js"></script>', body: MARKUP['otp-verify'] },
   // fr.js first: a module runs when the page is parsed, and the elements render as soon as they are defined.
   esm: { lang: 'fr', head: '<script type="module" src="CDN/fr.js"></script><script type="module" src="CDN/merchant-elements.js"></script>', body: MARKUP['otp-verify'] },
   'one-file-and-loader': { head: `<script type="module" src="CDN/merchant-elements.js"></script>${LOADER}`, body: Object.values(MARKUP).join('\n') },
 };
+
+/** docs/elements.md's loader snippets as pages: the hints and the loader in the head, the element in the body. */
+const DOC_SNIPPETS = blocksOf('docs/elements.md').filter((b) => b.lang === 'html' && b.code.includes('cdn/loader.js'));
+DOC_SNIPPETS.forEach(({ code }, i) => {
+  const lines = code.trim().split('\n');
+  PAGES[`docs-${i}`] = { head: lines.slice(0, -1).join('').replaceAll('/assets/merchant-elements/cdn/', 'CDN/'), body: lines.at(-1)! };
+});
 
 // Once the page has loaded: an open shadow root holding a closed one holding <otp-verify>, and an open one
 // with <checkout-button> put in it afterwards.
@@ -78,6 +89,19 @@ describe('cdn/loader.js', () => {
     expect(p.cdnFiles().sort()).toEqual(['loader.js', 'pay-by-mobile.js', sharedChunk].sort());
     expect(await p.page.evaluate(() => [customElements.get('otp-verify'), customElements.get('checkout-button')])).toEqual([undefined, undefined]);
     expect(p.errors).toEqual([]);
+  });
+
+  it("docs/elements.md's snippets hint the files the loader then uses, each fetched once (French with fr.js)", async () => {
+    expect(DOC_SNIPPETS.map((b) => b.code.includes('fr.js'))).toEqual([false, true]);
+    for (const [i, { code }] of DOC_SNIPPETS.entries()) {
+      const p = await open(`docs-${i}`);
+      await rendered(p, ['pay-by-mobile']);
+      await p.page.waitForLoadState('networkidle');
+      const hinted = [...code.matchAll(/rel="modulepreload" href="[^"]*\/([\w.-]+)"/g)].map((m) => m[1]!);
+      expect(p.cdnFiles().sort(), code).toEqual([...hinted, 'loader.js'].sort());
+      expect(hinted).toContain(sharedChunk);
+      expect(p.errors).toEqual([]);
+    }
   });
 
   it('a page with the three fetches each module once, and Lit once', async () => {
@@ -183,6 +207,18 @@ describe('the one-file builds beside it', () => {
     expect(await p.page.evaluate((tags) => tags.filter((tag) => customElements.get(tag)), ELEMENTS)).toEqual(ELEMENTS);
     expect(await p.violations()).toEqual([]);
     expect(p.errors).toEqual([]);
+  });
+
+  it('merchant-elements.iife.js alone on a French page is English: French is fr.js, as docs/elements.md and docs/script-tag.md say', async () => {
+    const p = await open('iife-alone', '?csp=strict');
+    await rendered(p, ['otp-verify']);
+    expect(await buttonText(p, 'otp-verify')).toBe('Send code');
+    expect(p.cdnFiles()).not.toContain('fr.js');
+    expect(p.errors).toEqual([]);
+    // What the docs say of the one-file script: English, French from fr.js loaded before it.
+    const docs = ['docs/elements.md', 'docs/script-tag.md'].map((f) => readFileSync(new URL(`../../${f}`, import.meta.url), 'utf8'));
+    for (const text of docs) expect(text).toMatch(/in English[\s\S]{0,240}`fr\.js`/);
+    expect(docs.join('\n')).not.toMatch(/French and Lit|CDN files include it|for all three and French/);
   });
 
   it('a page with merchant-elements.js and the loader: the loader fetches nothing more', async () => {

@@ -88,26 +88,31 @@ export async function repositoryFiles(root: string = ROOT): Promise<Set<string>>
   return new Set(stdout.split('\0').filter(Boolean));
 }
 
+/** Whether `markdown` shows `target` as a picture (`![…](x)`, `<img src="x">`) rather than a link to follow. */
+function isPicture(markdown: string, target: string): boolean {
+  const escaped = target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`!\\[[^\\]]*\\]\\(\\s*<?${escaped}`).test(markdown) || markdown.includes(`src="${target}"`);
+}
+
 /**
- * Links of the markdown files in `dir` that lead nowhere: a file neither in the folder nor, when
- * `repository` is given, tracked in it (a package's README may send readers to the repository's guides), or
- * an anchor no heading of the target makes. One line each: `file: target (why)`.
+ * Links of the markdown files in `dir` that lead nowhere in the package: a file the package does not hold,
+ * or an anchor no heading of the target makes. Only pictures may be elsewhere: one the package leaves out
+ * is dead unless `pictures` (the repository) holds it. One line each: `file: target (why)`.
  */
-export async function deadLinks(dir: string, markdownFiles: string[], repository?: { root: string; files: Set<string> }): Promise<string[]> {
+export async function deadLinks(dir: string, markdownFiles: string[], pictures?: { root: string; files: Set<string> }): Promise<string[]> {
   const dead: string[] = [];
   const texts = new Map<string, string>();
-  /** Where a package-relative path is: the package's copy, else the repository's; undefined when in neither. */
-  const locate = (path: string) =>
-    existsSync(join(dir, path)) ? join(dir, path) : repository?.files.has(path) ? join(repository.root, path) : undefined;
   const textOf = async (path: string) => texts.get(path) ?? texts.set(path, await readFile(path, 'utf8')).get(path)!;
   for (const file of markdownFiles) {
-    for (const target of relativeTargets(await textOf(join(dir, file)))) {
+    const markdown = await textOf(join(dir, file));
+    for (const target of relativeTargets(markdown)) {
       const [path = '', anchor] = decodeURI(target).split('#');
       const resolved = path ? posix.normalize(posix.join(posix.dirname(file), path)) : file;
-      const found = resolved.startsWith('../') ? undefined : locate(resolved);
-      if (!found) {
-        dead.push(`${file}: ${target} (no ${resolved} in the package${repository ? ' or the repository' : ''})`);
-      } else if (anchor && resolved.endsWith('.md') && !anchorsOf(await textOf(found)).has(anchor)) {
+      const inPackage = !resolved.startsWith('../') && existsSync(join(dir, resolved));
+      if (!inPackage) {
+        const elsewhere = isPicture(markdown, target) && pictures?.files.has(resolved);
+        if (!elsewhere) dead.push(`${file}: ${target} (no ${resolved} in the package)`);
+      } else if (anchor && resolved.endsWith('.md') && !anchorsOf(await textOf(join(dir, resolved))).has(anchor)) {
         dead.push(`${file}: ${target} (no heading #${anchor} in ${resolved})`);
       }
     }

@@ -35,6 +35,18 @@ describe('merchant-elements usage', () => {
     expect((await runMain(['balance', '--sandbox-url', 'http://127.0.0.1:9'], {})).stderr).toContain('Start it with: merchant-elements sandbox');
   });
 
+  it("prints a group's commands for <group> --help and help <group>, and exits 0", async () => {
+    for (const argv of [['orders', '--help'], ['webhooks', '-h'], ['help', 'orders']]) {
+      const run = await runMain(argv, {});
+      expect(run, argv.join(' ')).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout).toMatch(new RegExp(`^Usage: merchant-elements ${argv.at(-1) === 'orders' || argv[0] === 'orders' ? 'orders' : 'webhooks'} <command>`));
+    }
+    const orders = (await runMain(['orders', '--help'], {})).stdout;
+    for (const name of ['orders show <reference>', 'orders unresolved', 'orders resolve <order>']) expect(orders).toContain(`  ${name}`);
+    expect(orders).not.toContain('webhooks');
+    expect((await runMain(['webhooks', '--help'], {}, 'merchant-elements-server')).stdout).toMatch(/^Usage: merchant-elements-server webhooks <command>[^]*webhooks retry/);
+  });
+
   it('exits 2 with the usage on an unknown command, a bare group, a missing flag or argument', async () => {
     const unknown = await runMain(['refund'], {});
     expect(unknown).toMatchObject({ code: 2, stdout: '' });

@@ -77,6 +77,23 @@ describe('merchant-elements orders', () => {
     expect((await h.post('/payments', { msisdn: '0260000004' }, { token })).body).toMatchObject({ reference: `${ref}-1`, status: 'PENDING' });
   });
 
+  it('shows an order: its payment as the proxy reads it, as fields and as JSON; an unknown one exits 1', async () => {
+    const ref = `CLI-SHOW-${Date.now()}`;
+    expect((await h.post('/payments', { msisdn: '0240000001' }, { token: await h.mintPayment({ referenceNo: ref }) })).status).toBe(202);
+    const shown = await runMain(['orders', 'show', ref], env());
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    expect(shown.stdout).toMatch(/^payment\n/);
+    expect(shown.stdout).toMatch(new RegExp(`\\n  reference\\s+${ref}-1\\n`));
+    expect(shown.stdout).toMatch(/\n {2}amount\s+12\.5\n/);
+    expect(shown.stdout).not.toContain('checkout');
+    const json = JSON.parse((await runMain(['orders', 'show', ref, '--json'], env())).stdout) as { payment: { orderReference: string }; checkout: unknown };
+    expect(json).toMatchObject({ payment: { orderReference: ref }, checkout: null });
+    const unknown = await runMain(['orders', 'show', 'NO-SUCH-ORDER'], env());
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no order "NO-SUCH-ORDER"');
+    expect((await runMain(['orders', 'show'], env())).code).toBe(2);
+  });
+
   it('says what is wrong: missing or mixed flags (2), an unknown order (1), no configuration (3)', async () => {
     expect((await runMain(['orders', 'resolve', 'X'], env())).code).toBe(2);
     expect((await runMain(['orders', 'resolve', 'X', '--attempt', 'X-1'], env())).stderr).toContain('--reference-id ID or --absent');

@@ -5,7 +5,9 @@
  * that /ready answers at the root (serve-command.test.ts).
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { startProxyService } from '../../src/cli/proxy-service.js';
 import { SERVER_PATHS } from '../../src/protocol/index.js';
+import { captureLogger } from '../proxy/helpers.js';
 import { eventually } from '../proxy/sse-client.js';
 import { gate, listening, portOf, raw, received, SERVER_KEY, serveSuite } from './serve-harness.js';
 
@@ -151,7 +153,60 @@ describe('merchant-elements serve as a service', () => {
     expect((await sent(apiBase)).status).toBe(404);
     for (const at of [url, new URL(apiBase).origin]) expect((await fetch(`${at}/health`)).status).toBe(200);
 
+    // Metrics for the scraper on the server API's port only, never on the public one (issue 35).
+    expect(listened.metrics).toBe(`${new URL(apiBase).origin}/metrics`);
+    const scraped = await fetch(String(listened.metrics));
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await scraped.text();
+    expect(text).toContain('merchant_proxy_http_requests_total{method="POST",route="/otp/send",code="200"} 1');
+    expect(text).toContain('process_resident_memory_bytes');
+    for (const path of ['/metrics', '/merchant-elements/metrics', '/merchant-elements/server/metrics']) expect((await fetch(`${url}${path}`)).status).toBe(404);
+
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
   }, 120_000);
+
+  it('on shutdown answers /ready 503 for the pre-stop window while serving every other request, then drains', async () => {
+    let endWindow!: () => void;
+    const asked: number[] = [];
+    const logs = captureLogger();
+    const service = await startProxyService({
+      port: 0,
+      host: '127.0.0.1',
+      path: '/merchant-elements',
+      trustProxy: false,
+      logLevel: 'info',
+      preStopMs: 30_000,
+      env: { ...suite.env() },
+      logger: logs.logger,
+      sleep: (ms) => new Promise<void>((resolve) => {
+        asked.push(ms);
+        endWindow = resolve;
+      }),
+    });
+    const ready = async () => (await fetch(`${service.url}/ready`)).status;
+    expect(await ready()).toBe(200);
+
+    const closed = service.close();
+    await eventually(() => (asked.length > 0 ? true : undefined));
+    expect(asked).toEqual([30_000]);
+    const during = await fetch(`${service.url}/ready`);
+    expect(during.status).toBe(503);
+    expect(((await during.json()) as { reasons: string[] }).reasons).toContain('this instance is shutting down: send new requests to another');
+    // Everything else is served as before, on new connections too.
+    expect((await fetch(`${service.url}/health`)).status).toBe(200);
+    const mint = await fetch(`${service.url}/merchant-elements${SERVER_PATHS.otpToken}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SERVER_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ purpose: 'sign-in' }),
+    });
+    expect(mint.status).toBe(201);
+
+    endWindow();
+    await closed;
+    const messages = logs.entries().map((l) => l.msg);
+    expect(messages.indexOf('shutting down: /ready answers 503 for the pre-stop window, requests are still served')).toBeLessThan(messages.indexOf('connections closed'));
+    expect(messages).toContain('stopped');
+  }, 60_000);
 });

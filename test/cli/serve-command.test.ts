@@ -71,6 +71,7 @@ describe('merchant-elements serve', () => {
       PORT: 'eighty',
       LOG_LEVEL: 'loud',
       TRUST_PROXY: 'not an address',
+      PRE_STOP_SECONDS: '5s',
       SERVER_API_HOST: '10.0.0.5',
       SANDBOX_URL: 'localhost:4010',
       // A webhook secret without its URL no longer hides what follows.
@@ -93,6 +94,7 @@ describe('merchant-elements serve', () => {
       'PORT: must be a whole number from 0 to 65535, got "eighty"',
       'LOG_LEVEL: must be one of',
       'TRUST_PROXY:',
+      'PRE_STOP_SECONDS: must be a whole number of seconds from 0 to 300, got "5s"',
       'SERVER_API_HOST: applies only with SERVER_API_PORT',
       'SANDBOX_URL: must be an absolute http(s) URL',
       'WEBHOOK_URL: is required when WEBHOOK_SECRET is set',

@@ -21,7 +21,7 @@ export interface Served {
 }
 
 /** Variables of the host that must not reach the child (a developer's own configuration). */
-const HOST_VARIABLES = /^(PROVIDER_ENV|SANDBOX_URL|MESSAGING_|PAYMENT_|CHECKOUT_|PROXY_|REDIS_|WEBHOOK_|SERVER_API_|PORT$|HOST$|TRUST_PROXY$|LOG_LEVEL$|PAYEE_NAME$|OTP_|DEFAULT_COUNTRY$)/;
+const HOST_VARIABLES = /^(PROVIDER_ENV|SANDBOX_URL|MESSAGING_|PAYMENT_|CHECKOUT_|PROXY_|REDIS_|WEBHOOK_|SERVER_API_|PORT$|HOST$|TRUST_PROXY$|LOG_LEVEL$|PRE_STOP_SECONDS$|PAYEE_NAME$|OTP_|DEFAULT_COUNTRY$)/;
 
 function spawnServe(args: string[], env: NodeJS.ProcessEnv): Served {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !HOST_VARIABLES.test(name)));

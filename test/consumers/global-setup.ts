@@ -17,7 +17,7 @@ const run = promisify(execFile);
 const FRAMEWORKS = [
   'next', 'react', 'react-dom', '@types/react', '@types/react-dom', '@types/node', 'typescript',
   'vite', '@vitejs/plugin-react', '@vitejs/plugin-vue', 'vue', 'vue-tsc',
-  'express', '@types/express', 'fastify', '@fastify/middie',
+  'express', '@types/express', 'fastify', '@fastify/middie', 'standardwebhooks',
 ];
 
 /** What the suite's tests find through `inject('consumers')`. */

@@ -1,38 +1,26 @@
-// The Next.js guide (docs/nextjs.md) followed as written: every file it shows, copied out of the page into a
-// plain App Router app beside the packed packages, `next build` (Turbopack, TypeScript checked), the
-// service started by the guide's own command, `next start`; then in Chromium a server component's page paid
-// through the rewrite, a client page signed in with tokens from route handlers, and nothing under /server/
-// forwarded. A recording relay between Next.js and the service shows what the rewrite sends.
+// The Next.js guide (docs/nextjs.md) followed as written, from an empty folder: every file it shows (the
+// tsconfig with its alias, the root layout, the order store, the token and webhook route handlers, the
+// pages) copied out of the page into a folder of the workspace where the packed packages are installed;
+// its secrets made by its own script, the sandbox and the service started by its own commands, then its
+// `next build` (Turbopack, TypeScript checked) and `next start`. In Chromium a server component's page is
+// paid through the rewrite and marked paid by the signed webhook, a client page signs in with tokens from
+// route handlers, and nothing under /server/ is forwarded. A recording relay between Next.js and the
+// service shows what the rewrite sends.
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, freshSecrets, startChild, type Child } from './child-process.js';
+import { freePort } from './child-process.js';
 import { launchChromium, reachesState } from '../journeys/shop-browser.js';
 import { ROOT } from '../build/built-package.js';
-import { appFolder, customerPage, payFromTestNumber, runBin, serverApi, startInstalledSandbox, startServe, workspace } from './consumer-world.js';
-import { guideCommands, guideFiles } from './guide-snippets.js';
+import { appFolder, customerPage, payFromTestNumber, serverApi, workspace } from './consumer-world.js';
+import { guideFiles, guidePackages, guideScripts, listening, remapPorts, startTerminal, type Terminal } from './guide-snippets.js';
 
-/** What a reader's project has before the guide: create-next-app's tsconfig, a root layout, and their order store. */
-const READERS_OWN = {
-  'tsconfig.json': JSON.stringify({
-    compilerOptions: {
-      target: 'ES2017', lib: ['dom', 'dom.iterable', 'esnext'], allowJs: true, skipLibCheck: true, strict: true, noEmit: true,
-      esModuleInterop: true, module: 'esnext', moduleResolution: 'bundler', resolveJsonModule: true, isolatedModules: true,
-      jsx: 'react-jsx', incremental: true, plugins: [{ name: 'next' }], paths: { '@/*': ['./*'] },
-    },
-    include: ['next-env.d.ts', '**/*.ts', '**/*.tsx', '.next/types/**/*.ts'],
-    exclude: ['node_modules'],
-  }),
-  'app/layout.tsx': `import type { ReactNode } from 'react';
-    export default function RootLayout({ children }: { children: ReactNode }) {
-      return <html lang="en"><body>{children}</body></html>;
-    }`,
-  // A database in a real shop: here every order is GHS 12.50.
-  'lib/orders.ts': 'export async function findOrder(reference: string) { return { reference, total: 12.5 }; }\n',
-};
+const DOC = 'docs/nextjs.md';
 
 interface Seen {
   method: string;
@@ -60,39 +48,50 @@ async function startRecorder(target: string): Promise<{ url: string; seen: Seen[
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
 }
 
-const secrets = freshSecrets();
-let sandbox: Awaited<ReturnType<typeof startInstalledSandbox>>;
-let service: Child & { url: string };
+let ports: Record<number, number>;
+let secrets: { serverKey: string };
+let service: { url: string };
+let sandboxUrl: string;
 let recorder: Awaited<ReturnType<typeof startRecorder>>;
-let next: Child;
+const terminals: Terminal[] = [];
 let site: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  const guide = await readFile(join(ROOT, 'docs/nextjs.md'), 'utf8');
-  const files = guideFiles(guide);
-  expect(Object.keys(files)).toEqual(expect.arrayContaining(['next.config.ts', 'lib/merchant.ts', 'app/orders/[reference]/page.tsx', 'app/sign-in/page.tsx']));
-  const commands = guideCommands(guide);
-  // The install is the suite's (the packed tarballs under these names); the service starts as the guide says.
-  expect(commands).toEqual(['npm install merchant-elements merchant-elements-server', 'npx merchant-elements-server serve']);
-  const app = await appFolder('nextjs', { ...READERS_OWN, ...files });
+  const guide = await readFile(join(ROOT, DOC), 'utf8');
+  // What the guide installs is what the suite installed in the workspace, from the tarballs and the registry.
+  const installed = Object.keys((JSON.parse(await readFile(join(workspace(), 'package.json'), 'utf8')) as { dependencies: object }).dependencies);
+  const packages = guidePackages(guide, DOC);
+  expect(packages).toEqual(expect.arrayContaining(['next', 'merchant-elements', 'merchant-elements-server', 'standardwebhooks']));
+  expect(packages.filter((name) => !installed.includes(name))).toEqual([]);
+  const { once, terminals: scripts } = guideScripts(guide, DOC);
+  expect(Object.keys(scripts).sort()).toEqual(['next', 'proxy', 'sandbox']);
+  ports = { 4010: await freePort(), 8080: await freePort(), 3000: await freePort() };
+  site = `http://127.0.0.1:${ports[3000]}`;
+  const app = await appFolder('nextjs', guideFiles(guide, DOC));
+  for (const script of once) await promisify(execFile)('bash', ['-c', remapPorts(script, ports)], { cwd: app });
+  const env = Object.fromEntries([...(await readFile(join(app, '.env.local'), 'utf8')).matchAll(/^(\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+  secrets = { serverKey: env['PROXY_SERVER_KEY']! };
 
-  const port = await freePort();
-  site = `http://127.0.0.1:${port}`;
-  [sandbox, browser] = await Promise.all([startInstalledSandbox(), launchChromium()]);
-  service = await startServe(sandbox.url, secrets, { PROXY_ALLOWED_ORIGINS: site }, commands[1]);
-  recorder = await startRecorder(new URL(service.url).origin);
-  const env = { MERCHANT_PROXY_URL: recorder.url, PROXY_SERVER_KEY: secrets.serverKey, NEXT_TELEMETRY_DISABLED: '1' };
-  await runBin('next', ['build'], app, env);
-  next = await startChild(process.execPath, [join(workspace(), 'node_modules/.bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'], env, /Ready in/, app);
+  const start = async (name: string, port: number, extra: NodeJS.ProcessEnv, timeoutMs: number) => {
+    const terminal = startTerminal(remapPorts(scripts[name]!, ports), app, { LOG_LEVEL: 'info', NEXT_TELEMETRY_DISABLED: '1', ...extra });
+    terminals.push(terminal);
+    await listening(ports[port]!, terminal, `the guide's ${name} terminal`, timeoutMs);
+  };
+  browser = await launchChromium();
+  await start('sandbox', 4010, {}, 60_000);
+  sandboxUrl = `http://127.0.0.1:${ports[4010]}`;
+  await start('proxy', 8080, {}, 60_000);
+  service = { url: `http://127.0.0.1:${ports[8080]}/merchant-elements` };
+  recorder = await startRecorder(`http://127.0.0.1:${ports[8080]}`);
+  // Next.js's calls go through the recorder; the guide's reader leaves MERCHANT_PROXY_URL unset.
+  await start('next', 3000, { MERCHANT_PROXY_URL: recorder.url }, 420_000);
 });
 
 afterAll(async () => {
   await browser?.close();
-  await next?.stop();
+  for (const terminal of terminals.reverse()) await terminal.stop();
   if (recorder) await new Promise((resolve) => recorder.server.close(resolve));
-  await service?.stop();
-  await sandbox?.close();
 });
 
 /** A customer's page on the Next.js site. */
@@ -101,13 +100,31 @@ const visit = (path: string) => customerPage(browser, `${site}${path}`);
 describe('the Next.js guide, built by next build and run by next start', () => {
   it('a server component renders <PayByMobile> with the token it minted; the customer pays through the rewrite', async () => {
     const html = await (await fetch(`${site}/orders/NEXT-1`)).text();
-    expect(html).toContain('<pay-by-mobile');
+    expect(html, `next start printed:\n${terminals.at(-1)?.output()}`).toContain('<pay-by-mobile');
     const { page, errors } = await visit('/orders/NEXT-2');
     await page.getByRole('heading', { name: 'Order NEXT-2' }).waitFor();
     await payFromTestNumber(page.locator('pay-by-mobile'));
     expect(await serverApi(service.url, secrets.serverKey, '/server/orders/NEXT-2/payment')).toMatchObject({ status: 200, body: { status: 'COMPLETED' } });
+    // The signed webhook, verified by the guide's route handler with standardwebhooks, marks the order paid.
+    await expect
+      .poll(async () => (await fetch(`${site}/orders/NEXT-2`)).text(), { timeout: 60_000, interval: 500 })
+      .toContain('Paid: GHS 12.50 received')
+      .catch(async (e: Error) => {
+        const [, proxy, next] = terminals;
+        const webhooks = await serverApi(service.url, secrets.serverKey, '/server/webhooks?limit=20');
+        throw new Error(`${e.message}\nthe proxy's webhooks: ${JSON.stringify(webhooks.body)}\nthe proxy printed:\n${proxy?.output().slice(-6_000)}\nnext start printed:\n${next?.output().slice(-3_000)}`);
+      });
+    await page.reload();
+    await page.getByRole('status').filter({ hasText: 'Paid: GHS 12.50 received. Thank you!' }).waitFor();
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('the webhook route refuses a delivery the proxy did not sign', async () => {
+    const forged = JSON.stringify({ type: 'payment.completed', data: { orderReference: 'NEXT-3', snapshot: { amount: 12.5 } } });
+    const headers = { 'content-type': 'application/json', 'webhook-id': 'msg_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,Zm9yZ2Vk' };
+    expect((await fetch(`${site}/api/webhooks`, { method: 'POST', headers, body: forged })).status).toBe(400);
+    expect(await (await fetch(`${site}/orders/NEXT-3`)).text()).not.toContain('Paid:');
   });
 
   it('a client page takes its token from a route handler, signs in by SMS code, and the proof is redeemed once', async () => {
@@ -121,7 +138,7 @@ describe('the Next.js guide, built by next build and run by next start', () => {
     await otp.getByLabel('Phone number', { exact: true }).pressSequentially('024 000 0001', { delay: 10 });
     await otp.getByRole('button', { name: 'Send code' }).click();
     await reachesState(otp, 'sent');
-    const outbox = await (await fetch(`${sandbox.url}/__sandbox/outbox?to=233240000001&kind=sms`)).json() as { entries: { message: string }[] };
+    const outbox = await (await fetch(`${sandboxUrl}/__sandbox/outbox?to=233240000001&kind=sms`)).json() as { entries: { message: string }[] };
     await otp.getByLabel('Code from the SMS').pressSequentially(/\b(\d{6})\b/.exec(outbox.entries[0]!.message)![1]!, { delay: 10 });
     await page.getByRole('status').filter({ hasText: 'Signed in as +233240000001.' }).waitFor();
 

@@ -21,13 +21,15 @@ const WEBHOOK_SECRET = `whsec_${Buffer.from('openapi-test-secret-of-32-bytes!').
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: object; 'x-event-data'?: object }> }>;
 }
-type Document = { paths: Record<string, Record<string, Operation>>; info: { version: string } };
+type Document = { paths: Record<string, Record<string, Operation>>; info: { version: string }; components: { schemas: Record<string, object> } };
 
 const version = JSON.parse(readFileSync(join(ROOT, 'packages/merchant-elements-server/package.json'), 'utf8')).version as string;
 const shipped = JSON.parse(readFileSync(DOCUMENT, 'utf8')) as Document;
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+/** A schema of the document, compiled with the document's components beside it (its `$ref`s point there). */
+const compile = (schema: object) => ajv.compile({ ...schema, components: shipped.components });
 
 /** The documented operation whose path template matches `path` (parameters are one segment each). */
 function operationOf(method: string, path: string): [string, Operation] {
@@ -57,12 +59,12 @@ function validate(method: string, path: string, status: number, contentType: str
   expect(documented, `${name} ${status}: content type ${type}`).toContain(type);
   const media = response!.content![type]!;
   if (type === 'text/event-stream') {
-    const check = ajv.compile(media['x-event-data']!);
+    const check = compile(media['x-event-data']!);
     expect(events!.length, `${name}: no event`).toBeGreaterThan(0);
     for (const data of events!) expect(check(data) ? [] : check.errors, `${name} event ${JSON.stringify(data)}`).toEqual([]);
     return;
   }
-  const check = ajv.compile(media.schema!);
+  const check = compile(media.schema!);
   expect(check(body) ? [] : check.errors, `${name} ${status} ${JSON.stringify(body)}`).toEqual([]);
 }
 
@@ -108,6 +110,25 @@ describe('the OpenAPI document (packages/merchant-elements-server/openapi.json)'
   it('is what `npm run docs` generates from the zod schemas, for the package’s version', () => {
     expect(shipped).toEqual(JSON.parse(JSON.stringify(openApiDocument(version))));
     expect(shipped.info.version).toBe(version);
+  });
+
+  it('names every operation (operationId, once each) and every body and answer (a $ref into components.schemas)', () => {
+    const operations = Object.values(shipped.paths).flatMap((methods) => Object.values(methods)) as (Operation & { operationId?: string; requestBody?: { content: Record<string, { schema: object }> } })[];
+    const ids = operations.map((op) => op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)), ids.join()).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    const schemas = operations.flatMap((op) => [
+      ...Object.values(op.requestBody?.content ?? {}).map((m) => m.schema),
+      ...Object.values(op.responses).flatMap((r) => Object.values(r.content ?? {}).map((m) => m['x-event-data'] ?? m.schema)),
+    ]);
+    const inline = schemas.filter((schema) => {
+      const text = JSON.stringify(schema);
+      return !(text === '{"type":"string"}' || /^\{"(\$ref|allOf)":/.test(text)) || /"properties":\{"(?!error")/.test(text);
+    });
+    expect(inline).toEqual([]);
+    const refs = new Set([...JSON.stringify(shipped).matchAll(/"\$ref":"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]!));
+    expect([...refs].filter((name) => !(name in shipped.components.schemas))).toEqual([]);
+    expect(Object.keys(shipped.components.schemas)).toEqual(expect.arrayContaining(['PaymentTokenInput', 'MintedToken', 'PaymentSnapshot', 'OrderResolution', 'ErrorBody']));
   });
 
   it('names every route of the router, and only those', () => {
@@ -217,6 +238,10 @@ describe('the OpenAPI document (packages/merchant-elements-server/openapi.json)'
     const id = (listed.body as { deliveries: { id: string }[] }).deliveries[0]!.id;
     expect((await call('POST', SERVER_PATHS.webhookReplay(id), { server: true })).status).toBe(202);
     expect((await call('POST', SERVER_PATHS.webhookReplay('payment:NOPE-1:COMPLETED'), { server: true })).status).toBe(404);
+    expect((await call('POST', SERVER_PATHS.webhooksReplay, { server: true, body: { state: 'delivered', since: '2026-01-01T00:00:00Z' } })).status).toBe(202);
+    expect((await call('POST', SERVER_PATHS.webhooksReplay, { server: true, body: { state: 'pending' } })).status).toBe(400);
+    expect((await call('POST', SERVER_PATHS.webhooksRetry, { server: true })).status).toBe(202);
+    expect((await call('GET', `${SERVER_PATHS.webhooks}?cursor=nonsense`, { server: true })).status).toBe(400);
   });
 
   it('had each documented operation answer its success at least once (the two tests above)', () => {

@@ -36,7 +36,7 @@ describe('docs/server-api.md, followed as written', { timeout: 90_000 }, () => {
   it('lists webhooks by state and limit, and a replay with the JSON content type reaches the route', () => {
     // Two curl calls in one block, each answer without a newline: two JSON documents back to back.
     const [list, replay] = printed[2]!.replace(/}\s*{/g, '}\n{').split('\n');
-    expect(JSON.parse(list!)).toEqual({ deliveries: [] });
+    expect(JSON.parse(list!)).toEqual({ deliveries: [], next: null });
     expect(JSON.parse(replay!)).toMatchObject({ error: 'NOT_FOUND' });
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { SET_CURRENT_STORY } from 'storybook/internal/core-events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sitePages } from '../../scripts/docs/site.js';
+import { OPENAPI_URL, sitePages } from '../../scripts/docs/site.js';
 import { startStaticStorybook, type StaticStorybook } from '../stories/static-storybook.js';
 import { heard, openStorybookPage, reported, storiesFinished } from '../stories/story-page.js';
 import { DOCS, ROOT } from './markdown.js';
@@ -21,6 +21,18 @@ describe('the docs site', { timeout: 240_000 }, () => {
     console.info(`Storybook built in ${storybook.buildSeconds.toFixed(1)} s`);
   }, 240_000);
   afterAll(() => storybook?.close());
+
+  it('links its OpenAPI page to the document it serves', async () => {
+    const context = await storybook.newContext();
+    try {
+      const viewer = await show(context, undefined, (await sitePages()).find((p) => p.file === 'docs/openapi.md')!.id);
+      const link = viewer.page.locator('#storybook-docs a', { hasText: 'Download openapi.json' });
+      expect(await link.getAttribute('href')).toBe(OPENAPI_URL);
+      expect(await viewer.page.locator('#storybook-docs').getByRole('cell', { name: 'mintPaymentToken' }).count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
 
   it('has a page under Guides for the README and every page of docs/', async () => {
     const pages = await sitePages();
@@ -110,6 +122,11 @@ async function check(viewer: Viewer, file: string, ids: Set<string>): Promise<st
         if (!ids.has(path[1]!)) problems.push(where(`${href} is no page of the site`));
       } else if (href.startsWith('#')) {
         if (!seen.ids.includes(decodeURIComponent(href.slice(1)))) problems.push(where(`${href} is no heading of the page`));
+      } else if (href === OPENAPI_URL) {
+        // A file the site serves: the OpenAPI document, which must be the one the server package ships.
+        const served = await fetch(new URL(href, storybook.url));
+        const shipped = readFileSync(join(ROOT, 'packages/merchant-elements-server/openapi.json'), 'utf8');
+        if (!served.ok || (await served.text()) !== shipped) problems.push(where(`${href} is not the shipped OpenAPI document`));
       } else problems.push(where(`${href} leads nowhere in the site`));
     }
     for (const image of seen.images) if (!image.ok) problems.push(where(`picture ${image.src} did not load`));

@@ -120,6 +120,12 @@ describe('docs/webhooks.md: the verifiers, on real deliveries', { timeout: 60_00
     return [
       ...real,
       { name: 'several signatures, the right one last', headers: { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} v1a,xyz ${right}` }, body: sample.body, expected: JSON.parse(sample.body) },
+      {
+        name: 'during a rotation: one signature per secret, the new one first (WEBHOOK_SECRET="<new> <this>")',
+        headers: { ...headers, 'webhook-signature': `${new Webhook(other).sign(id, new Date(Number(headers['webhook-timestamp']) * 1000), sample.body)} ${right}` },
+        body: sample.body,
+        expected: JSON.parse(sample.body),
+      },
       { name: 'signed four minutes ago', headers: signed(secret, minutes(-4)), body: sample.body, expected: JSON.parse(sample.body) },
       { name: 'the body changed under its signature', headers, body: tampered, expected: null },
       { name: 'signed with another secret', headers: signed(other, new Date()), body: sample.body, expected: null },

@@ -27,20 +27,85 @@ describe('<pay-by-mobile> and where its order stands', () => {
   }
   const stream = () => fake.stream();
 
-  it('reads the order before it offers anything, and says so while it does', async () => {
+  it('draws the form at once, reading the order meanwhile, and looks up no account before the order answers', async () => {
     const gate = deferred<Response>();
     proxy.on('GET', '/order', () => gate.promise);
     const el = await mount();
-    expect(el.state).to.equal('loading');
-    expect(el.matches(':state(loading)')).to.be.true;
+    expect(el.state).to.equal('idle');
+    expect(el.matches(':state(idle)')).to.be.true;
     expect(text(el, 'amount')).to.equal('GHS 12.50');
-    expect(text(el, 'status')).to.equal('Checking the order…');
-    expect(part(el, 'phone-input'), 'no form that may be the wrong thing to do').to.equal(null);
+    const input = part<HTMLInputElement>(el, 'phone-input')!;
+    expect(input, 'the form, before the order answers').to.exist;
+    expect(input.readOnly || input.disabled, 'usable').to.be.false;
+    expect(text(el, 'status')).to.equal('');
     expect(proxy.calls('GET', '/order')[0]!.headers.get('authorization')).to.equal(`Bearer ${TOKEN}`);
     await expect(el).to.be.accessible();
+
+    typeInto(input, '024 000 0001');
+    part(el, 'continue-button')!.click();
+    await stateIs(el, 'looking-up');
+    await el.updateComplete;
+    expect(proxy.calls('POST', '/accounts/lookup'), 'nothing sent for the order before it is known').to.have.length(0);
     gate.resolve(json(order()));
+    await stateIs(el, 'confirm');
+    expect(proxy.calls('POST', '/accounts/lookup').map((r) => r.body)).to.deep.equal([{ msisdn: '024 000 0001' }]);
+  });
+
+  it('switches to the payment the order waits on when it answers, keeping what was typed, the focus on what comes next', async () => {
+    const gate = deferred<Response>();
+    proxy.on('GET', '/order', () => gate.promise);
+    const el = await mount();
+    const input = part<HTMLInputElement>(el, 'phone-input')!;
+    input.focus();
+    typeInto(input, '024 000 0009');
+    gate.resolve(json(order({ next: 'payment', payment: prompt(10, 120), attemptsLeft: 2 })));
+    await stateIs(el, 'pending');
+    expect(part(el, 'phone-input'), 'no form: the order waits on a phone').to.equal(null);
+    expect(text(el, 'status')).to.equal('Approve GHS 12.50 on 026 *** **04.');
+    expect(el.shadowRoot!.activeElement, 'not the page\'s body').to.equal(part(el, 'check-button'));
+    await waitUntil(() => proxy.streams.length == 1, 'watching it');
+    expect(proxy.calls('POST', '/payments'), 'nothing sent').to.have.length(0);
+
+    // Declined there: another try starts from the number typed before.
+    stream().status(payment({ status: 'CANCELLED', attemptsLeft: 2 }));
+    await stateIs(el, 'cancelled');
+    part(el, 'retry-button')!.click();
     await stateIs(el, 'idle');
-    expect(part(el, 'phone-input')).to.exist;
+    expect(part<HTMLInputElement>(el, 'phone-input')!.value).to.equal('024 000 0009');
+  });
+
+  it('holds a Continue pressed before the order answers, then follows the order: its payment, or its checkout', async () => {
+    for (const [answer, state] of [
+      [order({ next: 'payment', payment: prompt(5, 120) }), 'pending'],
+      [order({ next: 'other-method', otherMethod: { method: 'checkout', status: 'processing' } }), 'error'],
+    ] as const) {
+      const gate = deferred<Response>();
+      proxy.on('GET', '/order', () => gate.promise);
+      const el = await mount();
+      typeInto(part<HTMLInputElement>(el, 'phone-input')!, '024 000 0001');
+      part(el, 'continue-button')!.click();
+      await stateIs(el, 'looking-up');
+      gate.resolve(json(answer));
+      await stateIs(el, state);
+      await el.updateComplete;
+      expect(proxy.calls('POST', '/accounts/lookup'), 'no account looked up for an order that is not open').to.have.length(0);
+      expect(proxy.calls('POST', '/payments')).to.have.length(0);
+      el.remove();
+    }
+  });
+
+  it('reads the order again when moved in the page before it answered (the move stopped the read)', async () => {
+    const first = deferred<Response>();
+    proxy.on('GET', '/order', () => first.promise);
+    const el = await mount();
+    proxy.on('GET', '/order', order({ next: 'payment', payment: prompt(5, 120) }));
+    const parent = el.parentElement!;
+    el.remove();
+    parent.append(el);
+    await stateIs(el, 'pending');
+    const reads = proxy.calls('GET', '/order');
+    expect(reads).to.have.length(2);
+    expect(reads[0]!.signal!.aborted, 'the first read stopped with the move').to.be.true;
   });
 
   it('shows a second tab the payment waiting on the phone from the start: the number, its age and the time left', async () => {
@@ -203,12 +268,10 @@ describe('<pay-by-mobile> and where its order stands', () => {
     ['no connection', offline],
     ['a busy proxy', () => problem(503, 'UPSTREAM_UNAVAILABLE', { retryable: true })],
   ] as const) {
-    it(`falls back to the form with ${name}: the proxy's answers to it say the rest`, async () => {
+    it(`keeps the form with ${name}: the proxy's answers to it say the rest`, async () => {
       proxy.on('GET', '/order', answer);
-      const el = await mount();
-      await stateIs(el, 'idle');
+      const el = await confirming();
       expect(text(el, 'error-message')).to.equal('');
-      expect(part(el, 'phone-input')).to.exist;
     });
   }
 

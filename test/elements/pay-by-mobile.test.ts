@@ -17,10 +17,10 @@ describe('<pay-by-mobile>', () => {
   let proxy: FakeProxy;
   beforeEach(() => void (proxy = fake.proxy));
 
-  /** The element, once it read where its order stands. */
+  /** The element, its order asked for (the form is there at once; the account is looked up once it answered). */
   async function mount(token = TOKEN) {
     const el = await fixture<PayByMobile>(html`<pay-by-mobile token=${token}></pay-by-mobile>`);
-    await waitUntil(() => el.state != 'loading', 'the order read');
+    await waitUntil(() => proxy.calls('GET', '/order').length > 0, 'the order asked for');
     await el.updateComplete;
     return el;
   }

@@ -34,7 +34,7 @@ async function startProxy(): Promise<Harness> {
       redisUrl: redis.url,
       relay: { minIntervalMs: 50, maxIntervalMs: 250, deadlineMs: 120_000, sweepIntervalMs: 200, outboxBackoffMs: 50, outboxMaxBackoffMs: 300, outboxLeaseMs: 2_000 },
       timeouts: { connectMs: 500, totalMs: 800 },
-      circuitBreaker: { threshold: 0.5, minimumCalls: 10, windowMs: 2_000, halfOpenAfterMs: 250 },
+      circuitBreaker: { threshold: 0.5, minimumCalls: 10, windowMs: 2_000, halfOpenAfterMs: 250, maxHalfOpenAfterMs: 1_000 },
       hooks: {
         onPaymentUpdate: (u: PaymentUpdate) => {
           if (Math.random() < 0.2) throw new Error('merchant database busy');

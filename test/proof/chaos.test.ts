@@ -93,7 +93,7 @@ describe('chaos: 200 payments through 20 % upstream faults', () => {
         relay: { minIntervalMs: 50, maxIntervalMs: 250, deadlineMs: 120_000, unknownGraceMs: 2_000 },
         timeouts: { connectMs: 500, totalMs: 800 },
         // DESIGN's breaker, on a test's time scale.
-        circuitBreaker: { threshold: 0.5, minimumCalls: 10, windowMs: 2_000, halfOpenAfterMs: 250 },
+        circuitBreaker: { threshold: 0.5, minimumCalls: 10, windowMs: 2_000, halfOpenAfterMs: 250, maxHalfOpenAfterMs: 1_000 },
         hooks: { onPaymentUpdate: (u: PaymentUpdate) => void updates.push(u) },
       },
     });

@@ -170,10 +170,14 @@ describe('finding 6: an adopted duplicate keeps the provider\'s number', () => {
   it('shows and counts the number the prompt is on, not the one the retry named', async () => {
     // The void is read again only after a minute, so the retry, not the reconciler, finds the landed payment.
     await retryAfterLateLanding('F6', 60_000, async (h, ref, token) => {
+      // The retry reads the number before sending (the provider is the ledger): the landed prompt is adopted,
+      // on the number the provider has, and the retry that named another is told where it waits.
       const retry = await h.post('/payments', { msisdn: '0240000001' }, { token });
-      expect(retry.status).toBe(202);
-      expect(retry.body).toMatchObject({ reference: `${ref}-1`, status: 'PENDING' });
-      expect(retry.body.msisdn).toMatch(PROVIDERS_NUMBER);
+      expect(retry.status).toBe(409);
+      expect(retry.body).toMatchObject({ error: 'PAYMENT_IN_PROGRESS', details: { reference: `${ref}-1` } });
+      expect(retry.body.details.msisdn).toMatch(PROVIDERS_NUMBER);
+      const view = await h.get('/order', { token });
+      expect(view.body.payment.reference).toBe(`${ref}-1`);
     });
   });
 

@@ -1,7 +1,7 @@
 /**
  * The model checker can fail (a test that cannot fail is a defect): with one money rule broken on purpose,
  * "unknown blocks everything" (a checkout is let through while the order's mobile-money try is being sent or
- * its outcome is unknown), the same property finds an order charged twice.
+ * its outcome is unknown), the same property fails a run with an order charged twice.
  */
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
@@ -20,10 +20,12 @@ const { modelProperty } = await import('./model/property.js');
 
 describe('the order model, with "unknown blocks everything" broken on purpose', () => {
   it('finds an order charged twice', async () => {
-    // Of seeds 1 to 12 of today's runs (the 'now' era: clocks, store faults, another shop at our price), six
-    // found it within 3,000 runs, all six within 2,434; this seed within 778.
-    const result = await fc.check(modelProperty(false, undefined, true, 'now'), { numRuns: 2_000, seed: 7, endOnFailure: true });
+    // Since every new session reads the provider first (the provider is the ledger), a double charge needs a
+    // checkout opened while the order's try is still on its way, so the search finds it rarely: of seeds 1 to
+    // 5 of the 'late' era, seed 4 within 3,000 runs (run 2,770). Its run is replayed here; the search itself
+    // runs in `npm run proof:long` (test/proof/long/order-model-canary.test.ts).
+    const result = await fc.check(modelProperty(false, undefined, true, 'late'), { seed: 4, path: '2769', numRuns: 1, endOnFailure: true });
     expect(result.failed).toBe(true);
     expect(String(result.errorInstance)).toMatch(/was charged 2 times/);
-  }, 300_000);
+  }, 120_000);
 });

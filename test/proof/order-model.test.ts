@@ -76,7 +76,7 @@ describe('the order model', () => {
   // way to the customer, was void. The customer paid it; the completion was never reported.
   it('takes no "absent" for a session whose creation was answered while the word was checked', async () => {
     await fc.assert(modelProperty(false, undefined, true, 'clock'), { seed: 1088238901, path: '427', numRuns: 1, endOnFailure: true });
-  });
+  }, 120_000);
 
   // Found by npm run proof:long on 21aa6d9 (seed 1097043226, run 297 of its chunk): a session read completed,
   // its commit ran and its answer was lost; the store was flushed before the message was delivered. One process
@@ -84,7 +84,7 @@ describe('the order model', () => {
   // version, with no message for what came after it: the completion was never reported.
   it('reports a completion put back over an older version of its record after a flush', async () => {
     await fc.assert(modelProperty(false, undefined, true, 'now'), { seed: 1097043226, path: '297', numRuns: 1, endOnFailure: true });
-  });
+  }, 120_000);
 
   // Found by npm run proof:model on 0a5fc68 (seed 1097727673, run 865 of its chunk): a refused try's number
   // taken again by the next try, on its way when the store was flushed; an older copy, the refusal only, was
@@ -92,7 +92,7 @@ describe('the order model', () => {
   // completion was never read or reported.
   it('joins a try that took a refused try’s number to the older copy put back before it', async () => {
     await fc.assert(modelProperty(false, undefined, true, 'now'), { seed: 1097727673, path: '865', numRuns: 1, endOnFailure: true });
-  });
+  }, 120_000);
 
   // Found by the checker's `late` era when it began (seed 1001, run 2746 of a 20,000-run chunk): a try
   // declined and completed by the provider half a minute later, with no callback; the customer's next try,
@@ -101,7 +101,7 @@ describe('the order model', () => {
   it('reports a declined try’s late completion while the next try stays pending past its deadline', async () => {
     const path = '2746:26:126:18:18:49:49:96:38:38:38:83:89:89:98:135';
     await fc.assert(modelProperty(false, undefined, true, 'late'), { seed: 1001, path, numRuns: 1, endOnFailure: true });
-  });
+  }, 120_000);
 
   // Found by the `late` era's long run on 7db7758 (seed 3591714842681, run 962): it never ended. A try void
   // because nobody found it, its number taken again by a try refused in words: a process whose copy was a
@@ -110,7 +110,7 @@ describe('the order model', () => {
   // now fails a run whose record grows past any run's need, so this replay fails, not hangs, without the fix.
   it('joins a stale copy’s void try to the record that has it once, not again at every load', async () => {
     await fc.assert(modelProperty(false, undefined, true, 'late'), { seed: 3591714842681, path: '962', numRuns: 1, endOnFailure: true });
-  });
+  }, 120_000);
 
   // Found by the `late` era's long run on 1794852 (seed 1122183213, run 600 of its chunk): a try's request
   // lost on its way and landing late, the operator's word "absent" meanwhile; the next try took its number and
@@ -120,7 +120,7 @@ describe('the order model', () => {
   it('reads a late landing under a number a try refused in words took again', async () => {
     const path = '600:0:0:0:86:6:6:50:46:46:46:46:46:46:68:12:12:48:56:56:56:77:164:49:61:63:19:73';
     await fc.assert(modelProperty(false, undefined, true, 'late'), { seed: 1122183213, path, numRuns: 1, endOnFailure: true });
-  });
+  }, 120_000);
 
   it('replays a run alone from its seed and path exactly as it ran among the others (same steps, same end)', async () => {
     // Were anything in a run not owned by the test (a real timer, Math.random, a cache that outlives a

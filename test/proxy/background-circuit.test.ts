@@ -49,6 +49,45 @@ describe('background reads and customers’ payments', () => {
   });
 });
 
+describe('provider callbacks for payments already read final, during a status-read outage', () => {
+  it('read under the background circuit, once per try however often they come: the next customer still pays', async () => {
+    let down = false;
+    const readsById = new Map<string, number>();
+    const switchable: typeof fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+      if (down && method === 'GET' && READ_BY_ID.test(url)) readsById.set(url, (readsById.get(url) ?? 0) + 1);
+      return down ? statusReadsDown(input, init) : fetch(input, init);
+    };
+    h = await startHarness({
+      config: {
+        fetch: switchable,
+        circuitBreaker: { threshold: 0.5, minimumCalls: 3, windowMs: 60_000, halfOpenAfterMs: 60_000 },
+        relay: { minIntervalMs: 20, maxIntervalMs: 60_000, deadlineMs: 60_000 },
+      },
+    });
+    // Eight customers' payments end CANCELLED (declined on the phone), read so by the reconciler.
+    const callbackIds: string[] = [];
+    for (let i = 1; i <= 8; i++) {
+      const referenceNo = `LATE-CB-${i}`;
+      const paid = await h.post('/payments', { msisdn: '0200000003' }, { token: await h.mintPayment({ referenceNo }) });
+      expect(paid.status, paid.text).toBe(202);
+      await eventually(async () => ((await h!.proxy.payments.get(referenceNo))?.status === 'CANCELLED' ? true : undefined), 15_000);
+      callbackIds.push([...h.sandbox.app.sandbox.payments.values()].find((p) => p.referenceNo === `${referenceNo}-1`)!.callbackId);
+    }
+    // Status reads fail; the provider calls back for each of them, and replays the first callback a hundred times.
+    down = true;
+    for (const id of callbackIds) expect((await h.post(`/callbacks/payments/${id}`, {})).status).toBe(204);
+    for (let i = 0; i < 100; i++) await h.post(`/callbacks/payments/${callbackIds[0]}`, {});
+    // Each try is read twice at most (the callback's read and the reconciler's pass it wakes; fewer once the
+    // background circuit opens), none retried by the client, and a hundred replays of one callback add nothing.
+    expect(Math.max(...readsById.values())).toBeLessThanOrEqual(2);
+    // The customers' circuit is untouched: the next customer's read of the provider and initiation go through.
+    const next = await h.post('/payments', { msisdn: '0240000005' }, { token: await h.mintPayment({ referenceNo: 'LATE-CB-NEXT' }) });
+    expect(next.status, next.text).toBe(202);
+  }, 60_000);
+});
+
 describe('provider client circuits', () => {
   it('counts and refuses a background read under its interface’s background circuit only', async () => {
     let calls = 0;

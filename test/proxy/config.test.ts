@@ -205,7 +205,7 @@ describe('configFromEnv', () => {
       'WEBHOOK_SECRET: is required when WEBHOOK_URL is set (signed webhooks need both)',
       'PAYMENT_BASE_URL: must be an http(s) URL',
       'PROXY_TOKEN_SECRET: must be at least 32 bytes long',
-      'PROXY_SERVER_KEY: must be at least 32 bytes long',
+      `PROXY_SERVER_KEY: must be at least 32 bytes long; make one with: node -e "console.log('sk_' + require('crypto').randomBytes(24).toString('base64url'))"`,
       'PROXY_ALLOWED_ORIGINS: "https://shop.example/" is not an origin (scheme://host[:port], no path or trailing slash)',
       'REDIS_URL: must be a redis:// or rediss:// URL',
       'REDIS_PREFIX: must be 1 to 64 letters, digits and . _ : - (for example shop-a:prod:)',

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, TEST_SECRET, type Harness } from './helpers.js';
@@ -82,5 +82,38 @@ describe('tokens minted by hand (another language)', () => {
       expect(refusals().at(-1)!.msg, named).toContain(named);
     }
     expect(h.logs.lines.some((l) => l.includes(TEST_SECRET))).toBe(false);
+  });
+});
+
+describe('tokens minted by hand during a rotation of PROXY_TOKEN_SECRET (docs/tokens.md)', () => {
+  const NEW = 'the-new-token-secret-0123456789-abcdefgh';
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ config: { tokenSecret: NEW, acceptedTokenSecrets: [TEST_SECRET] } });
+  });
+  afterAll(() => h.close());
+
+  /** The key id as docs/tokens.md defines it: the first 12 characters of base64url(SHA-256(secret)). */
+  const kidOf = (secret: string) => createHash('sha256').update(secret).digest('base64url').slice(0, 12);
+  const otp = () => ({ scope: 'otp', aud: 'merchant-elements', exp: soon(), jti: jti(), purpose: 'sign-in' });
+
+  it('accepts a token a backend still minting with the old secret signs, without kid or with one of its own', async () => {
+    expect((await h.post('/otp/send', { recipient: '0240000022' }, { token: mintByHand(otp()) })).status).toBe(200);
+    const ownKid = await new SignJWT(otp()).setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: 'shop-2026' }).sign(new TextEncoder().encode(TEST_SECRET));
+    expect((await h.post('/otp/send', { recipient: '0240000023' }, { token: ownKid })).status).toBe(200);
+  });
+
+  it('accepts a token minted with the new secret, named by its kid as the proxy computes it', async () => {
+    const token = await new SignJWT(otp()).setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: kidOf(NEW) }).sign(new TextEncoder().encode(NEW));
+    expect((await h.post('/otp/send', { recipient: '0240000024' }, { token })).status).toBe(200);
+    const minted = (await h.proxy.tokens.otp({ purpose: 'sign-in' })).split('.')[0]!;
+    expect(JSON.parse(Buffer.from(minted, 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT', kid: kidOf(NEW) });
+  });
+
+  it('refuses a token signed with neither secret, whatever kid it names', async () => {
+    const token = await new SignJWT(otp()).setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: kidOf(NEW) }).sign(new TextEncoder().encode('a-third-secret-nobody-configured-0123456789'));
+    const res = await h.post('/otp/send', { recipient: '0240000025' }, { token });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('TOKEN_INVALID');
   });
 });

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { freePort } from '../support/free-port.js';
@@ -219,10 +222,16 @@ function pingOnce(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `redis-server --port N --save '' --appendonly no` and waits until it answers PING. */
-export async function startRedis(): Promise<TestRedis> {
+/**
+ * Starts `redis-server --port N --save '' --appendonly no` (then `args`, which may override those) and waits
+ * until it answers PING.
+ */
+export async function startRedis(args: string[] = []): Promise<TestRedis> {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+  // A directory of its own: a server that becomes a master or turns on its append-only file writes there
+  // (dump.rdb, appendonlydir), and a server started where one was left would load another test's records.
+  const dir = mkdtempSync(join(tmpdir(), 'me-redis-'));
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args], {
     stdio: 'ignore',
   });
   const deadline = Date.now() + 10_000;
@@ -239,8 +248,12 @@ export async function startRedis(): Promise<TestRedis> {
     process: child,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        const done = () => {
+          rmSync(dir, { recursive: true, force: true });
+          resolve();
+        };
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once('exit', done);
         child.kill('SIGTERM');
       }),
   };

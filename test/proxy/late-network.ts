@@ -11,7 +11,8 @@ export interface LateNetwork {
   fetch: typeof fetch;
 }
 
-export function lateNetwork(options: { landAfterMs?: number; answer?: 'fetch failed' | '503' } = {}): LateNetwork {
+/** `answer`: what the caller gets at once: a failed fetch, a 503, or a `0400 Bad Request` without words (a gateway that refuses and processes anyway). */
+export function lateNetwork(options: { landAfterMs?: number; answer?: 'fetch failed' | '503' | '0400' } = {}): LateNetwork {
   const realFetch = globalThis.fetch;
   const landAfterMs = options.landAfterMs ?? 1_500;
   let target: string | null = null;
@@ -27,6 +28,10 @@ export function lateNetwork(options: { landAfterMs?: number; answer?: 'fetch fai
         landing = new Promise<void>((resolve) => {
           setTimeout(() => void realFetch(input, rest).then((r) => r.body?.cancel(), () => undefined).finally(resolve), landAfterMs);
         });
+        if (options.answer === '0400') {
+          const body = { statusCode: '0400', statusMessage: 'Bad Request', transactionId: null, data: null, links: [] };
+          return new Response(JSON.stringify(body), { status: 400, headers: { 'content-type': 'application/json' } });
+        }
         if (options.answer === '503') {
           const body = { statusCode: '0503', statusMessage: 'Service Unavailable', transactionId: null, data: null, links: [] };
           return new Response(JSON.stringify(body), { status: 503, headers: { 'content-type': 'application/json' } });

@@ -3,6 +3,7 @@ import { otpSendResponse } from '../../src/protocol/index.js';
 import type { OtpSendCheck } from '../../src/proxy/context.js';
 import { MemoryStore } from '../../src/proxy/store/index.js';
 import { startHarness, startRedis, type Harness, type HarnessOptions } from './helpers.js';
+import { eventually } from './sse-client.js';
 
 const KWAME = '233240000001'; // SMS delivered
 const AMA = '233240000002'; // SMS undelivered
@@ -217,6 +218,45 @@ describe('POST /otp/send', () => {
     expect(failed.status).toBe(503);
     expect(failed.body).toEqual({ error: 'UPSTREAM_UNAVAILABLE', message: expect.any(String), details: { retryable: true } });
     expect((await h.post('/otp/send', { recipient: '0240000001' }, { token })).status).toBe(200);
+  });
+});
+
+describe('OTP sends through a provider outage', () => {
+  it('counts no refused send against the customer: after the outage, sign-ins are sent, not 429 (issue 35)', async () => {
+    // The default limits; a breaker that opens after 4 failed calls and tries one again every 200 ms.
+    await start({ config: { circuitBreaker: { threshold: 0.5, minimumCalls: 4, windowMs: 60_000, halfOpenAfterMs: 200, maxHalfOpenAfterMs: 200 } } });
+    const outage = await fetch(`${h.sandbox.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: '503', count: 1_000, path: '/v1/external/generate/otp' }),
+    });
+    expect(outage.status).toBe(201);
+
+    // One customer tries again and again (past the 3 per number in 10 minutes, the 5 per token), and others
+    // from the same address (past its 10 an hour) on numbers of one prefix: the provider answers 503, then
+    // the open circuit refuses them before they reach it. Each one is told the service is unavailable.
+    const token = await h.mintOtp();
+    const others = await Promise.all(Array.from({ length: 8 }, () => h.mintOtp()));
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await h.post('/otp/send', { recipient: '0240000001' }, { token })).status);
+    for (const [i, other] of others.entries()) statuses.push((await h.post('/otp/send', { recipient: `024555000${i}` }, { token: other })).status);
+    expect(statuses).toEqual(Array(14).fill(503));
+    const reached = (await (await fetch(`${h.sandbox.url}/__sandbox/faults`)).json()) as { faults: { remaining: number }[] };
+    expect(1_000 - reached.faults[0]!.remaining).toBeLessThan(14);
+
+    // The provider is back: the same customer tries until the circuit's next trial (each try refused
+    // meanwhile counted against nothing either), and the others get their codes.
+    await fetch(`${h.sandbox.url}/__sandbox/faults`, { method: 'DELETE' });
+    const again = await eventually(async () => {
+      const res = await h.post('/otp/send', { recipient: '0240000001' }, { token });
+      return res.status === 503 ? undefined : res;
+    }, 60_000);
+    expect(again.status, again.text).toBe(200);
+    for (const [i, other] of others.entries()) {
+      const res = await h.post('/otp/send', { recipient: `024555000${i}` }, { token: other });
+      expect(res.status, res.text).toBe(200);
+    }
+    expect(h.smsTo(KWAME)).toHaveLength(1);
   });
 });
 

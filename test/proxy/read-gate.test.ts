@@ -112,6 +112,7 @@ function reconcilerOf(provider: ReturnType<typeof slowProvider>, unsettled: stri
       options: RELAY,
       pass: (ref) => provider.read(ref),
       unsettled: async () => unsettled,
+      now: Date.now,
     },
     () => undefined,
   );

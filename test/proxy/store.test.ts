@@ -259,25 +259,3 @@ describe('rate limiters on the store backend', () => {
     }
   });
 });
-
-describe('a Redis that may evict', () => {
-  it('is named in the log when the proxy starts: an evicted order is money state lost', async () => {
-    const { Redis } = await import('ioredis');
-    const admin = new Redis(redis.url);
-    const { startHarness } = await import('./helpers.js');
-    try {
-      const quiet = await startHarness({ config: { redisUrl: redis.url, redisPrefix: `ev${Date.now()}:` } });
-      await quiet.proxy.ready();
-      expect(quiet.logs.entries().some((e) => String(e.msg).startsWith('Redis may evict keys'))).toBe(false);
-      await quiet.close();
-      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
-      const warned = await startHarness({ config: { redisUrl: redis.url, redisPrefix: `ev${Date.now()}b:` } });
-      await warned.proxy.ready();
-      expect(warned.logs.entries().find((e) => String(e.msg).startsWith('Redis may evict keys'))).toMatchObject({ maxmemoryPolicy: 'allkeys-lru' });
-      await warned.close();
-    } finally {
-      await admin.config('SET', 'maxmemory-policy', 'noeviction');
-      admin.disconnect();
-    }
-  });
-});

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ProxyError } from '../../src/proxy/errors.js';
 import { MemoryStore } from '../../src/proxy/store/memory.js';
 import { createTokenService, type TokenService, VERIFIED_CACHE_SIZE } from '../../src/proxy/tokens/service.js';
+import { keyIdOf } from '../../src/proxy/tokens/keys.js';
 import { startHarness, TEST_SECRET, type Harness } from './helpers.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -43,7 +44,7 @@ describe('token service', () => {
 
   it('mints HS256 JWTs with scope, aud, exp (15 min by default), iat and a random jti', async () => {
     const token = await tokens.otp({ purpose: 'sign-in' });
-    expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'JWT' });
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'JWT', kid: keyIdOf(TEST_SECRET) });
     const claims = decodeJwt(token);
     expect(claims).toMatchObject({ scope: 'otp', purpose: 'sign-in', aud: 'merchant-elements' });
     expect((claims.exp as number) - (claims.iat as number)).toBe(900);

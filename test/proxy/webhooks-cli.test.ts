@@ -138,3 +138,49 @@ describe('merchant-elements webhooks', () => {
     expect((await runMain(['help'], {})).stdout).toContain('webhooks replay <id>');
   });
 });
+
+describe('after an outage: paging, bulk replay and retry', () => {
+  it('lists a page at a time with the next page\'s cursor, and every page with --all', async () => {
+    const all = (JSON.parse((await runMain(['webhooks', 'list', '--json', '--limit', '1000'], env())).stdout) as { deliveries: { id: string }[]; next: string | null });
+    expect(all.next).toBeNull();
+    expect(all.deliveries.length).toBeGreaterThanOrEqual(2);
+    const first = await runMain(['webhooks', 'list', '--limit', '1'], env());
+    const cursor = /--cursor (\S+)/.exec(first.stderr)?.[1];
+    expect(cursor).toBeDefined();
+    const pages: string[] = [];
+    for (let next: string | null | undefined = undefined; ; ) {
+      const page = JSON.parse((await runMain(['webhooks', 'list', '--json', '--limit', '1', ...(next ? ['--cursor', next] : [])], env())).stdout) as { deliveries: { id: string }[]; next: string | null };
+      pages.push(...page.deliveries.map((d) => d.id));
+      if (page.next === null) break;
+      next = page.next;
+    }
+    expect(pages).toEqual(all.deliveries.map((d) => d.id));
+    const followed = JSON.parse((await runMain(['webhooks', 'list', '--all', '--limit', '1', '--json'], env())).stdout) as { deliveries: { id: string }[] };
+    expect(followed.deliveries.map((d) => d.id)).toEqual(pages);
+    expect((await runMain(['webhooks', 'list', '--cursor', 'nonsense'], env())).stderr).toContain('400');
+    expect((await runMain(['webhooks', 'list', '--all', '--cursor', 'x'], env())).code).toBe(2);
+  });
+
+  it('replays every dead webhook at once, oldest first, and tries every pending one now (webhooks retry)', async () => {
+    receiver.answer = () => 500;
+    // A new payment: its webhooks die (age limit 300 ms) while the receiver refuses.
+    const token = await h.mintPayment();
+    const { reference } = (await h.post('/payments', { msisdn: '233240000001' }, { token })).body as { reference: string };
+    const id = `payment:${reference}:COMPLETED`;
+    await eventually(async () => ((await h.proxy.webhooks.list({ state: 'dead' })).some((d) => d.id === id) ? true : undefined));
+
+    receiver.answer = () => 200;
+    const replayed = await runMain(['webhooks', 'replay', '--state', 'dead', '--json'], env());
+    expect(replayed.code).toBe(0);
+    const ids = (JSON.parse(replayed.stdout) as { replayed: string[] }).replayed;
+    expect(ids).toContain(id);
+    await eventually(() => receiver.received.find((got) => got.id === id && got.status === 200));
+    expect((await runMain(['webhooks', 'replay', '--state', 'dead', '--since', '2099-01-01T00:00:00Z'], env())).stdout).toBe('queued 0 dead webhook(s) for delivery again\n');
+    expect((await runMain(['webhooks', 'replay', '--state', 'pending'], env())).code).toBe(2);
+    expect((await runMain(['webhooks', 'replay', 'x', '--since', '2026-01-01T00:00:00Z'], env())).code).toBe(2);
+
+    const retry = await runMain(['webhooks', 'retry'], env());
+    expect(retry).toMatchObject({ code: 0, stderr: '' });
+    expect(retry.stdout).toMatch(/^trying \d+ pending webhook\(s\) now\n$/);
+  });
+});

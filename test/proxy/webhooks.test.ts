@@ -198,6 +198,13 @@ describe('webhook configuration', () => {
     expect(() => configFromEnv({ ...base, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET })).toThrow(/WEBHOOK_URL: is required when WEBHOOK_SECRET is set/);
   });
 
+  it('reads the age limit from WEBHOOK_MAX_AGE_MS, held to a day in production and named when wrong', () => {
+    const env = { ...base, WEBHOOK_URL: 'https://shop.example/webhooks', WEBHOOK_SECRET: TEST_WEBHOOK_SECRET };
+    expect(resolveConfig(configFromEnv({ ...env, WEBHOOK_MAX_AGE_MS: '172800000' })).webhooks?.maxAgeMs).toBe(172_800_000);
+    expect(problemsOf({ ...env, WEBHOOK_MAX_AGE_MS: '2 days' })).toEqual([expect.stringMatching(/^WEBHOOK_MAX_AGE_MS: /)]);
+    expect(problemsOf({ WEBHOOK_MAX_AGE_MS: '172800000' })).toEqual(['WEBHOOK_MAX_AGE_MS: is used only with WEBHOOK_URL and WEBHOOK_SECRET']);
+  });
+
   const problemsOf = (env: Record<string, string>): string[] => {
     try {
       resolveConfig(configFromEnv({ ...base, ...env }));

@@ -9,6 +9,7 @@ export type { OtpVerifyState } from './otp-verify.flow.js';
 
 /**
  * @summary Verifies a phone number with a one-time code sent by SMS, and gives the merchant's form a proof.
+ * A complete code (typed, pasted, or the whole SMS pasted) is checked at once, without a press of Verify.
  * @tagname otp-verify
  *
  *
@@ -18,8 +19,8 @@ export type { OtpVerifyState } from './otp-verify.flow.js';
  *
  * @csspart phone-input - The phone number input.
  * @csspart send-button - The button that sends the code.
- * @csspart code-input - The code input (one input; the whole code may be pasted).
- * @csspart verify-button - The button that checks the code.
+ * @csspart code-input - The code input (one input; the whole code may be pasted). A complete code is checked at once.
+ * @csspart verify-button - Checks the code as it stands; a complete code is checked without it.
  * @csspart resend-button - Sends a new code; disabled with a countdown until the cooldown ends.
  * @csspart change-button - Goes back to the phone number.
  * @csspart retry-button - Repeats the last call after a network error.
@@ -36,7 +37,7 @@ export type { OtpVerifyState } from './otp-verify.flow.js';
  *
  * @cssstate idle - Waiting for a phone number.
  * @cssstate sending - Sending the code.
- * @cssstate sent - Waiting for the code.
+ * @cssstate sent - Waiting for the code; it is checked as soon as it is complete.
  * @cssstate verifying - Checking the code.
  * @cssstate verified - The number is verified; the proof is the form value.
  * @cssstate wrong-code - The code was wrong; attempts left are shown.

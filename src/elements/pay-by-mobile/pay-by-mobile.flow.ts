@@ -63,6 +63,8 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
   /** A check found the payment still waiting for the phone. */
   protected still = false;
   private refocus = false;
+  /** Settles once the order's answer is known, or is not to be had. */
+  private order: Promise<unknown> = Promise.resolve();
 
   protected readonly t = new LocalizeController(this, payByMobileEn);
   protected readonly countdown = new CountdownController(this);
@@ -70,8 +72,8 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
 
   override connectedCallback() {
     super.connectedCallback();
-    // Moved in the page: the disconnect stopped the calls and the watch; the order says where things stand.
-    if (this.hasUpdated && (this.busy() || this.state == 'unknown')) this.readOrder();
+    // Moved in the page: the disconnect stopped the calls (the order's read too) and the watch; the order says where things stand.
+    if (this.hasUpdated && (this.busy() || /^(idle|unknown)$/.test(this.state))) this.readOrder();
   }
 
   protected override willUpdate(changed: PropertyValues<this>) {
@@ -86,26 +88,25 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
   }
 
   /**
-   * Starts over from where the token's order stands: its payment waiting on a phone (a reload, another tab) is
-   * watched, a spent or otherwise blocked order says so, else the form. A proxy that cannot say (unreachable
-   * now) leaves the form, whose answers say the rest: it never charges twice.
+   * Starts over: the form at once, and where the token's order stands read meanwhile. Its answer switches to
+   * what it says (a payment waiting on a phone, from a reload or another tab, is watched; a spent or otherwise
+   * blocked order says so), what was typed kept; nothing is sent for the order before it is known (`lookup`
+   * waits for it). A proxy that cannot say (unreachable now) leaves the form, whose answers say the rest: it
+   * never charges twice.
    */
-  private async readOrder() {
+  private readOrder() {
     this.startOver();
     // No token yet (a page that fetches one): the form, until the token says which order.
-    if (!this.token) return;
-    this.setState('loading');
-    try {
-      const { payment, next, otherMethod, chargeEstimate } = await this.client.get<OrderView>(orderPath);
-      this.orderEstimate = chargeEstimate;
-      if (next == 'other-method') throw new ProxyClientError('ORDER_IN_OTHER_PAYMENT', '', otherMethod ?? {});
-      if (next == 'exhausted' && !payment) throw new ProxyClientError('ATTEMPTS_EXHAUSTED', '');
-      if (next != 'open' && payment) return this.follow(payment);
-      this.setState('idle');
-    } catch (e) {
-      if ((e as ProxyClientError).retryable || (e as ProxyClientError).status == 404) this.setState('idle');
-      else this.fail(e);
-    }
+    if (this.token)
+      this.order = this.client
+        .get<OrderView>(orderPath)
+        .then(({ payment, next, otherMethod, chargeEstimate }) => {
+          this.orderEstimate = chargeEstimate;
+          if (next == 'other-method') throw new ProxyClientError('ORDER_IN_OTHER_PAYMENT', '', otherMethod ?? {});
+          if (next == 'exhausted' && !payment) throw new ProxyClientError('ATTEMPTS_EXHAUSTED', '');
+          if (next != 'open' && payment) this.follow(payment);
+        })
+        .catch((e: ProxyClientError) => e.retryable || e.status == 404 || this.fail(e));
   }
 
   protected override updated() {
@@ -127,7 +128,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
 
   /** A call or the wait is under way. */
   protected busy() {
-    return /^(loading|looking-up|paying|pending)$/.test(this.state);
+    return /^(looking-up|paying|pending)$/.test(this.state);
   }
 
   /** Moves to `next`, the focus following when it is in the element (what it shows goes). */
@@ -148,6 +149,9 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
   private async lookup() {
     if (this.busy()) return;
     this.begin('looking-up');
+    // Nothing goes for this order before its answer: it may hold a payment already (then shown instead).
+    await this.order;
+    if (this.state != 'looking-up') return;
     try {
       this.account = await this.client.post<AccountLookupResponse>(accountLookupPath, { msisdn: this.value.trim() });
       this.setState('confirm');
@@ -263,7 +267,8 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     const { status } = (this.shownPayment = snapshot);
     // PENDING (no status yet: a prompt followed by its reference alone) counts down; UNKNOWN has no countdown.
     if (status == 'UNKNOWN') return this.countdown.stop(), this.setState('unknown');
-    if (!status || status == 'PENDING') return this.setState('pending'), this.startClock();
+    // (The form may go, the order found waiting: the focus goes to what comes next, not to the page's body.)
+    if (!status || status == 'PENDING') return this.begin('pending'), this.startClock();
     if (status == 'TIMED_OUT') return this.stopWaiting();
     this.statusStream.stop();
     this.countdown.stop();

@@ -2,7 +2,7 @@ import type { PaymentSnapshot } from '../../protocol/bodies.js';
 import type { ClientErrorCode, ProxyClientError } from '../shared/proxy-client.js';
 
 export type PayByMobileState =
-  | 'loading' | 'idle' | 'looking-up' | 'confirm' | 'paying' | 'pending' | 'unknown' | 'completed'
+  | 'idle' | 'looking-up' | 'confirm' | 'paying' | 'pending' | 'unknown' | 'completed'
   | 'failed' | 'cancelled' | 'timed-out' | 'error';
 
 /** Refusals after which no payment of this order can be made here: the page offers a new order or another way. */

@@ -14,7 +14,6 @@ export const payByMobileEn = {
   PAYMENT_IN_PROGRESS: 'This order waits for approval on another phone.',
   number: 'Mobile money number',
   next: 'Continue',
-  loading: 'Checking the order…',
   lookingUp: 'Finding the account…',
   /** `amount`: the order's, or with a charge estimate {@link estimate}'s words. */
   confirm: (amount: string, name: string, network: string) => `Pay ${amount} from ${name} on ${network}?`,

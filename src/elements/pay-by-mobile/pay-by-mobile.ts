@@ -37,8 +37,7 @@ import { payByMobileStyles } from './pay-by-mobile.styles.js';
  * @cssproperty --pay-by-mobile-danger - Error colour (default `--me-danger`).
  * @cssproperty --pay-by-mobile-success - Success colour (default `--me-success`).
  *
- * @cssstate loading - Reading where the order stands (`GET /order`), so that the first thing shown is true: the payment waiting on a phone (from another tab, or before a reload), a spent order's ways on, or the form.
- * @cssstate idle - Waiting for a number.
+ * @cssstate idle - Waiting for a number: the form, drawn at once. Where the order stands (`GET /order`) is read meanwhile, and its answer switches to what it says (the payment waiting on a phone, from another tab or before a reload; a spent order's ways on), what was typed kept; the account is looked up only once it is known.
  * @cssstate looking-up - Looking the account up.
  * @cssstate confirm - Asking the customer to confirm the account and amount, and what the network adds (its estimate, or that it may add a charge).
  * @cssstate paying - Sending the payment request.
@@ -90,7 +89,6 @@ export class PayByMobile extends PayByMobileFlow {
             ? t.error(failure!.code, failure!.details)
             : '';
     const status: Partial<Record<PayByMobileState, string>> = {
-      loading: s.loading,
       'looking-up': s.lookingUp,
       paying: s.paying,
       pending: still ? `${approve} ${s.stillWaiting}` : approve,

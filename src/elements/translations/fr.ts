@@ -57,7 +57,6 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
       : `Cette commande est en cours de paiement ${d.method == 'checkout' ? 'sur la page de paiement' : 'par mobile money'}. Terminez-le là-bas, ou passez une nouvelle commande.`,
   number: 'Numéro mobile money',
   next: 'Continuer',
-  loading: 'Vérification de la commande…',
   lookingUp: 'Recherche du compte…',
   confirm: (amount, name, network) => `Payer ${amount} depuis le compte ${name} (${network}) ?`,
   estimate: (total, amount, charge) => `environ ${total} (${amount} + environ ${charge} de frais du réseau)`,

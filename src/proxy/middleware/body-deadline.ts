@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HOST_RUNTIME } from '../runtime.js';
 
 /** What a parser reading a body does when its request's deadline passes (answers 408). */
 type OnExpiry = () => void;
@@ -41,7 +42,7 @@ function announcesBody(req: IncomingMessage): boolean {
 export function holdBodyToDeadline(req: IncomingMessage, res: ServerResponse, timeoutMs: number): void {
   if (req.complete || (req as Held)[DEADLINE] !== undefined || !announcesBody(req)) return;
   const deadline: BodyDeadline = {
-    timer: setTimeout(() => expire(req, res, deadline), timeoutMs),
+    timer: HOST_RUNTIME.timeout(() => expire(req, res, deadline), timeoutMs),
     expired: false,
     onExpiry: undefined,
   };

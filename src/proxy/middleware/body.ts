@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ProxyError } from '../errors.js';
 import { deadlineOf } from './body-deadline.js';
+import { HOST_RUNTIME } from '../runtime.js';
 
 export { holdBodyToDeadline } from './body-deadline.js';
 
@@ -39,7 +40,7 @@ function withDeadline(parser: Middleware, timeoutMs: number): Middleware {
     let timer: NodeJS.Timeout | undefined;
     if (deadline) deadline.onExpiry = timeUp;
     else {
-      timer = setTimeout(timeUp, timeoutMs);
+      timer = HOST_RUNTIME.timeout(timeUp, timeoutMs);
       timer.unref();
     }
     parser(req, res, (err?: unknown) => {

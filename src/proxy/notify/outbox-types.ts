@@ -25,6 +25,8 @@ export interface DeliveryState {
   /** Set when the consumer gave up (after `maxAgeMs`): the message sits in the dead-letter set. */
   deadAt?: number;
   lastError?: string;
+  /** Epoch ms of the last try: a wake-up of the consumer (see `Outbox.wake`) after it makes a backed-off message due at once. */
+  triedAt?: number;
   /** Epoch ms of the last replay by an operator: the age limit counts from here rather than from `createdAt`. */
   replayedAt?: number;
 }
@@ -72,6 +74,11 @@ export const OUTBOX_KEYS = {
   lease: (id: string, consumer: string) => `outbox:lease:${id}:${consumer}`,
   pending: 'outbox:pending',
   dead: 'outbox:dead',
+  /**
+   * When one consumer was last woken (epoch ms): its messages last tried before then are due at once, whatever
+   * their backoff said (a receiver that answers again after an outage, or an operator's `webhooks retry`).
+   */
+  wake: (consumer: string) => `outbox:wake:${consumer}`,
   /** Ids recorded on one UTC day (epoch day number), so operators can list delivered messages too. */
   day: (day: number) => `outbox:day:${day}`,
 };

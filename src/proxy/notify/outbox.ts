@@ -13,7 +13,10 @@ import {
   type OutboxMessage,
   type OutboxOptions,
 } from './outbox-types.js';
-import { describe, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
+import { attemptWithin, describe, due, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
+import { OutboxWake } from './outbox-wake.js';
+import { reportOutage } from '../outage-log.js';
+import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 export * from './outbox-types.js';
 
@@ -43,6 +46,10 @@ export class Outbox {
    * Bounded (oldest dropped first): a receiver down for days must not grow the process without limit.
    */
   private readonly copies = new BoundedMap<string, OutboxMessage>(OUTBOX_COPIES);
+  /** Wake-ups after a consumer's outage; per consumer, whether this pass met a backed-off message, and a delivery. */
+  private readonly wakes: OutboxWake;
+  private readonly backedOff = new Set<string>();
+  private readonly answered = new Set<string>();
 
   constructor(
     private readonly store: ProxyStore,
@@ -50,7 +57,10 @@ export class Outbox {
     private readonly logger: Logger,
     private readonly now: () => number,
     private readonly options: OutboxOptions = DEFAULT_OUTBOX_OPTIONS,
-  ) {}
+    private readonly runtime: Pick<Runtime, 'timeout' | 'random'> = HOST_RUNTIME,
+  ) {
+    this.wakes = new OutboxWake(store, now);
+  }
 
   /** True when some consumer would take this message (nothing is stored otherwise). */
   wants(message: OutboxMessage): boolean {
@@ -149,11 +159,21 @@ export class Outbox {
   }
 
   /**
+   * Makes every message waiting for one consumer due at once, on every instance (outbox-wake.ts). The outbox
+   * does it when a consumer succeeds while others of its messages back off; `webhooks retry` for an operator.
+   */
+  async wake(consumer: string): Promise<void> {
+    await this.wakes.wake(consumer);
+    this.kick();
+  }
+
+  /**
    * Drains soon, in the background: one loop per consumer (coalesced: one drain at a time per consumer and
    * process, one more if asked meanwhile).
    */
   kick(): void {
     if (this.closed) return;
+    this.wakes.listen(() => this.kick());
     for (const consumer of this.consumers) {
       const { name } = consumer;
       if (this.draining.has(name)) {
@@ -166,7 +186,7 @@ export class Outbox {
           try {
             await this.drainOnce(consumer);
           } catch (err) {
-            this.logger.warn({ err: describe(err), consumer: name }, 'outbox drain failed; trying again later');
+            reportOutage(this.logger, `outbox-drain:${name}`, 'warn', { err: describe(err), consumer: name }, 'outbox drain failed; trying again later');
           }
         } while (this.again.has(name) && !this.closed);
       })().finally(() => this.draining.delete(name));
@@ -180,24 +200,18 @@ export class Outbox {
   }
 
   /** Messages still to deliver (ids). */
-  pending(): Promise<string[]> {
-    return this.store.members(KEYS.pending);
-  }
-
+  pending = (): Promise<string[]> => this.store.members(KEYS.pending);
   /** Messages given up on (ids). */
-  dead(): Promise<string[]> {
-    return this.store.members(KEYS.dead);
-  }
+  dead = (): Promise<string[]> => this.store.members(KEYS.dead);
 
   /** A stored message and its deliveries. */
-  read(id: string): Promise<OutboxItem | null> {
-    return readJson<OutboxItem>(this.store, KEYS.message(id));
-  }
+  read = (id: string): Promise<OutboxItem | null> => readJson<OutboxItem>(this.store, KEYS.message(id));
 
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
     await this.idle();
+    await this.wakes.close();
   }
 
   /** Drains again when the earliest known retry is due (the sweep interval is the fallback). */
@@ -205,7 +219,7 @@ export class Outbox {
     if (this.closed || at >= this.retryAt) return;
     clearTimeout(this.retryTimer);
     this.retryAt = at;
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer = this.runtime.timeout(() => {
       this.retryAt = Infinity;
       this.kick();
     }, Math.max(0, at - this.now()));
@@ -214,6 +228,9 @@ export class Outbox {
 
   /** One pass of one consumer over the pending set, oldest first. */
   private async drainOnce(consumer: OutboxConsumer): Promise<void> {
+    this.backedOff.delete(consumer.name);
+    this.answered.delete(consumer.name);
+    await this.wakes.read(consumer.name);
     let ids = await this.store.members(KEYS.pending);
     if (await this.restoreLost(new Set(ids))) ids = await this.store.members(KEYS.pending);
     const items: OutboxItem[] = [];
@@ -227,6 +244,9 @@ export class Outbox {
       if (this.closed) return;
       await this.deliverDue(consumer, item);
     }
+    // It answers again while others wait out their backoff: those are tried now, here and (from their next
+    // drain) on every instance. Once per pass: the next one finds them due, not backed off.
+    if (this.answered.has(consumer.name) && this.backedOff.has(consumer.name)) await this.wake(consumer.name);
   }
 
   private async deliverDue(consumer: OutboxConsumer, item: OutboxItem): Promise<void> {
@@ -237,7 +257,9 @@ export class Outbox {
       if (settled(item)) await this.unpend(id);
       return;
     }
-    if (state.nextAt > now) {
+    const wokeAt = this.wakes.known(consumer.name);
+    if (!due(state, now, wokeAt)) {
+      this.backedOff.add(consumer.name);
       this.wakeAt(state.nextAt);
       return;
     }
@@ -247,20 +269,23 @@ export class Outbox {
     try {
       // Read again under the lease: another instance may have delivered it since this drain listed it.
       const before = (await this.read(id))?.deliveries[consumer.name];
-      if (!before || before.deliveredAt !== undefined || before.deadAt !== undefined || before.nextAt > this.now()) return;
-      const outcome = await this.attempt(consumer, item.message);
+      if (!before || before.deliveredAt !== undefined || before.deadAt !== undefined || !due(before, this.now(), wokeAt)) return;
+      const outcome = await attemptWithin(consumer, item.message, this.options.leaseMs, this.runtime);
       const result = await updateJson<OutboxItem>(this.store, KEYS.message(id), (current) => {
         const latest = current.deliveries[consumer.name];
         if (!latest || latest.deliveredAt !== undefined) return null;
-        return { ...current, deliveries: { ...current.deliveries, [consumer.name]: nextDelivery(latest, outcome, current.message, consumer.maxAgeMs ?? this.options.maxAgeMs, this.options, this.now()) } };
+        return { ...current, deliveries: { ...current.deliveries, [consumer.name]: nextDelivery(latest, outcome, current.message, consumer.maxAgeMs ?? this.options.maxAgeMs, this.options, this.now(), this.runtime.random) } };
       });
       const after = result.outcome === 'missing' ? undefined : result.value.deliveries[consumer.name];
       if (after?.deadAt !== undefined) {
         await this.store.addToSet(KEYS.dead, id);
         this.logger.error({ messageId: id, consumer: consumer.name, attempts: after.attempts }, 'outbox message given up on; in the dead-letter set');
-      } else if (outcome !== 'ok') {
+      } else if (outcome === 'ok') {
+        this.answered.add(consumer.name);
+      } else {
         if (after) this.wakeAt(after.nextAt);
-        this.logger.warn({ messageId: id, consumer: consumer.name, attempts: after?.attempts, err: outcome.error }, 'outbox delivery failed; will retry');
+        // Told once per outage of this consumer (a receiver down), then counted per interval (DESIGN: logs).
+        reportOutage(this.logger, `outbox:${consumer.name}`, 'warn', { messageId: id, consumer: consumer.name, attempts: after?.attempts, err: outcome.error }, 'outbox delivery failed; will retry');
       }
       if (result.outcome !== 'missing' && settled(result.value)) await this.unpend(id);
     } finally {
@@ -277,22 +302,5 @@ export class Outbox {
     const again = await this.read(id);
     if (again && !settled(again)) await this.store.addToSet(KEYS.pending, id);
     else this.copies.delete(id);
-  }
-
-  /** Runs one delivery, bounded by the lease (a hang counts as a failure; the consumer may still finish it). */
-  private async attempt(consumer: OutboxConsumer, message: OutboxMessage): Promise<DeliveryOutcome> {
-    let timer: NodeJS.Timeout | undefined;
-    const hang = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.options.leaseMs} ms`)), this.options.leaseMs);
-      timer.unref();
-    });
-    try {
-      await Promise.race([consumer.deliver(message), hang]);
-      return 'ok';
-    } catch (err) {
-      return { error: describe(err) };
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }

@@ -5,6 +5,7 @@ import { rateLimited } from '../errors.js';
 import type { Subject } from '../order/keys.js';
 import type { Orders } from '../order/orders.js';
 import { describeError } from '../describe-error.js';
+import { reportOutage } from '../outage-log.js';
 import { parseLastEventId, SseStream } from './sse.js';
 
 /** The current state of a watched subject, as the stream sends it. */
@@ -129,7 +130,7 @@ class StatusStream extends SseStream {
         // Ends at a final state, also when the client's Last-Event-ID says it already has it.
         if (view.final) this.close();
       } catch (err) {
-        this.ctx.logger.warn({ subject: this.subject, err: describeError(err) }, 'status stream read failed');
+        reportOutage(this.ctx.logger, 'status-stream-read', 'warn', { subject: this.subject, err: describeError(err) }, 'status stream read failed');
       }
     } while (this.again && !this.closed);
     this.reading = false;

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 /** One server-sent event. */
 export interface SseEvent {
@@ -109,7 +110,10 @@ export class LiveStreams {
 
   private readonly text: string;
 
-  constructor(private readonly heartbeatMs: number) {
+  constructor(
+    private readonly heartbeatMs: number,
+    private readonly runtime: Pick<Runtime, 'interval'> = HOST_RUNTIME,
+  ) {
     this.text = formatSseComment(`heartbeat ${heartbeatMs}`);
   }
 
@@ -126,7 +130,7 @@ export class LiveStreams {
     this.count++;
     stream.heartbeat(this.text);
     if (!this.timer) {
-      this.timer = setInterval(() => this.tick(), Math.max(1, Math.floor(this.heartbeatMs / GROUPS)));
+      this.timer = this.runtime.interval(() => this.tick(), Math.max(1, Math.floor(this.heartbeatMs / GROUPS)));
       this.timer.unref();
     }
   }

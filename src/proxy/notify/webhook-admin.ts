@@ -29,6 +29,21 @@ export interface WebhookListOptions {
   state?: WebhookState;
   /** At most this many, newest first (100 by default, 1,000 at most). */
   limit?: number;
+  /** Where the page starts: the `next` of the page before (`page` only). */
+  cursor?: string;
+}
+
+/** One page of webhooks, newest first, and the cursor of the next page (null on the last). */
+export interface WebhookPage {
+  deliveries: WebhookDelivery[];
+  next: string | null;
+}
+
+/** Which webhooks a bulk replay takes: dead or delivered ones, recorded at or after `since` when given. */
+export interface WebhookReplayFilter {
+  state: 'dead' | 'delivered';
+  /** ISO 8601 or epoch ms: only webhooks recorded at or after this. */
+  since?: string | number;
 }
 
 /** Operators' view of signed webhooks: list them by state, and replay one (same `webhook-id`). */
@@ -40,7 +55,34 @@ export interface WebhookAdmin {
    * is sent once more (the receiver dedupes). False when no such webhook is known.
    */
   replay(id: string): Promise<boolean>;
+  /** Every webhook of `list` one page at a time: pass `next` back as `cursor` until it is null. */
+  page(options?: WebhookListOptions): Promise<WebhookPage>;
+  /** Replays every dead (or delivered) webhook the filter takes, oldest first; resolves to their ids. */
+  replayAll(filter: WebhookReplayFilter): Promise<string[]>;
+  /**
+   * Tries every pending webhook now, on every instance, instead of at the end of its backoff (after the
+   * receiver's outage); resolves to how many were pending. A delivery after an outage does the same by itself.
+   */
+  retry(): Promise<number>;
 }
+
+/** A page's cursor: the last delivery's creation time and id (webhooks sort by both, newest first). */
+const cursorOf = (d: WebhookDelivery): string => Buffer.from(JSON.stringify([d.createdAt, d.id])).toString('base64url');
+
+function afterCursor(cursor: string | undefined): (d: WebhookDelivery) => boolean {
+  if (cursor === undefined) return () => true;
+  let at: unknown;
+  try {
+    at = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    at = undefined;
+  }
+  if (!Array.isArray(at) || typeof at[0] !== 'string' || typeof at[1] !== 'string') throw new RangeError('not a cursor of this listing');
+  const [createdAt, id] = at as [string, string];
+  return (d) => d.createdAt < createdAt || (d.createdAt === createdAt && d.id > id);
+}
+
+const newestFirst = (a: WebhookDelivery, b: WebhookDelivery) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id);
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
@@ -71,19 +113,39 @@ export function webhookAdmin(outbox: Outbox, store: ProxyStore, now: () => numbe
     const days = await Promise.all(Array.from({ length: INDEXED_DAYS }, (_, i) => store.members(OUTBOX_KEYS.day(today - i))));
     return [...new Set(days.flat())];
   };
-  return {
+  /** Every webhook of a state (all when none), newest first. */
+  const all = async (state: WebhookState | undefined): Promise<WebhookDelivery[]> => {
+    const ids = await candidates(state);
+    const items = await Promise.all(ids.map((id) => outbox.read(id)));
+    // A dead message outlived by its id in the dead set (messages live 7 days): the set forgets it.
+    if (state === 'dead') await Promise.all(ids.filter((_, i) => !items[i]).map((id) => store.removeFromSet(OUTBOX_KEYS.dead, id)));
+    return items
+      .map((item) => (item ? toDelivery(item) : null))
+      .filter((d): d is WebhookDelivery => d !== null && (state === undefined || d.state === state))
+      .sort(newestFirst);
+  };
+  const admin: WebhookAdmin = {
     async list(options = {}) {
+      return (await admin.page({ ...options, cursor: undefined })).deliveries;
+    },
+    async page(options = {}) {
       const limit = Math.min(Math.max(1, options.limit ?? 100), 1_000);
-      const ids = await candidates(options.state);
-      const items = await Promise.all(ids.map((id) => outbox.read(id)));
-      // A dead message outlived by its id in the dead set (messages live 7 days): the set forgets it.
-      if (options.state === 'dead') await Promise.all(ids.filter((_, i) => !items[i]).map((id) => store.removeFromSet(OUTBOX_KEYS.dead, id)));
-      return items
-        .map((item) => (item ? toDelivery(item) : null))
-        .filter((d): d is WebhookDelivery => d !== null && (options.state === undefined || d.state === options.state))
-        .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id))
-        .slice(0, limit);
+      const rest = (await all(options.state)).filter(afterCursor(options.cursor));
+      const deliveries = rest.slice(0, limit);
+      return { deliveries, next: rest.length > limit ? cursorOf(deliveries.at(-1)!) : null };
     },
     replay: (id) => outbox.requeue(id, WEBHOOK_CONSUMER),
+    async replayAll({ state, since }) {
+      const from = since === undefined ? undefined : new Date(since).toISOString();
+      const chosen = (await all(state)).filter((d) => from === undefined || d.createdAt >= from).reverse();
+      const replayed: string[] = [];
+      for (const d of chosen) if (await outbox.requeue(d.id, WEBHOOK_CONSUMER)) replayed.push(d.id);
+      return replayed;
+    },
+    async retry() {
+      await outbox.wake(WEBHOOK_CONSUMER);
+      return (await all('pending')).length;
+    },
   };
+  return admin;
 }

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { CheckoutSnapshot, CheckoutViewStatus, PaymentSnapshot, PaymentViewStatus } from '../../protocol/index.js';
-import type { WebhookSettings } from '../config-webhooks.js';
+import { webhookSecrets, type WebhookSettings } from '../config-webhooks.js';
 import type { CheckoutUpdate } from '../context.js';
 import type { OutboxConsumer, OutboxMessage } from './outbox.js';
 import type { PaymentPayload } from '../order/messages.js';
@@ -57,12 +57,12 @@ export class WebhookDeliveryError extends Error {
  * Signed webhooks as an outbox consumer (Standard Webhooks): every payment and checkout state change is
  * POSTed as JSON to `settings.url` with `webhook-id` (the outbox id, the same on every try),
  * `webhook-timestamp` (this try, in seconds) and `webhook-signature` (`v1,` HMAC-SHA256 by the
- * `standardwebhooks` package). A 2xx answer is delivered; anything else (3xx included: redirects are never
+ * `standardwebhooks` package; one per secret, space-separated, while a secret is rotated). A 2xx answer is delivered; anything else (3xx included: redirects are never
  * followed), a timeout or a refused connection throws, and the outbox tries again with backoff for
  * `settings.maxAgeMs` before dead-lettering it.
  */
 export function webhookConsumer(settings: WebhookSettings, now: () => number, fetchImpl: typeof fetch = fetch): OutboxConsumer {
-  const signer = new Webhook(settings.secret);
+  const signers = webhookSecrets(settings.secret).map((secret) => new Webhook(secret));
   return {
     name: WEBHOOK_CONSUMER,
     maxAgeMs: settings.maxAgeMs,
@@ -75,7 +75,7 @@ export function webhookConsumer(settings: WebhookSettings, now: () => number, fe
         'user-agent': 'merchant-elements-webhooks',
         'webhook-id': message.id,
         'webhook-timestamp': String(seconds),
-        'webhook-signature': signer.sign(message.id, new Date(seconds * 1000), body),
+        'webhook-signature': signers.map((signer) => signer.sign(message.id, new Date(seconds * 1000), body)).join(' '),
       };
       let res: Response;
       try {

@@ -1,9 +1,11 @@
 import type { CheckoutCreateResponse } from '../../protocol/index.js';
 import { toProxyError } from '../errors.js';
 import type { CheckoutClaims } from '../tokens/claims.js';
+import { UNSEEN, type Seen } from './events.js';
 import type { Applied } from './order-book.js';
 import { refusal, unavailable, WAIT_STEP_MS, type OrderDeps } from './order-deps.js';
 import type { CheckoutTerms, CheckoutTry, Order } from './order-record.js';
+import { checkoutProbeTerms } from './order-rules.js';
 import { conflictLogged, probeSessions } from './pay-flow.js';
 
 /**
@@ -15,8 +17,9 @@ export async function checkoutFlow(deps: OrderDeps, claims: CheckoutClaims): Pro
   const ref = claims.reference;
   const terms: CheckoutTerms = { amount: claims.amount, title: claims.title, description: claims.description };
   const waitUntil = deps.now() + deps.initiationWaitMs;
+  const seen: Seen = { ...UNSEEN };
   for (;;) {
-    const applied = await deps.book.apply(ref, () => ({ type: 'checkout', jti: claims.jti, terms, createId: deps.newId() }), { create: true });
+    const applied = await deps.book.apply(ref, () => ({ type: 'checkout', jti: claims.jti, terms, createId: deps.newId(), seen: { ...seen } }), { create: true });
     const reply = applied.reply;
     switch (reply.kind) {
       case 'session':
@@ -28,7 +31,7 @@ export async function checkoutFlow(deps: OrderDeps, claims: CheckoutClaims): Pro
         await deps.sleep(WAIT_STEP_MS + Math.floor(deps.random() * WAIT_STEP_MS));
         continue;
       case 'probe-sessions':
-        await probeSessions(deps, ref, applied, { amount: claims.amount });
+        if (await probeSessions(deps, ref, applied, { amount: claims.amount })) seen.sessionsListed = true;
         continue;
       case 'probe-payment': {
         const read = await deps.payments.probe(reply.reference);
@@ -45,16 +48,16 @@ export async function checkoutFlow(deps: OrderDeps, claims: CheckoutClaims): Pro
             n: reply.n,
             jti: claims.jti,
             maxAttempts: 1,
-            // A checkout token fixes no narration: only a payment of the order's amount, to this shop's payee
-            // (the payment tokens' default), can be ours; another shop's of the same price on one provider
-            // account without a prefix was adopted when the payee was taken from the payment found.
-            terms: { amount: claims.amount, currency: 'GHS', payee: read.kind === 'found' ? deps.payeeName : '', narration: read.kind === 'found' ? read.tx.narration : '', msisdn: null },
+            terms: checkoutProbeTerms(claims.amount, deps.payeeName, read.kind === 'found' ? read.tx : undefined),
             callbackId: deps.newId(),
             result,
           },
           { create: true },
         );
+        // Another's payment under the number (a conflict) is none of ours: for a checkout the number is as free.
+        if (probed.reply.kind === 'conflict' || probed.order?.conflict?.reference === reply.reference) seen.freeNumber = reply.n;
         if (probed.reply.kind === 'conflict') conflictLogged(deps, ref, probed.reply.reference);
+        else if (read.kind === 'not-found') seen.freeNumber = reply.n;
         continue;
       }
       case 'create':

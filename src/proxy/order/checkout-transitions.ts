@@ -1,7 +1,7 @@
 import type { OrderEvent, Reply, Step, TransitionEnv, UpstreamSession } from './events.js';
 import { found } from './found-session.js';
-import { completedSession, liveSession, nextNumber, withSession, type CheckoutTry, type Order } from './order-record.js';
-import { changedCheckoutTerms, heldByMobileMoney, refuse } from './order-rules.js';
+import { completedSession, liveSession, withSession, type CheckoutTry, type Order } from './order-record.js';
+import { changedCheckoutTerms, heldByMobileMoney, notFoundAgain, providerUnread, refuse } from './order-rules.js';
 
 type CheckoutEvent = Extract<OrderEvent, { type: 'checkout' }>;
 type CreatedEvent = Extract<OrderEvent, { type: 'created' }>;
@@ -25,7 +25,7 @@ export function isPayable(s: CheckoutTry, now: number): boolean {
  * `POST /checkouts`: one live session per order. A completed session answers; mobile money holding the order
  * refuses; a payable session is given again; a session whose money state is unknown (its creation's answer
  * lost, or open past its expiry and not read final) refuses until it is read; a creation under way is waited
- * for; then, the provider's history read, a new session is claimed and created.
+ * for; then, what the provider has read by this request (`providerUnread`), a new session is claimed and created.
  */
 export function checkout(order: Order, e: CheckoutEvent, env: TransitionEnv): Step<Order> {
   const changed = changedCheckoutTerms(order, e.terms);
@@ -45,11 +45,8 @@ export function checkout(order: Order, e: CheckoutEvent, env: TransitionEnv): St
   if (live?.phase === 'unknown') return { order, reply: unconfirmed('unknown') };
   if (live) return { order, reply: isPayable(live, env.now) ? { kind: 'session', ordinal: live.ordinal } : unconfirmed(live.status) };
 
-  if (order.history.sessions === 'unread') return { order, reply: { kind: 'probe-sessions', reference: env.references.checkout(order.ref) } };
-  if (order.history.payments === 'unread') {
-    const n = nextNumber(order);
-    return { order, reply: { kind: 'probe-payment', n, reference: env.references.attempt(order.ref, n) } };
-  }
+  const unread = providerUnread(order, e.seen, env);
+  if (unread) return { order, reply: unread };
   const ordinal = order.sessions.length + 1;
   const fresh: CheckoutTry = {
     ordinal,
@@ -112,8 +109,7 @@ export function sessionRead(order: Order, e: SessionReadEvent): Step<Order> {
  * The provider's sessions under the order's reference (a listing, or one the operator named). Each one of
  * ours (the order's amount) that we know is read; one we do not know fills a session whose creation's answer
  * was lost, or is adopted as a session of its own. A complete listing without a session being created or
- * unknown is its "not found": twice, the second time by a listing started `graceMs` after the creation
- * started, and it is void.
+ * unknown is its "not found" (`notFoundAgain`: certain twice in a row after the grace, and it is void).
  */
 export function sessionsListed(order: Order, e: ListedEvent, env: TransitionEnv): Step<Order> {
   const terms = order.checkoutTerms ?? e.terms;
@@ -155,11 +151,8 @@ export function sessionsListed(order: Order, e: ListedEvent, env: TransitionEnv)
   if (!e.complete) return { order: next, reply: none };
   for (const s of next.sessions) {
     if (s.phase !== 'unknown' || e.startedAt < s.startedAt) continue;
-    const reads = (s.notFound?.reads ?? 0) + 1;
-    const graceOver = e.startedAt - s.startedAt >= env.graceMs;
-    next = withSession(next, s.ordinal, (x) =>
-      reads >= 2 && graceOver ? { ...x, phase: 'void', voidReason: 'not-found', notFound: undefined } : { ...x, notFound: { reads, since: x.notFound?.since ?? env.now } },
-    );
+    const seen = notFoundAgain(s.notFound, s.startedAt, e.startedAt, env);
+    next = withSession(next, s.ordinal, (x) => (seen === 'absent' ? { ...x, phase: 'void', voidReason: 'not-found', notFound: undefined } : { ...x, notFound: seen }));
   }
   return { order: next, reply: none };
 }

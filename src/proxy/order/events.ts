@@ -49,6 +49,21 @@ export type CreateResult =
   | { kind: 'unknown' }
   | { kind: 'not-sent' };
 
+/**
+ * What the request itself read of the provider before it asked for a new try or session (DESIGN: the provider
+ * is the ledger). Carried by the event, never stored: a record can be stale, rolled back or restored, so what
+ * it says was read once proves nothing now.
+ */
+export interface Seen {
+  /** The reference number this request read and the provider had nothing under, or null. */
+  freeNumber: number | null;
+  /** True once this request listed the order's sessions and applied what it found (or, paying by mobile money, could not list them). */
+  sessionsListed: boolean;
+}
+
+/** A request that has read nothing yet. */
+export const UNSEEN: Seen = { freeNumber: null, sessionsListed: false };
+
 /** Everything that changes an order. */
 export type OrderEvent =
   /** `POST /payments`: a customer asks to pay by mobile money (ids made by the caller, so this stays pure). */
@@ -62,9 +77,10 @@ export type OrderEvent =
       callbackId: string;
       /** How long the prompt can be approved, when the network's prompt lifetime is known. */
       promptLifetimeMs: number | null;
+      seen: Seen;
     }
   /** `POST /checkouts`: a customer asks for the hosted checkout. */
-  | { type: 'checkout'; jti: string; terms: CheckoutTerms; createId: string }
+  | { type: 'checkout'; jti: string; terms: CheckoutTerms; createId: string; seen: Seen }
   | { type: 'sent'; ordinal: number; sendId: string; result: SendResult }
   | { type: 'created'; ordinal: number; createId: string; result: CreateResult }
   /** A status read of a reference (found, or not found by a read that can or cannot see it). */
@@ -139,6 +155,8 @@ export interface TransitionEnv extends ViewEnv {
   leaseMs: number;
   /** Not found for this long after its send (and twice in a row) is certainty that nothing exists. */
   graceMs: number;
+  /** True when the provider lists checkout sessions by reference. */
+  listsSessions: boolean;
   /** A pending try is shown TIMED_OUT this long after it started. */
   deadlineMs: number;
   references: References;

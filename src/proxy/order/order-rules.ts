@@ -1,10 +1,11 @@
 import type { ProxyErrorCode } from '../../protocol/index.js';
-import type { Reply, TransitionEnv, UpstreamPayment } from './events.js';
+import type { Reply, Seen, TransitionEnv, UpstreamPayment } from './events.js';
 import {
   completedSession,
   completedTry,
   liveSession,
   liveTry,
+  nextNumber,
   type CheckoutTerms,
   type Order,
   type PaymentTerms,
@@ -89,4 +90,46 @@ export function conflictRefusal(order: Order): Reply {
     'This order cannot be paid by mobile money: its reference is already used at the payment provider.',
     { orderReference: order.ref, reference: order.conflict?.reference },
   );
+}
+
+/**
+ * The provider is the ledger (DESIGN): no store state starts a charge. Before a new try or session the
+ * request reads what the provider has for the order, where it can be read: the reference number the next try
+ * would take (found: adopted, and the number after it read; not found: free) and the order's sessions. The
+ * record is only what this process can compare a read with: missing, stale, rolled back or restored, it costs
+ * a read, never a second charge. Null once the request has read both.
+ */
+export function providerUnread(order: Order, seen: Seen, env: TransitionEnv): Reply | null {
+  const n = nextNumber(order);
+  if (env.readsByReferenceNo && seen.freeNumber !== n) return { kind: 'probe-payment', n, reference: env.references.attempt(order.ref, n) };
+  if (env.listsSessions && !seen.sessionsListed) return { kind: 'probe-sessions', reference: env.references.checkout(order.ref) };
+  return null;
+}
+
+/** Reads that could see a try or session and did not find it, in a row, since `since`. */
+export interface NotFound {
+  reads: number;
+  since: number;
+}
+
+/**
+ * One more read that could see it found nothing (DESIGN: unknown blocks everything). Certain (`'absent'`)
+ * only the second time in a row, by a read started at least `graceMs` after the request was sent: the provider
+ * may have looked as early as the read's start, and a request on its way can land until the grace after its
+ * send. Otherwise the count goes on.
+ */
+export function notFoundAgain(notFound: NotFound | undefined, sentAt: number, readStartedAt: number, env: TransitionEnv): NotFound | 'absent' {
+  const reads = (notFound?.reads ?? 0) + 1;
+  if (reads >= 2 && readStartedAt - sentAt >= env.graceMs) return 'absent';
+  return { reads, since: notFound?.since ?? env.now };
+}
+
+/**
+ * The terms a payment found under the reference of an order that has no payment terms (paid, or being paid, by
+ * checkout) is compared with: a checkout fixes no payee or narration, so only a payment of the order's amount
+ * to this shop's payee can be ours (its narration as found). Comparing the payee with the payment's own took
+ * another shop's payment at the same price for ours (one provider account, no prefix).
+ */
+export function checkoutProbeTerms(amount: number, payeeName: string, found?: UpstreamPayment): PaymentTerms {
+  return { amount, currency: 'GHS', payee: found ? payeeName : '', narration: found ? found.narration : '', msisdn: null };
 }

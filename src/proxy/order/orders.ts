@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { CheckoutCreateResponse, CheckoutSnapshot, OrderResolution, OrderView, PaymentSnapshot, UnresolvedOrder } from '../../protocol/index.js';
 import { BoundedMap } from '../bounded-map.js';
 import type { ProxyContext } from '../context.js';
@@ -24,6 +23,7 @@ import { payFlow } from './pay-flow.js';
 import { checkPromptLimits } from './prompt-limits.js';
 import { reconcilePass } from '../reconcile/reconcile-flow.js';
 import { references } from './references.js';
+import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 /**
  * The money side of one proxy instance (DESIGN: one order, one record, one transition): the book of orders,
@@ -65,22 +65,13 @@ export interface Orders {
 }
 
 /**
- * What a process runs the order on: its sleep, randomness and ids, and whether the reconciler runs by itself
- * (pollers, the sweep's timer) or only when called (`manual`: the model test owns time and order).
+ * What a process runs the order on (DESIGN: the checker owns the world): its sleep, timers, randomness and
+ * ids, and whether the reconciler runs by itself (pollers, the sweep's timer) or only when called (`manual`:
+ * the model test owns time and order).
  */
-export interface OrdersRuntime {
-  sleep(ms: number): Promise<void>;
-  random(): number;
-  newId(): string;
-  manual: boolean;
-}
+export type OrdersRuntime = Pick<Runtime, 'sleep' | 'random' | 'newId' | 'timeout'> & { manual: boolean };
 
-const REAL_RUNTIME: OrdersRuntime = {
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  random: Math.random,
-  newId: () => randomBytes(16).toString('base64url'),
-  manual: false,
-};
+const REAL_RUNTIME: OrdersRuntime = { ...HOST_RUNTIME, manual: false };
 
 /** Builds the money side of one instance and starts reconciling what the store holds. */
 export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxConsumer[] = [], runtime: OrdersRuntime = REAL_RUNTIME): Orders {
@@ -92,7 +83,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     backoffMs: relayConfig['outboxBackoffMs'] ?? DEFAULT_OUTBOX_OPTIONS.backoffMs,
     maxBackoffMs: relayConfig['outboxMaxBackoffMs'] ?? DEFAULT_OUTBOX_OPTIONS.maxBackoffMs,
     maxAgeMs: relayConfig['outboxMaxAgeMs'] ?? DEFAULT_OUTBOX_OPTIONS.maxAgeMs,
-  });
+  }, runtime);
   const refs = references(config.referencePrefix);
   const payments = new PaymentUpstream(client, logger, config.provider.statusReference);
   const lists = config.provider.checkoutListing ?? config.provider.env === 'sandbox';
@@ -154,11 +145,13 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     await book.guard();
     return [...new Set([...(await store.members(ORDER_KEYS.pending)), ...book.unsettledCopies()])];
   };
-  reconciler = new Reconciler({ store, outbox, logger, options, pass, unsettled, manual: runtime.manual }, (subject) => watchers.emit(subject));
+  reconciler = new Reconciler({ store, outbox, logger, options, pass, unsettled, manual: runtime.manual, now: ctx.now, runtime }, (subject) => watchers.emit(subject));
   const queries = new OrderQueries(book, refs, env, (checkoutId) => store.get(ORDER_KEYS.checkout(checkoutId)));
   const live = new LiveStreams(options.heartbeatMs);
 
   const look = (order: Order, t: PaymentTry) => reconciler.look(order.ref, queries.isLate(order, t));
+  // When each try read final was last read again for a callback: a callback replayed a hundred times is one read.
+  const finalReads = new BoundedMap<string, number>(10_000);
 
   return {
     pay: (claims, msisdn) => payFlow(deps, claims, msisdn),
@@ -198,7 +191,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
       const parsed = reference ? refs.parseAttempt(reference) : null;
       if (!reference || !parsed) return;
       await hintReferenceId(deps, parsed.orderReference, reference, body);
-      await readFinalAgain(deps, parsed.orderReference, reference);
+      await readFinalAgain(deps, parsed.orderReference, reference, finalReads, options.maxIntervalMs);
       await reconciler.hint(parsed.orderReference);
     },
     rememberNetwork: (msisdn, network) => void networks.set(msisdn, network),
@@ -239,15 +232,19 @@ async function hintReferenceId(deps: OrderDeps, ref: string, reference: string, 
 /**
  * A callback for a try read FAILED or CANCELLED: the provider's transitions after those are not shown, so it may
  * have changed its word (a network's late confirmation). Read once, and a COMPLETED found is the order's (the
- * provider's word wins: reported, and the order held by it). Nothing reads such a try otherwise, and a late
- * completion the provider called back about was never reported (a tester's hunt on the model's world).
+ * provider's word wins: reported, and the order held by it). Nobody waits on that read: it goes under the
+ * background circuit, sent once, and at most once per `minGapMs` per try however often the callback comes
+ * (callbacks for declined payments during a status-read outage opened the circuit customers pay through).
  */
-async function readFinalAgain(deps: OrderDeps, ref: string, reference: string): Promise<void> {
+async function readFinalAgain(deps: OrderDeps, ref: string, reference: string, lastReads: BoundedMap<string, number>, minGapMs: number): Promise<void> {
   const order = await deps.book.read(ref);
   const t = order ? tryByReference(order, reference) : undefined;
   if (!t || (t.phase !== 'failed' && t.phase !== 'cancelled')) return;
   const startedAt = deps.now();
-  const read = await deps.payments.read(reference, t.referenceId);
+  const last = lastReads.get(reference);
+  if (last !== undefined && startedAt - last < minGapMs) return;
+  lastReads.set(reference, startedAt);
+  const read = await deps.payments.read(reference, t.referenceId, true);
   if (read.kind === 'found') await deps.book.apply(ref, { type: 'payment-read', reference, startedAt, result: read });
 }
 

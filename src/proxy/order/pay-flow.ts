@@ -1,7 +1,7 @@
 import type { PaymentSnapshot } from '../../protocol/index.js';
 import { toProxyError } from '../errors.js';
 import type { PaymentClaims } from '../tokens/claims.js';
-import type { Reply } from './events.js';
+import { UNSEEN, type Reply, type Seen } from './events.js';
 import type { Applied } from './order-book.js';
 import { refusal, unavailable, WAIT_STEP_MS, type OrderDeps } from './order-deps.js';
 import type { Order, PaymentTerms, PaymentTry } from './order-record.js';
@@ -26,6 +26,7 @@ export async function payFlow(deps: OrderDeps, claims: PaymentClaims, msisdn: st
   const lifetime = await deps.promptLifetimeMs(msisdn);
   const waitUntil = deps.now() + deps.initiationWaitMs;
   let waitedOn: number | undefined;
+  const seen: Seen = { ...UNSEEN };
   for (;;) {
     if (waitedOn !== undefined) {
       const answer = await outcomeOf(deps, ref, waitedOn);
@@ -33,7 +34,7 @@ export async function payFlow(deps: OrderDeps, claims: PaymentClaims, msisdn: st
     }
     const applied = await deps.book.apply(
       ref,
-      () => ({ type: 'pay', jti: claims.jti, msisdn, maxAttempts: claims.maxAttempts, terms, sendId: deps.newId(), callbackId: deps.newId(), promptLifetimeMs: lifetime }),
+      () => ({ type: 'pay', jti: claims.jti, msisdn, maxAttempts: claims.maxAttempts, terms, sendId: deps.newId(), callbackId: deps.newId(), promptLifetimeMs: lifetime, seen: { ...seen } }),
       { create: true },
     );
     const reply = applied.reply;
@@ -53,10 +54,10 @@ export async function payFlow(deps: OrderDeps, claims: PaymentClaims, msisdn: st
         continue;
       }
       case 'probe-payment':
-        await probePayment(deps, claims, applied, reply);
+        if (await probePayment(deps, claims, applied, reply)) seen.freeNumber = reply.n;
         continue;
       case 'probe-sessions':
-        await probeSessions(deps, ref, applied, { amount: claims.amount, unreadable: true });
+        if (await probeSessions(deps, ref, applied, { amount: claims.amount, unreadable: true })) seen.sessionsListed = true;
         continue;
       case 'send':
         return send(deps, claims, applied, reply.ordinal);
@@ -88,14 +89,15 @@ function snapshotOf(deps: OrderDeps, applied: Applied, ordinal: number): Payment
 }
 
 /**
- * Reads reference `n` of an order the store did not know, before anything is sent. Unreadable: nothing is
- * sent; the request fails, unless another request's probe moved the order meanwhile.
+ * Reads reference `n` (the number the next try would take) before anything is sent. True when the provider
+ * has nothing under it. Unreadable: nothing is sent; the request fails, unless another request moved the order
+ * meanwhile (then it looks again).
  */
-async function probePayment(deps: OrderDeps, claims: PaymentClaims, applied: Applied, reply: Extract<Reply, { kind: 'probe-payment' }>): Promise<void> {
+async function probePayment(deps: OrderDeps, claims: PaymentClaims, applied: Applied, reply: Extract<Reply, { kind: 'probe-payment' }>): Promise<boolean> {
   const read = await deps.payments.probe(reply.reference);
   if (read.kind === 'error') {
     const now = await deps.book.read(claims.referenceNo);
-    if ((now?.v ?? -1) !== (applied.order?.v ?? -1)) return;
+    if ((now?.v ?? -1) !== (applied.order?.v ?? -1)) return false;
     throw toProxyError(read.err, deps.logger);
   }
   const result = read.kind === 'found' ? ({ kind: 'found', tx: read.tx } as const) : ({ kind: 'not-found' } as const);
@@ -105,30 +107,33 @@ async function probePayment(deps: OrderDeps, claims: PaymentClaims, applied: App
     { create: true },
   );
   if (probed.reply.kind === 'conflict') conflictLogged(deps, claims.referenceNo, probed.reply.reference);
-  else if (read.kind === 'found') deps.logger.warn({ reference: reply.reference, status: read.tx.status }, 'payment found upstream for a reference this store did not know; adopted, not sent again');
+  else if (read.kind === 'found') deps.logger.warn({ reference: reply.reference, status: read.tx.status }, 'payment found upstream under a number the order\'s record did not hold; adopted, not sent again');
+  return read.kind === 'not-found';
 }
 
 /**
- * Lists the order's checkout sessions upstream before its first try or session (a store that lost the order).
- * Unlisted: a checkout refuses; mobile money (`unreadable`) goes on as with a provider that lists none.
+ * Lists the order's checkout sessions upstream before a new try or session, and applies what it finds. True
+ * once listed (or, for mobile money, once found unlistable). Unlisted: a checkout refuses; mobile money
+ * (`unreadable`) goes on as with a provider that lists none (DESIGN: the provider is the ledger, what that
+ * leaves to the store).
  */
-export async function probeSessions(deps: OrderDeps, ref: string, applied: Applied, options: { amount: number; unreadable?: boolean }): Promise<void> {
+export async function probeSessions(deps: OrderDeps, ref: string, applied: Applied, options: { amount: number; unreadable?: boolean }): Promise<boolean> {
   const startedAt = deps.now();
   const listed = await deps.checkouts.list(deps.references.checkout(ref));
   if (listed.kind === 'error') {
     const now = await deps.book.read(ref);
-    if ((now?.v ?? -1) !== (applied.order?.v ?? -1)) return;
+    if ((now?.v ?? -1) !== (applied.order?.v ?? -1)) return false;
     if (!options.unreadable) throw toProxyError(listed.err, deps.logger);
-    // Mobile money does not wait on the checkout interface: an order the store never knew is taken as a
-    // provider that lists no sessions would take it (what that leaves to a total loss: DESIGN, lost records).
+    deps.logger.warn({ orderReference: ref }, 'checkout sessions could not be listed before a mobile-money try; sent on what the order\'s record knows');
     await deps.book.apply(ref, { type: 'sessions-unlisted' }, { create: true });
-    return;
+    return true;
   }
   await deps.book.apply(
     ref,
     { type: 'sessions-listed', startedAt, complete: true, jti: 'probe', amount: options.amount, createId: deps.newId(), sessions: listed.sessions },
     { create: true },
   );
+  return true;
 }
 
 export function conflictLogged(deps: OrderDeps, ref: string, reference: string): void {

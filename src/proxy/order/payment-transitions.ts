@@ -13,7 +13,7 @@ import {
   type TryPhase,
 } from './order-record.js';
 import { cleared, taken } from './found-payment.js';
-import { changedPaymentTerms, conflictRefusal, heldByCheckout, isOurs, refuse } from './order-rules.js';
+import { changedPaymentTerms, conflictRefusal, heldByCheckout, isOurs, notFoundAgain, providerUnread, refuse } from './order-rules.js';
 import { viewStatus } from './views.js';
 
 type PayEvent = Extract<OrderEvent, { type: 'pay' }>;
@@ -27,7 +27,8 @@ const none: Reply = { kind: 'none' };
  * `POST /payments` (DESIGN: the order's state machine). In order: the token's terms must be the order's;
  * a completed payment answers; the other method holding the order refuses; the live try answers (a double
  * click charges once; another number is told where the prompt waits); a send under way is waited for; then,
- * with tries left and the provider's history read, the next try is claimed and sent.
+ * with tries left and what the provider has read by this request (`providerUnread`), the next try is claimed
+ * and sent.
  */
 export function pay(order: Order, e: PayEvent, env: TransitionEnv): Step<Order> {
   const changed = changedPaymentTerms(order, e.terms);
@@ -65,13 +66,9 @@ export function pay(order: Order, e: PayEvent, env: TransitionEnv): Step<Order> 
   if (triesUsed(next) >= e.maxAttempts) {
     return { order: next, reply: refuse('ATTEMPTS_EXHAUSTED', 'No more payment attempts are allowed for this order.', { attemptsLeft: 0 }) };
   }
+  const unread = providerUnread(next, e.seen, env);
+  if (unread) return { order: next, reply: unread };
   const n = nextNumber(next);
-  if (next.history.payments === 'unread') {
-    return { order: next, reply: { kind: 'probe-payment', n, reference: env.references.attempt(order.ref, n) } };
-  }
-  if (next.history.sessions === 'unread') {
-    return { order: next, reply: { kind: 'probe-sessions', reference: env.references.checkout(order.ref) } };
-  }
   const ordinal = next.tries.length + 1;
   const fresh: PaymentTry = {
     ordinal,
@@ -155,8 +152,8 @@ export function refusalOf(failureCode: string, reference: string, attemptsLeft: 
  * A status read. Found, and ours: the try takes what the provider says (its number too), whatever it was
  * (a void or refused number found after all revives: the provider's word wins), but a final state never
  * goes back. Found with other terms: the order is in conflict and the try stays unknown. Not found by a read
- * that can see it, after the latest send: a generic refusal is a refusal; an unknown outcome becomes void
- * once not found twice in a row, the second time by a read started `graceMs` after its send.
+ * that can see it, after the latest send, twice in a row, the second time by a read started `graceMs` after
+ * its send (`notFoundAgain`): a generic refusal is a refusal, any other unknown outcome void.
  */
 export function paymentRead(order: Order, e: ReadEvent, env: TransitionEnv): Step<Order> {
   const t = tryByReference(order, e.reference);
@@ -174,32 +171,32 @@ export function paymentRead(order: Order, e: ReadEvent, env: TransitionEnv): Ste
     return { order: found === t ? order : withTry(order, t.ordinal, () => found), reply: none };
   }
   if (!r.canSee || t.phase !== 'unknown' || (t.sentAt !== null && e.startedAt < t.sentAt)) return { order, reply: none };
-  if (t.unknownReason === 'refused') {
-    return { order: withTry(order, t.ordinal, (x) => ({ ...x, phase: 'refused', failureCode: 'PAYMENT_FAILED', ...cleared })), reply: none };
-  }
-  const reads = (t.notFound?.reads ?? 0) + 1;
-  const since = t.notFound?.since ?? env.now;
-  // Past the grace by when the read started: the provider may have looked as early as that, and a request on
-  // its way can land until the grace after its send.
-  const graceOver = e.startedAt - (t.sentAt ?? t.updatedAt) >= env.graceMs;
+  const seen = notFoundAgain(t.notFound, t.sentAt ?? t.updatedAt, e.startedAt, env);
+  if (seen !== 'absent') return { order: withTry(order, t.ordinal, (x) => ({ ...x, notFound: seen })), reply: none };
+  // Certain: nothing exists. A refusal without words was then a refusal (not "already exists"); any other
+  // unknown outcome is void, its number free.
   const next = withTry(order, t.ordinal, (x) =>
-    reads >= 2 && graceOver ? { ...x, phase: 'void', voidReason: 'not-found', ...cleared } : { ...x, notFound: { reads, since } },
+    t.unknownReason === 'refused' ? { ...x, phase: 'refused', failureCode: 'PAYMENT_FAILED', ...cleared } : { ...x, phase: 'void', voidReason: 'not-found', ...cleared },
   );
   return { order: next, reply: none };
 }
 
 /**
- * Before the first send of an order the store did not know, reference `n` was read: found and ours, it is
- * adopted as a try (never sent again), and the probe goes on past it when it ended unpaid; not found, the
- * order's history is read. Found with other terms: a conflict, refused until the operator acts.
+ * Before a new try or session, reference `n` (the next number) was read: found and ours, it is adopted as a
+ * try (never sent again; a void or refused try of that number takes it), and the probe goes on past it when
+ * it ended unpaid; not found, the number is free. Found with other terms: a conflict, refused until the
+ * operator acts.
  */
 export function paymentProbed(order: Order, e: ProbeEvent, env: TransitionEnv): Step<Order> {
-  if (order.history.payments !== 'unread' || e.n !== nextNumber(order)) return { order, reply: none };
+  if (e.n !== nextNumber(order)) return { order, reply: none };
   const r = e.result;
-  if (r.kind === 'not-found') return { order: { ...order, history: { ...order.history, payments: 'read' } }, reply: none };
+  if (r.kind === 'not-found') return { order: order.history.payments === 'unread' ? { ...order, history: { ...order.history, payments: 'read' } } : order, reply: none };
   const terms = order.terms ?? e.terms;
   const reference = env.references.attempt(order.ref, e.n);
+  // A number the record has as void or refused, found after all: the try of that number takes what was found.
+  if (tryByReference(order, reference)) return paymentRead(order, { type: 'payment-read', reference, startedAt: env.now, result: { kind: 'found', tx: r.tx } }, env);
   if (!isOurs(terms, r.tx)) {
+    if (order.conflict?.reference === reference) return { order, reply: none };
     // Read, and not ours: mobile money is refused with REFERENCE_CONFLICT from now on (a checkout is not).
     const history = { ...order.history, payments: 'read' as const };
     return { order: { ...order, history, conflict: { reference, at: env.now } }, reply: { kind: 'conflict', reference } };

@@ -43,7 +43,7 @@ export type TryEvent = (typeof TRY_EVENTS)[number];
 export const TRY_STATES: readonly (TryState | 'none')[] = ['none', 'sending', 'unknown', 'unknown-0400', 'pending', 'completed', 'failed', 'cancelled', 'refused', 'void'];
 
 export const TRY_TABLE: readonly Row<TryState, TryEvent>[] = [
-  { from: 'none', on: 'pay', to: 'sending', does: 'claim the next number (after reading what the provider has, for an order the store did not know); send its one request' },
+  { from: 'none', on: 'pay', to: 'sending', does: 'claim the next number, once this request read the provider has nothing under it and listed the order\'s sessions (the provider is the ledger); send its one request' },
   { from: 'none', on: 'pay, another number', to: 'sending', does: 'as pay: the customer chooses the number' },
   { from: 'sending', on: 'pay', to: 'sending', does: 'wait for its outcome, then answer it' },
   { from: 'sending', on: 'pay, another number', to: 'sending', does: '409 PAYMENT_IN_PROGRESS naming the number (masked)' },
@@ -141,7 +141,7 @@ const finalSession: Array<['read: completed' | 'read: failed' | 'read: cancelled
 ];
 
 export const SESSION_TABLE: readonly Row<SessionState, SessionEvent>[] = [
-  { from: 'none', on: 'checkout', to: 'creating', does: 'claim a session (after reading what the provider has, for an order the store did not know); create it' },
+  { from: 'none', on: 'checkout', to: 'creating', does: 'claim a session, once this request listed the order\'s sessions and read the provider has nothing under the next number (the provider is the ledger); create it' },
   { from: 'none', on: 'listed: ours', to: 'open', does: 'a session the store did not know (it lost the order): adopted' },
   { from: 'creating', on: 'checkout', to: 'creating', does: 'wait for its outcome, then answer it' },
   { from: 'creating', on: 'tick, lease over', to: 'unknown', does: 'its request vanished: list the order\'s sessions' },

@@ -1,3 +1,4 @@
+import { HOST_RUNTIME } from '../runtime.js';
 /** Bounds of the relay's polling schedule, in milliseconds. */
 export interface BackoffOptions {
   /** First interval (about 1 s by default). */
@@ -18,7 +19,7 @@ export interface BackoffOptions {
  * once per interval (jittered and clipped at the ceiling, the waits averaged 5 % less, and a payment was read
  * 1.05 times per interval: `npm run bench`, scale).
  */
-export function backoffDelay(attempt: number, options: BackoffOptions, random: () => number = Math.random): number {
+export function backoffDelay(attempt: number, options: BackoffOptions, random: () => number = HOST_RUNTIME.random): number {
   const { minIntervalMs, maxIntervalMs, factor = 1.6, jitter = 0.2 } = options;
   const nominal = minIntervalMs * factor ** Math.max(0, attempt);
   if (nominal >= maxIntervalMs) return maxIntervalMs;

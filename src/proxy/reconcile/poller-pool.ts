@@ -1,5 +1,6 @@
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import type { GateTicket, ReadGate } from './read-gate.js';
+import { HOST_RUNTIME } from '../runtime.js';
 
 /**
  * What one poll decided: keep polling on the backoff schedule, stop (a final state), poll again after this
@@ -19,8 +20,8 @@ export interface PoolTimers {
 }
 
 const REAL_TIMERS: PoolTimers = {
-  now: () => Date.now(),
-  set: (run, ms) => setTimeout(run, ms).unref(),
+  now: HOST_RUNTIME.now,
+  set: (run, ms) => HOST_RUNTIME.timeout(run, ms).unref(),
   clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 

@@ -2,6 +2,7 @@ import { ProviderRateLimitedError, ProviderUnavailableError } from '../../provid
 import type { OrderDeps } from '../order/order-deps.js';
 import type { OrderEvent, Reply } from '../order/events.js';
 import type { Order } from '../order/order-record.js';
+import { checkoutProbeTerms } from '../order/order-rules.js';
 import { conflictLogged } from '../order/pay-flow.js';
 import { transition } from '../order/transition.js';
 import { cadence, readsDue, recheckDelay } from './reconcile-plan.js';
@@ -61,7 +62,8 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
       if (changes(order, event, deps)) order = (await deps.book.apply(ref, event)).order ?? order;
     } else if (due.kind === 'probe-payment') {
       // Under the background circuit, as every read of the reconciler's: after a flush every process probes
-      // the orders it put back, and that burst must never refuse a customer's payment.
+      // the orders it put back, and that burst must never refuse a customer's payment. Only a changed order
+      // is written (a number read free again changes nothing).
       const read = await deps.payments.read(deps.references.attempt(ref, due.n), null, true);
       if (read.kind === 'error') {
         failed ||= unavailable(read.err);
@@ -69,10 +71,12 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
       }
       const last = order.tries.at(-1);
       const result = read.kind === 'found' ? ({ kind: 'found', tx: read.tx } as const) : ({ kind: 'not-found' } as const);
-      const event = { type: 'payment-probed', n: due.n, jti: 'reconciler', maxAttempts: last?.maxAttempts ?? 1, terms: order.terms!, callbackId: deps.newId(), result } as const;
+      const terms = order.terms ?? checkoutProbeTerms(order.checkoutTerms?.amount ?? 0, deps.payeeName, read.kind === 'found' ? read.tx : undefined);
+      const event = { type: 'payment-probed', n: due.n, jti: 'reconciler', maxAttempts: last?.maxAttempts ?? 1, terms, callbackId: deps.newId(), result } as const;
+      if (!changes(order, event, deps)) continue;
       const applied = await deps.book.apply(ref, event);
       if (applied.reply.kind === 'conflict') conflictLogged(deps, ref, applied.reply.reference);
-      else if (read.kind === 'found') deps.logger.warn({ reference: read.tx.reference, status: read.tx.status }, 'payment found upstream under a number an order put back did not know; adopted');
+      else if (read.kind === 'found') deps.logger.warn({ reference: read.tx.reference, status: read.tx.status }, 'payment found upstream under a number the order\'s record did not hold; adopted');
       order = applied.order ?? order;
     } else {
       const listed = await deps.checkouts.list(deps.references.checkout(ref), true);
@@ -81,7 +85,7 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
         continue;
       }
       const event = { type: 'sessions-listed', startedAt, complete: true, jti: 'reconciler', createId: deps.newId(), sessions: listed.sessions } as const;
-      order = (await deps.book.apply(ref, event)).order ?? order;
+      if (changes(order, event, deps)) order = (await deps.book.apply(ref, event)).order ?? order;
     }
   }
   // Time passed while the provider answered: a deadline (or a lease) that ended during the reads is recorded

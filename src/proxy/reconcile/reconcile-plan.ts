@@ -82,9 +82,10 @@ function historyDue(order: Order, env: PlanEnv): { payments: boolean; sessions: 
 /**
  * What the reconciler reads for an order now (pure): every try whose money state is not final and can be read
  * (by referenceNo, or by the referenceId the provider gave), every void found by nobody within the window,
- * every try and session read final unpaid within the window while no customer waits on the order, the
- * provider's history of an order put back, every open session, and the order's sessions upstream while one
- * of ours is unknown and the provider lists them. A try that no read can see waits for a callback or the
+ * every try and session read final unpaid within the window while no customer waits on the order, and with
+ * them what the provider has beyond the record (the next number, the sessions), the provider's history of an
+ * order put back, every open session, and the order's sessions upstream while one of ours is unknown and the
+ * provider lists them. A try that no read can see waits for a callback or the
  * operator.
  */
 export function readsDue(order: Order, env: PlanEnv): DueRead[] {
@@ -104,8 +105,13 @@ export function readsDue(order: Order, env: PlanEnv): DueRead[] {
     if ((s.phase === 'open' || (recheck && sessionRechecked(s, env))) && s.checkoutId !== null) reads.push({ kind: 'session', checkoutId: s.checkoutId });
   }
   const history = historyDue(order, env);
-  if (history.sessions || (env.listsSessions && order.sessions.some((s) => s.phase === 'unknown'))) reads.push({ kind: 'list-sessions' });
-  if (history.payments) reads.push({ kind: 'probe-payment', n: nextNumber(order) });
+  // The provider is the ledger: while an order's final-unpaid try or session is read again, so is what the
+  // provider has beyond the record (the next number, the order's sessions). A record rolled back to before a
+  // later try or session knew nothing of it, and that one's completion was never reported.
+  const beyond = recheck && (order.tries.some((t) => rechecked(order, t, env)) || order.sessions.some((s) => sessionRechecked(s, env)));
+  const listing = env.listsSessions && (beyond || order.sessions.some((s) => s.phase === 'unknown'));
+  if (history.sessions || listing) reads.push({ kind: 'list-sessions' });
+  if (history.payments || (beyond && env.readsByReferenceNo && (order.terms !== undefined || order.checkoutTerms !== undefined))) reads.push({ kind: 'probe-payment', n: nextNumber(order) });
   return reads;
 }
 

@@ -8,6 +8,7 @@ import { PollerPool } from './poller-pool.js';
 import { ReadGate } from './read-gate.js';
 import type { RelayOptions } from './relay-options.js';
 import type { ProxyStore } from '../store/types.js';
+import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 export interface ReconcilerOptions {
   store: ProxyStore;
@@ -20,6 +21,10 @@ export interface ReconcilerOptions {
   unsettled(): Promise<string[]>;
   /** Nothing runs by itself (no pollers, no sweep timer, no subscriptions): the caller runs each pass. */
   manual?: boolean;
+  /** The clock the looks' and hints' limits are judged on (the model test's, in its world). */
+  now(): number;
+  /** The sweep's timer (the host's unless given). */
+  runtime?: Pick<Runtime, 'timeout'>;
 }
 
 /**
@@ -35,6 +40,8 @@ export class Reconciler {
   readonly gate: ReadGate;
   /** When a customer's look last woke an order's slow reader (see `look`). */
   private readonly looked = new BoundedMap<string, number>(10_000);
+  /** When a callback hint last woke an order's readers (see `hint`). */
+  private readonly hinted = new BoundedMap<string, number>(10_000);
   private readonly unsubscribes: Array<() => Promise<void>> = [];
   private subscribed = false;
   private storeWasDown = false;
@@ -84,7 +91,7 @@ export class Reconciler {
       this.track(ref, true);
       return;
     }
-    const now = Date.now();
+    const now = this.o.now();
     const last = this.looked.get(ref);
     if (last !== undefined && now - last < this.o.options.maxIntervalMs) {
       this.track(ref);
@@ -94,8 +101,19 @@ export class Reconciler {
     this.readSoon(ref);
   }
 
-  /** A callback hint: this instance reads the order from now on, and every instance that already does wakes. */
+  /**
+   * A callback hint: this instance reads the order from now on, and every instance that already does wakes, at
+   * most once per `maxIntervalMs` per order and process (a provider replaying a callback a hundred times made a
+   * read each; the pollers read on at their own cadence meanwhile).
+   */
   async hint(ref: string): Promise<void> {
+    const now = this.o.now();
+    const last = this.hinted.get(ref);
+    if (last !== undefined && now - last < this.o.options.maxIntervalMs) {
+      this.track(ref);
+      return;
+    }
+    this.hinted.set(ref, now);
     this.readSoon(ref);
     if (this.o.manual) return;
     await this.o.store.publish(ORDER_CHANNELS.wake, ref);
@@ -124,7 +142,7 @@ export class Reconciler {
   private schedule(): void {
     if (this.closed) return;
     const every = this.o.options.sweepIntervalMs;
-    this.timer = setTimeout(() => void this.sweep().finally(() => this.schedule()), this.storeWasDown ? Math.min(1_000, every) : every);
+    this.timer = (this.o.runtime ?? HOST_RUNTIME).timeout(() => void this.sweep().finally(() => this.schedule()), this.storeWasDown ? Math.min(1_000, every) : every);
     this.timer.unref();
   }
 

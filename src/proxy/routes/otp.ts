@@ -102,14 +102,15 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     // A number locked for wrong codes gets no new code until the lock ends: it could not be checked.
     const lock = await peek(ctx, 'otpVerifyFailuresPerNumber', digits);
     if (lock && lock.consumedPoints >= limits.otpVerifyFailuresPerNumber.points) throw numberLocked(lock.msBeforeNext);
-    await enforce(ctx, [
+    const counted = [
       ['otpSendPerToken', claims.jti],
       ['otpSendPerIp', clientKey(req, ctx.config.ipv6PrefixLength)],
       ['otpSendPerNumberShort', digits],
       ['otpSendPerNumberDay', digits],
       ['otpSendCooldown', digits],
       ['otpSendPerPrefix', phonePrefix(digits)],
-    ]);
+    ] as const;
+    await enforce(ctx, counted);
 
     let generated;
     try {
@@ -123,8 +124,15 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
         maxAmountOfValidationRetries: otp.maxRetries,
       });
     } catch (err) {
-      // No SMS went out for sure: let the person try again at once rather than after the cooldown.
-      if (!(err instanceof ProviderUnavailableError && err.outcomeUnknown)) await refund(ctx, 'otpSendCooldown', digits);
+      if (err instanceof ProviderUnavailableError && !err.outcomeUnknown) {
+        // Refused before the provider took it (an open circuit, no connection) or refused by a provider that
+        // is failing: no SMS went out, and the customer did nothing wrong. None of their limits keeps the try:
+        // after an outage, sign-ins counted against them ended 429 once the provider was back (issue 35).
+        await Promise.all(counted.map(([policy, key]) => refund(ctx, policy, key)));
+      } else if (!(err instanceof ProviderUnavailableError)) {
+        // No SMS went out for sure: let the person try again at once rather than after the cooldown.
+        await refund(ctx, 'otpSendCooldown', digits);
+      }
       throw err;
     }
 

@@ -9,9 +9,11 @@ import {
 } from '../../provider/errors.js';
 import { PROVIDER_INTERFACES, type ProviderInterface } from '../../provider/types.js';
 import type { ProxyContext } from '../context.js';
+import type { StoreCheck } from '../store/store-checks.js';
 import { answering } from '../errors.js';
 import { sendJson } from '../respond.js';
 import { circuitsOf } from './health.js';
+import { HOST_RUNTIME } from '../runtime.js';
 
 /**
  * How long one check of a provider interface stands, passed or failed: however often probes come (every
@@ -46,7 +48,8 @@ interface Check {
 }
 
 /**
- * GET /ready, readiness: the store answers a ping, and each provider interface answered a cheap
+ * GET /ready, readiness: the store took a real write and read it back, and can keep money records in this
+ * mode (DESIGN: the store's checks; `checks.store` says what it saw), and each provider interface answered a cheap
  * authenticated read (messaging: the balance; gateway and checkout: the status of an id nothing has, which
  * a provider that accepts our credentials answers 404) with the circuit of the calls someone waits on not
  * open (the reconciler's background circuit is not a reason: it refuses no customer). 200 when all hold, 503
@@ -54,19 +57,21 @@ interface Check {
  * {@link READINESS_CHECK_INTERVAL_MS}, so probes cannot flood it; the store and the circuits are read on
  * every request (they cost nothing upstream).
  */
-export function readyRoutes(router: Router, ctx: ProxyContext): void {
+export function readyRoutes(router: Router, ctx: ProxyContext, storeCheck: () => Promise<StoreCheck>): void {
   const check = providerChecks(ctx);
   router.get(READY_PATH, answering(async (_req: Request, res: Response) => {
     // The circuit of the calls someone waits on: an open background circuit (the reconciler's reads failing,
     // a backlog of status reads under a flash sale) refuses no customer here, and every instance shares it,
     // so taking this one out of the balancer would help nobody (/health reports the worse of the two).
     const circuits = circuitsOf(ctx, 'foreground');
-    const [storeOk, ...checks] = await Promise.all([
-      ctx.store.ping().catch(() => false),
+    const [store, ...checks] = await Promise.all([
+      storeCheck(),
       ...PROVIDER_INTERFACES.map((name) => (circuits[name] === 'open' ? Promise.resolve(undefined) : check(name))),
     ]);
+    const { reasons: storeReasons, ...storeDetail } = store;
     const reasons: string[] = [];
-    if (!storeOk) reasons.push(`the ${ctx.store.kind} store does not answer${ctx.store.kind === 'redis' ? ' (check REDIS_URL and the Redis server)' : ''}`);
+    if (ctx.draining?.()) reasons.push('this instance is shutting down: send new requests to another');
+    reasons.push(...storeReasons);
     const provider = Object.fromEntries(
       PROVIDER_INTERFACES.map((name, i) => {
         const last = checks[i];
@@ -80,7 +85,7 @@ export function readyRoutes(router: Router, ctx: ProxyContext): void {
     const answer: ReadinessResponse = {
       ready: reasons.length === 0,
       reasons,
-      checks: { store: { kind: ctx.store.kind, ok: storeOk }, ...provider },
+      checks: { store: storeDetail, ...provider },
     };
     sendJson(res, answer.ready ? 200 : 503, answer);
   }));
@@ -99,7 +104,7 @@ function providerChecks(ctx: ProxyContext): (name: ProviderInterface) => Promise
 
   async function run(name: ProviderInterface): Promise<Check> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error('readiness check timed out')), READINESS_CHECK_TIMEOUT_MS);
+    const timer = HOST_RUNTIME.timeout(() => controller.abort(new Error('readiness check timed out')), READINESS_CHECK_TIMEOUT_MS);
     let check: Check;
     try {
       await calls[name](controller.signal);

@@ -1,29 +1,32 @@
 import type { Logger } from 'pino';
 import { MemoryStore } from './memory.js';
-import { RedisStore } from './redis.js';
+import { RedisStore, type RedisSentinelOptions } from './redis.js';
 import type { ProxyStore } from './types.js';
 
 export { MemoryStore } from './memory.js';
-export { RedisStore, type RedisStoreOptions } from './redis.js';
+export { RedisStore, type RedisSentinelOptions, type RedisStoreOptions } from './redis.js';
 export type { ProxyStore } from './types.js';
 export { StoreUnavailableError } from './store-error.js';
 
 /**
- * Picks the store: the one injected by the merchant, else Redis when `redisUrl` is set, else memory.
+ * Picks the store: the one injected by the merchant, else Redis when `redisUrl` or `redisSentinel` is set,
+ * else memory.
  * `owned` is false for an injected store (the proxy does not close what it did not open).
  */
 export function createStore(options: {
   store?: ProxyStore | undefined;
   redisUrl?: string | undefined;
+  /** Redis through a Sentinel group (instead of `redisUrl`). */
+  redisSentinel?: RedisSentinelOptions | undefined;
   /** Prefix of every key and channel in Redis (default `me:`). */
   redisPrefix?: string | undefined;
   logger?: Logger;
   now?: () => number;
 }): { store: ProxyStore; owned: boolean } {
   if (options.store) return { store: options.store, owned: false };
-  if (options.redisUrl) {
+  if (options.redisUrl || options.redisSentinel) {
     const store = new RedisStore({
-      url: options.redisUrl,
+      ...(options.redisUrl ? { url: options.redisUrl } : { sentinel: options.redisSentinel! }),
       ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { CommitWrite, ProxyStore } from './types.js';
+import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 interface Entry {
   value: string;
@@ -20,9 +21,12 @@ export class MemoryStore implements ProxyStore {
   private readonly channels = new EventEmitter();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly now: () => number = HOST_RUNTIME.now,
+    runtime: Pick<Runtime, 'interval'> = HOST_RUNTIME,
+  ) {
     this.channels.setMaxListeners(0);
-    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper = runtime.interval(() => this.sweep(), 60_000);
     this.sweeper.unref();
   }
 

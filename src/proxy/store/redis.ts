@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { readRedisFacts, type RedisFacts } from './redis-facts.js';
 import { StoreUnavailableError } from './store-error.js';
 import type { CommitWrite, ProxyStore } from './types.js';
 
@@ -68,9 +69,45 @@ for i = 2 + n, #KEYS do
 end
 return 1`;
 
+/** A Sentinel group to ask for the master: ioredis follows its failovers (DESIGN: the store's checks). */
+export interface RedisSentinelOptions {
+  /** The Sentinels' addresses (a few are enough: the client learns the others). */
+  sentinels: { host: string; port: number }[];
+  /** The master's name in the Sentinels' configuration (`sentinel monitor <name> …`). */
+  name: string;
+  /** The master's (and replicas') password, and the Sentinels' own when they ask for one. */
+  password?: string | undefined;
+  sentinelPassword?: string | undefined;
+}
+
+/**
+ * The proxy's timeouts and retries, the same for a URL's connection and a Sentinel group's: commands fail
+ * fast while Redis is down or failing over (one retry, 2 s per command), so callers fail closed (503)
+ * rather than hang; connecting, to a server or to a Sentinel, gives up after 3 s and is tried again.
+ */
+export const REDIS_CLIENT_OPTIONS = { maxRetriesPerRequest: 1, commandTimeout: 2_000, connectTimeout: 3_000 } as const;
+
+/** A connection to one server by URL, or to the master a Sentinel group names, with the proxy's options. */
+export function redisClient(target: { url: string } | { sentinel: RedisSentinelOptions }): Redis {
+  if ('url' in target) return new Redis(target.url, { ...REDIS_CLIENT_OPTIONS });
+  const { sentinels, name, password, sentinelPassword } = target.sentinel;
+  return new Redis({
+    sentinels,
+    name,
+    ...(password ? { password } : {}),
+    ...(sentinelPassword ? { sentinelPassword } : {}),
+    ...REDIS_CLIENT_OPTIONS,
+    // A Sentinel that does not answer is left for the next one as fast as a server's command would be.
+    sentinelCommandTimeout: REDIS_CLIENT_OPTIONS.commandTimeout,
+    // Moves to the new master on the Sentinels' +switch-master, not only once the old one stops answering.
+    failoverDetector: true,
+  });
+}
+
 export interface RedisStoreOptions {
-  /** A `redis://` URL; or `client` to share a connection the caller owns. */
+  /** A `redis://` URL, or a Sentinel group; or `client` to share a connection the caller owns. */
   url?: string;
+  sentinel?: RedisSentinelOptions;
   client?: Redis;
   /** Prefix of every key and channel (default `me:`). */
   prefix?: string;
@@ -79,7 +116,7 @@ export interface RedisStoreOptions {
 
 /**
  * The Redis store, for several proxy instances behind a load balancer. Commands fail fast while Redis is
- * down (one retry, a 2 s command timeout) so callers can fail closed rather than hang.
+ * down ({@link REDIS_CLIENT_OPTIONS}) so callers can fail closed rather than hang.
  */
 export class RedisStore implements ProxyStore {
   readonly kind = 'redis' as const;
@@ -92,16 +129,10 @@ export class RedisStore implements ProxyStore {
   private readonly ownsClient: boolean;
 
   constructor(options: RedisStoreOptions) {
-    if (!options.client && !options.url) throw new Error('RedisStore needs a url or a client');
+    if (!options.client && !options.url && !options.sentinel) throw new Error('RedisStore needs a url, a sentinel group or a client');
     this.prefix = options.prefix ?? 'me:';
     this.ownsClient = !options.client;
-    this.client =
-      options.client ??
-      new Redis(options.url as string, {
-        maxRetriesPerRequest: 1,
-        commandTimeout: 2_000,
-        connectTimeout: 3_000,
-      });
+    this.client = options.client ?? redisClient(options.url ? { url: options.url } : { sentinel: options.sentinel! });
     const logger = options.logger;
     // Without a listener ioredis prints connection errors itself; we log them (the URL may hold a password: not logged).
     this.client.on('error', (err: Error) => logger?.warn({ store: 'redis', reason: err.message }, 'redis error'));
@@ -224,17 +255,11 @@ export class RedisStore implements ProxyStore {
   }
 
   /**
-   * Redis's `maxmemory-policy`, or null when the server does not say (a managed Redis may refuse CONFIG).
-   * Anything but `noeviction` may drop an order's record or an index under memory pressure: a loss no epoch
-   * tells (DESIGN: when the store loses records).
+   * What the server says of its persistence, eviction, replication and Cluster mode (DESIGN: the store's
+   * checks); what it will not say (a managed Redis may refuse CONFIG) is null.
    */
-  async evictionPolicy(): Promise<string | null> {
-    try {
-      const reply = (await this.client.config('GET', 'maxmemory-policy')) as unknown;
-      return Array.isArray(reply) && typeof reply[1] === 'string' ? reply[1] : null;
-    } catch {
-      return null;
-    }
+  async inspect(): Promise<RedisFacts> {
+    return this.run('inspect', () => readRedisFacts(this.client));
   }
 
   /** Redis's `TIME`: the server's clock, seconds and microseconds. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ProxyStore } from './types.js';
+import { HOST_RUNTIME } from '../runtime.js';
 
 /** How long a reading of the store's clock is carried forward before it is read again. */
 export const CLOCK_RESYNC_MS = 60_000;
@@ -10,7 +11,7 @@ export interface HostClocks {
   monotonic(): number;
 }
 
-const HOST: HostClocks = { wall: () => Date.now(), monotonic: () => performance.now() };
+const HOST: HostClocks = { wall: HOST_RUNTIME.now, monotonic: HOST_RUNTIME.monotonic };
 
 /**
  * The one clock every process judges the money's times on (DESIGN: one clock): the store's. A try's send is

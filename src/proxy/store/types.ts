@@ -1,3 +1,5 @@
+import type { RedisFacts } from './redis-facts.js';
+
 /**
  * The one small store every piece of proxy state that must outlive a request sits behind (DESIGN: Stores):
  * idempotency of payment attempts, proof single-use, callback ids, final-state hook records, pending
@@ -43,6 +45,11 @@ export interface ProxyStore {
   subscribers?(channel: string): Promise<number>;
   /** True when the backend answers. */
   ping(): Promise<boolean>;
+  /**
+   * What the server says of how it keeps records (persistence, eviction, replication, Cluster), for the
+   * store's checks at start-up and in readiness (DESIGN: the store's checks). Redis has it.
+   */
+  inspect?(): Promise<RedisFacts>;
   /**
    * The store's clock, in epoch milliseconds: every process judges the money's times on it (DESIGN: one
    * clock). Memory: this process's. A store shared by several processes should have it; without it each

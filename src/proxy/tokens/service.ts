@@ -1,11 +1,12 @@
 import { hash, randomBytes } from 'node:crypto';
-import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import { SignJWT, errors as joseErrors } from 'jose';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { BoundedMap } from '../bounded-map.js';
 import { ProxyError, parseInput } from '../errors.js';
 import { normalisePhone } from '../phone.js';
 import type { ProxyStore } from '../store/types.js';
+import { tokenKeyRing, verifyWithKeys } from './keys.js';
 import {
   type CheckoutClaims,
   type CheckoutTokenInput,
@@ -88,7 +89,10 @@ export interface TokenService {
 }
 
 export interface TokenServiceOptions {
+  /** Signs every token and proof, and verifies them. */
   secret: string;
+  /** Other secrets that verify and never sign (a rotation's next or previous secret: see keys.ts). */
+  acceptedSecrets?: readonly string[];
   audience: string;
   payeeName: string;
   defaultCountry: string;
@@ -128,12 +132,7 @@ function joseRefusal(err: unknown): Omit<Refusal, 'scope'> {
 
 /** Builds the token service (HS256 with `jose`, algorithm pinned on verification). */
 export function createTokenService(options: TokenServiceOptions): TokenService {
-  // Imported once: given raw bytes, jose imports a WebCrypto key on every sign and verify, which costs
-  // about as much as the HMAC itself (seen by `npm run bench`).
-  const key = crypto.subtle.importKey('raw', new TextEncoder().encode(options.secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
+  const keys = tokenKeyRing(options.secret, options.acceptedSecrets);
   const nowSec = () => Math.floor(options.now() / 1000);
   const refused = ({ scope, reason, claims }: Refusal) => {
     const named = claims?.length ? `: ${claims.map((c) => `claim ${c.claim} ${c.problem}`).join('; ')}` : '';
@@ -144,13 +143,13 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
   async function sign(scope: TokenScope, claims: Record<string, unknown>, ttlSec: number, sub?: string) {
     const iat = nowSec();
     const jwt = new SignJWT({ ...claims, scope })
-      .setProtectedHeader({ alg: TOKEN_ALGORITHM, typ: 'JWT' })
+      .setProtectedHeader({ alg: TOKEN_ALGORITHM, typ: 'JWT', kid: keys.current.kid })
       .setAudience(options.audience)
       .setIssuedAt(iat)
       .setExpirationTime(iat + ttlSec)
       .setJti(randomBytes(16).toString('base64url'));
     if (sub) jwt.setSubject(sub);
-    return jwt.sign(await key);
+    return jwt.sign(await keys.current.key);
   }
 
   /** Bound numbers are normalised at minting, so routes compare digits with digits. */
@@ -226,12 +225,12 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
       }
       let payload: unknown;
       try {
-        ({ payload } = await jwtVerify(token, await key, {
+        payload = await verifyWithKeys(keys, token, {
           algorithms: [TOKEN_ALGORITHM],
           audience: options.audience,
           currentDate: new Date(options.now()),
           requiredClaims: ['exp', 'jti', 'aud'],
-        }));
+        });
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) {
           throw new ProxyError('TOKEN_EXPIRED', 'This page has expired. Reload it to continue.');

@@ -24,7 +24,8 @@ type Command =
   | { kind: 'operator' }
   | { kind: 'store-fault'; how: 'lost' | 'applied' | 'resent' }
   | { kind: 'foreign-same-price'; order: number }
-  | { kind: 'flip'; order: number; what: 'payment' | 'session'; callback: boolean; delayMs: number };
+  | { kind: 'flip'; order: number; what: 'payment' | 'session'; callback: boolean; delayMs: number }
+  | { kind: 'snapshot' };
 
 /** Which instance a command goes to: the third stands for the first until it joined. */
 const instance = fc.integer({ min: 0, max: 2 });
@@ -66,10 +67,14 @@ export function commandOf(era: Era): fc.Arbitrary<Command> {
   const storeFault = { weight: 1, arbitrary: fc.record({ kind: fc.constant('store-fault' as const), how: fc.constantFrom('lost' as const, 'applied' as const, 'resent' as const) }) };
   const samePrice = { weight: 1, arbitrary: fc.record({ kind: fc.constant('foreign-same-price' as const), order }) };
   const flip = { weight: 2, arbitrary: fc.record({ kind: fc.constant('flip' as const), order, what: fc.constantFrom('payment' as const, 'session' as const), callback: fc.boolean(), delayMs: fc.integer({ min: 0, max: FLIP_BOUND_MS }) }) };
+  const snapshot = { weight: 2, arbitrary: fc.constant({ kind: 'snapshot' as const }) };
+  const refusedAndLanded = { weight: 1, arbitrary: fc.constant({ kind: 'fault' as const, on: 'payment' as const, fault: '0400-late' as const }) };
   if (era === 'first') return fc.oneof(...commands);
   if (era === 'operator') return fc.oneof(...commands, operator);
   if (era === 'clock') return fc.oneof(...commands, operator, storeFault);
-  return era === 'now' ? fc.oneof(...commands, operator, storeFault, samePrice) : fc.oneof(...commands, operator, storeFault, samePrice, flip);
+  if (era === 'now') return fc.oneof(...commands, operator, storeFault, samePrice);
+  if (era === 'late') return fc.oneof(...commands, operator, storeFault, samePrice, flip);
+  return fc.oneof(...commands, operator, storeFault, samePrice, flip, snapshot, refusedAndLanded);
 }
 
 /**
@@ -79,9 +84,12 @@ export function commandOf(era: Era): fc.Arbitrary<Command> {
  * others', and store commits may fail (before they ran, after with their answer lost, or resent); `now`,
  * another shop may also charge our price under our reference, and the store counts the processes listening
  * on it (a process new to an emptied store holds back); `late`, the provider may also complete a payment it
- * called CANCELLED, or a session that expired, within `FLIP_BOUND_MS`, with its callback or without.
+ * called CANCELLED, or a session that expired, within `FLIP_BOUND_MS`, with its callback or without;
+ * `ledger`, the store may also go back to a snapshot it took (a Redis restarted from its last snapshot, a
+ * replica that lagged) where the provider can be read by reference, and the gateway may answer `0400` without
+ * words and process the request all the same.
  */
-export type Era = 'first' | 'operator' | 'clock' | 'now' | 'late';
+export type Era = 'first' | 'operator' | 'clock' | 'now' | 'late' | 'ledger';
 
 const worldOf = {
   statusReference: fc.constantFrom('either' as const, 'referenceNo' as const, 'referenceId' as const),
@@ -95,7 +103,15 @@ const worldOf = {
  * process's clock is off (none, a little, or more than the grace, either way).
  */
 export function worldConfig(era: Era): fc.Arbitrary<WorldConfig> {
-  return era === 'late' || era === 'now' || era === 'clock' ? fc.record({ ...worldOf, skewMs: fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000) }) : fc.record(worldOf);
+  const skewMs = fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000);
+  if (era === 'ledger') {
+    // A store that goes back in time only where the provider can be read by reference (DESIGN: the provider
+    // is the ledger; elsewhere the store is required not to).
+    return fc
+      .record({ ...worldOf, losses: fc.constantFrom('flush' as const, 'restart' as const, 'rollback' as const), skewMs })
+      .map((c) => (c.losses === 'rollback' ? { ...c, lists: true, statusReference: c.statusReference === 'referenceId' ? ('either' as const) : c.statusReference } : c));
+  }
+  return era === 'late' || era === 'now' || era === 'clock' ? fc.record({ ...worldOf, skewMs }) : fc.record(worldOf);
 }
 
 function apply(w: World, c: Command, join: boolean): void {
@@ -122,7 +138,9 @@ function apply(w: World, c: Command, join: boolean): void {
     case 'callbacks':
       return w.callbacks(c.i);
     case 'loss':
-      return w.config.losses === 'flush' ? w.flush() : w.restart(c.i);
+      return w.config.losses === 'flush' ? w.flush() : w.config.losses === 'rollback' ? w.rollback() : w.restart(c.i);
+    case 'snapshot':
+      return w.snapshot();
     case 'foreign':
       return w.provider.foreignPayment(`${ref}-1`);
     case 'join':
@@ -180,7 +198,7 @@ async function quiesce(s: fc.Scheduler, w: World): Promise<void> {
  * turns joins into nothing, the generated commands unchanged). `era`: which runs (see `Era`), so that those
  * found in an earlier one replay.
  */
-export function modelProperty(trace = false, record?: (fingerprint: string) => void, join = process.env['MODEL_JOIN'] !== '0', era: Era = 'late') {
+export function modelProperty(trace = false, record?: (fingerprint: string) => void, join = process.env['MODEL_JOIN'] !== '0', era: Era = 'ledger') {
   return fc.asyncProperty(
     fc.scheduler(),
     worldConfig(era),
@@ -193,7 +211,7 @@ export function modelProperty(trace = false, record?: (fingerprint: string) => v
         if (steps.length > MAX_STEPS) return Promise.reject(new Error(`more than ${MAX_STEPS} steps: the run does not settle`));
         return s.schedule(Promise.resolve(label)).then(() => void steps.push(label));
       };
-      const w = new World({ ...config, readsInFlight: era !== 'first', presence: era === 'now' || era === 'late' }, seed, step);
+      const w = new World({ ...config, readsInFlight: era !== 'first', presence: era === 'now' || era === 'late' || era === 'ledger' }, seed, step);
       try {
         w.ready();
         await settle(s, w);

@@ -20,7 +20,9 @@ export type Fault =
   /** Never sent (connection refused). */
   | 'down'
   /** A status read fails (a GET: nothing changes). */
-  | 'read-error';
+  | 'read-error'
+  /** A payment refused with `0400 Bad Request` and no words, which the gateway processes all the same: it lands later, within the bound. */
+  | '0400-late';
 
 export interface ProviderPayment {
   referenceNo: string;
@@ -240,8 +242,9 @@ export class ScriptedProvider {
           await step('payment request on its way');
           const fault = this.take('payment');
           if (fault === 'down') throw unavailable('payments.initiate', 'network', false);
-          if (fault === 'land-late' || fault === '503-late') {
+          if (fault === 'land-late' || fault === '503-late' || fault === '0400-late') {
             this.late.push({ at: this.o.now(), land: () => void this.land(body) });
+            if (fault === '0400-late') throw refusal('0400', 'Bad Request');
             throw fault === '503-late' ? unavailable('payments.initiate', 'http', false, 503) : unavailable('payments.initiate', 'timeout', true);
           }
           const landed = this.land(body);

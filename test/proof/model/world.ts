@@ -24,8 +24,13 @@ export interface WorldConfig {
   statusReference: StatusReference;
   lists: boolean;
   prefix: '' | 'SHOP-A-';
-  /** A run loses either the store (flushes) or processes (restarts), never both: that would be total loss. */
-  losses: 'flush' | 'restart';
+  /**
+   * A run loses either the store (flushes) or processes (restarts), never both: that would be total loss. Or,
+   * from the `ledger` era, the store goes back in time (`rollback`: a Redis restarted from its last snapshot,
+   * or a failover to a replica that lagged), only where the provider can be read by reference (DESIGN: the
+   * provider is the ledger; elsewhere the store must not go back).
+   */
+  losses: 'flush' | 'restart' | 'rollback';
   /** Reads' answers take a trip back (the scripted provider's `readsInFlight`); true unless told. */
   readsInFlight?: boolean;
   /**
@@ -57,6 +62,13 @@ export const GRACE_MS = 20_000;
 const MAX_RECORD_BYTES = 64_000;
 /** Each instance's sweep interval (the proxy's default). */
 const SWEEP_MS = 15_000;
+
+/** A timer that never fires (the model's world runs no real timer). */
+function clearedTimer(): NodeJS.Timeout {
+  const timer = setTimeout(() => undefined, 0);
+  clearTimeout(timer);
+  return timer;
+}
 
 /** A small seeded PRNG (mulberry32): ids and jitter replay bit for bit from the run's seed. */
 export function seeded(seed: number): () => number {
@@ -176,6 +188,8 @@ export class World {
       manual: true,
       newId: () => this.newId(),
       random: this.random,
+      // No timer fires in the model's world: the outbox is drained by the instances' sweeps, on its clock.
+      timeout: () => clearedTimer(),
       sleep: async (ms) => {
         this.clock += ms;
         await this.step('sleep');
@@ -373,6 +387,30 @@ export class World {
 
   flush(): void {
     this.memory = this.newMemory();
+  }
+
+  /** The store as it was at its last snapshot (a Redis's RDB file): what a rollback restores. */
+  private saved: MemoryStore | null = null;
+
+  /** The store takes a snapshot of itself (Redis's `save`, or what a lagging replica has). */
+  snapshot(): void {
+    this.saved = this.copyOf(this.memory);
+  }
+
+  /** The store goes back to its last snapshot (none yet: to empty), every epoch and version in it as it was. */
+  rollback(): void {
+    this.memory = this.saved ? this.copyOf(this.saved) : this.newMemory();
+  }
+
+  private copyOf(from: MemoryStore): MemoryStore {
+    type Insides = { entries: Map<string, { value: string; expiresAt: number }>; sets: Map<string, Set<string>>; setExpiry: Map<string, number> };
+    const to = this.newMemory();
+    const a = from as unknown as Insides;
+    const b = to as unknown as Insides;
+    for (const [k, v] of a.entries) b.entries.set(k, { ...v });
+    for (const [k, v] of a.sets) b.sets.set(k, new Set(v));
+    for (const [k, v] of a.setExpiry) b.setExpiry.set(k, v);
+    return to;
   }
 
   /** Every store the world made (a flush makes a fresh one). */

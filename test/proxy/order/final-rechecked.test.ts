@@ -13,7 +13,9 @@ const MINUTE = 60_000;
 describe('a try or session read final and unpaid', () => {
   it('is read again, blocks nothing, and is read less often as it ages', () => {
     const failed = order({ tries: [paymentTry({ phase: 'failed', updatedAt: NOW - 30_000 })] });
-    expect(readsDue(failed, PLAN)).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: 'R1' }]);
+    // With it, what the provider has beyond the record: the next number (a record rolled back to before a later
+    // try knew nothing of it).
+    expect(readsDue(failed, PLAN)).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: 'R1' }, { kind: 'probe-payment', n: 2 }]);
     expect(isUnsettled(failed, PLAN)).toBe(true);
     expect(cadence(failed, PLAN)).toBe('recheck');
     expect(recheckDelay(failed, PLAN)).toBe(MINUTE);
@@ -24,10 +26,10 @@ describe('a try or session read final and unpaid', () => {
     // try's fast cadence, it would double the reads of every retried payment. Once the live one ends, it is
     // read again.
     const beside = order({ tries: [paymentTry({ phase: 'failed', updatedAt: NOW - 30_000 }), paymentTry({ ordinal: 2, n: 2, reference: 'O-2', phase: 'pending', deadlineAt: NOW + MINUTE })] });
-    expect(readsDue(beside, PLAN).map((r) => r.kind === 'payment' && r.reference)).toEqual(['O-2']);
+    expect(readsDue(beside, PLAN)).toEqual([{ kind: 'payment', reference: 'O-2', referenceId: 'R1' }]);
     expect(cadence(beside, PLAN)).toBe('fast');
     const ended = { ...beside, tries: [beside.tries[0]!, { ...beside.tries[1]!, phase: 'cancelled' as const, updatedAt: NOW }] };
-    expect(readsDue(ended, PLAN).map((r) => r.kind === 'payment' && r.reference)).toEqual(['O-1', 'O-2']);
+    expect(readsDue(ended, PLAN).map((r) => (r.kind === 'payment' ? r.reference : r.kind === 'probe-payment' ? r.n : r.kind))).toEqual(['O-1', 'O-2', 3]);
     expect(cadence(ended, PLAN)).toBe('recheck');
     expect(recheckDelay(ended, PLAN)).toBe(MINUTE);
   });
@@ -36,7 +38,7 @@ describe('a try or session read final and unpaid', () => {
     // The provider may leave a try pending past the window: a late completion waiting behind it was never
     // reported (test/proof/failed-then-completed.test.ts, the model checker's `late` era).
     const stuck = order({ tries: [paymentTry({ phase: 'cancelled', updatedAt: NOW - 2 * MINUTE }), paymentTry({ ordinal: 2, n: 2, reference: 'O-2', phase: 'pending', deadlineAt: NOW - 1 })] });
-    expect(readsDue(stuck, PLAN).map((r) => r.kind === 'payment' && r.reference)).toEqual(['O-1', 'O-2']);
+    expect(readsDue(stuck, PLAN).map((r) => (r.kind === 'payment' ? r.reference : r.kind === 'probe-payment' ? r.n : r.kind))).toEqual(['O-1', 'O-2', 3]);
     expect(cadence(stuck, PLAN)).toBe('slow');
     // So is a session read expired beside an unknown try past its deadline.
     const unknown = order({ tries: [paymentTry({ phase: 'unknown', deadlineAt: NOW - 1 })], sessions: [session({ checkoutId: 'CO1', phase: 'expired', updatedAt: NOW - MINUTE })] });
@@ -55,7 +57,8 @@ describe('a try or session read final and unpaid', () => {
   it('reads a session read failed, cancelled or expired again; one never created is not', () => {
     for (const phase of ['failed', 'cancelled', 'expired'] as const) {
       const s = order({ sessions: [session({ checkoutId: 'CO1', phase, updatedAt: NOW - MINUTE })] });
-      expect(readsDue(s, PLAN)).toEqual([{ kind: 'session', checkoutId: 'CO1' }]);
+      expect(readsDue(s, PLAN)).toEqual([{ kind: 'session', checkoutId: 'CO1' }, { kind: 'probe-payment', n: 1 }]);
+      expect(readsDue(s, { ...PLAN, listsSessions: true })).toEqual([{ kind: 'session', checkoutId: 'CO1' }, { kind: 'list-sessions' }, { kind: 'probe-payment', n: 1 }]);
       expect(cadence(s, PLAN)).toBe('recheck');
     }
     expect(readsDue(order({ sessions: [session({ checkoutId: null, phase: 'void', updatedAt: NOW })] }), PLAN)).toEqual([]);

@@ -12,6 +12,7 @@ export const ENV: TransitionEnv = {
   deadlineMs: 60_000,
   references: references(''),
   readsByReferenceNo: true,
+  listsSessions: true,
 };
 
 export const TERMS: PaymentTerms = { amount: 12.5, currency: 'GHS', payee: 'Shop', narration: 'Order', msisdn: null };

@@ -22,8 +22,8 @@ describe('an order whose provider history is to be read again', () => {
     // Number 2 found completed: adopted (and so reported), the history read.
     const found = transition(putBack, { type: 'payment-probed', n: 2, jti: 'reconciler', maxAttempts: 3, terms: TERMS, callbackId: 'cb2', result: { kind: 'found', tx: tx('COMPLETED', { reference: 'O-2' }) } }, ENV).order;
     expect(found.tries.map((t) => `${t.reference}:${t.phase}`)).toEqual(['O-1:cancelled', 'O-2:completed']);
-    // Nothing more to probe: the cancelled try alone is still read again now and then.
-    expect(readsDue(found, { ...PLAN, listsSessions: false })).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: 'R1' }]);
+    // The history read: the cancelled try is still read again now and then, and with it the next number.
+    expect(readsDue(found, { ...PLAN, listsSessions: false })).toEqual([{ kind: 'payment', reference: 'O-1', referenceId: 'R1' }, { kind: 'probe-payment', n: 3 }]);
     expect(cadence(found, { ...PLAN, listsSessions: false })).toBe('recheck');
   });
 

@@ -23,7 +23,7 @@ describe('a send accepted after its try was found void', () => {
     const step = transition(before, accepted(1, 's1'), ENV);
     expect(step.order.tries[0]).toMatchObject({ phase: 'pending', referenceId: 'R-late', totalAmount: 12.63 });
     expect(messagesOf(before, step.order, ENV).map((m) => m.id)).toEqual(['payment:O-1:PENDING']);
-    const checkout = transition(step.order, { type: 'checkout', jti: 'c', terms: { amount: 12.5, title: 'Order', description: 'An order' }, createId: 'c9' }, ENV);
+    const checkout = transition(step.order, { type: 'checkout', jti: 'c', terms: { amount: 12.5, title: 'Order', description: 'An order' }, createId: 'c9', seen: { freeNumber: 1, sessionsListed: true } }, ENV);
     expect(checkout.reply).toMatchObject({ kind: 'refuse', code: 'ORDER_IN_OTHER_PAYMENT' });
   });
 

@@ -65,7 +65,7 @@ describe('a store that lost everything', () => {
     await a.guard();
     await b.guard();
     // Process a sends the order's payment and reads it completed: the completion is in the outbox, undelivered.
-    const pay = await a.apply('O', { type: 'pay', jti: 'j', msisdn: '233240000001', maxAttempts: 3, terms: TERMS, sendId: 's', callbackId: 'cb', promptLifetimeMs: null }, { create: true });
+    const pay = await a.apply('O', { type: 'pay', jti: 'j', msisdn: '233240000001', maxAttempts: 3, terms: TERMS, sendId: 's', callbackId: 'cb', promptLifetimeMs: null, seen: { freeNumber: 1, sessionsListed: true } }, { create: true });
     expect(pay.reply).toMatchObject({ kind: 'send' });
     await a.apply('O', { type: 'sent', ordinal: 1, sendId: 's', result: { kind: 'accepted', referenceId: 'rid-1', amount: 12.5, charge: 0, totalAmount: 12.5 } });
     await a.apply('O', { type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'found', tx: tx('COMPLETED') } });
@@ -89,7 +89,7 @@ describe('a store that lost everything', () => {
     const a = process(store, 'a');
     await a.guard();
     // Process a makes the order's hosted checkout session, then the store loses everything.
-    const asked = await a.apply('O', { type: 'checkout', jti: 'j', terms: CHECKOUT_TERMS, createId: 'c1' }, { create: true });
+    const asked = await a.apply('O', { type: 'checkout', jti: 'j', terms: CHECKOUT_TERMS, createId: 'c1', seen: { freeNumber: 1, sessionsListed: true } }, { create: true });
     expect(asked.reply).toMatchObject({ kind: 'create' });
     const first = { ...upstreamSession('pending', { checkoutId: 'co-1' }), checkoutUrl: 'https://pay.example/co-1' };
     await a.apply('O', { type: 'created', ordinal: 1, createId: 'c1', result: { kind: 'created', session: first } });
@@ -97,7 +97,7 @@ describe('a store that lost everything', () => {
     // Process b, started after the loss with no copy, begins the order again (a's recovery window long over).
     const b = process(store, 'b');
     await b.guard();
-    await b.apply('O', { type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2' }, { create: true });
+    await b.apply('O', { type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2', seen: { freeNumber: 1, sessionsListed: true } }, { create: true });
     const second = { ...upstreamSession('pending', { checkoutId: 'co-2' }), checkoutUrl: 'https://pay.example/co-2' };
     await b.apply('O', { type: 'created', ordinal: 1, createId: 'c2', result: { kind: 'created', session: second } });
 
@@ -127,13 +127,13 @@ describe('a store that lost everything', () => {
     });
     const a = process(store, 'a');
     await a.guard();
-    await a.apply('O', { type: 'pay', jti: 'j', msisdn: '233240000001', maxAttempts: 3, terms: TERMS, sendId: 's', callbackId: 'cb', promptLifetimeMs: null }, { create: true });
+    await a.apply('O', { type: 'pay', jti: 'j', msisdn: '233240000001', maxAttempts: 3, terms: TERMS, sendId: 's', callbackId: 'cb', promptLifetimeMs: null, seen: { freeNumber: 1, sessionsListed: true } }, { create: true });
     flush();
     // One of a's requests notices the loss (a new epoch written, the hold not yet); another, whose read of an
     // order came before a's copy of it existed (in the model: a checkout begun beside the payment), writes the
     // order afresh. Under the new epoch and without the hold it went through, and the new record had no try.
     const noticing = a.guard();
-    const other = a.apply('N', { type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2' }, { create: true });
+    const other = a.apply('N', { type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2', seen: { freeNumber: 1, sessionsListed: true } }, { create: true });
     await new Promise((resolve) => setTimeout(resolve, 50));
     release();
     expect(await noticing).toBe(false);

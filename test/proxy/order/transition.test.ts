@@ -4,8 +4,8 @@
  * listed change that does not happen, fails here.
  */
 import { describe, expect, it } from 'vitest';
-import type { OrderEvent, TransitionEnv } from '../../../src/proxy/order/events.js';
-import { newOrder, type Order } from '../../../src/proxy/order/order-record.js';
+import { UNSEEN, type OrderEvent, type Seen, type TransitionEnv } from '../../../src/proxy/order/events.js';
+import { newOrder, nextNumber, type Order } from '../../../src/proxy/order/order-record.js';
 import {
   SESSION_EVENTS,
   SESSION_STATES,
@@ -41,7 +41,7 @@ function tryFixture(state: TryState | 'none'): Order {
   }
 }
 
-const pay = (msisdn: string): OrderEvent => ({ type: 'pay', jti: 'j2', msisdn, maxAttempts: 3, terms: TERMS, sendId: 's2', callbackId: 'cb2', promptLifetimeMs: null });
+const pay = (msisdn: string, seen: Seen = UNSEEN): OrderEvent => ({ type: 'pay', jti: 'j2', msisdn, maxAttempts: 3, terms: TERMS, sendId: 's2', callbackId: 'cb2', promptLifetimeMs: null, seen });
 const read = (status: 'PENDING' | 'COMPLETED' | 'FAILED' | 'CANCELLED', parts = {}): OrderEvent => ({
   type: 'payment-read',
   reference: 'O-1',
@@ -86,7 +86,7 @@ function tryEvent(name: TryEvent): { event: OrderEvent; env: TransitionEnv } {
     case 'operator: absent':
       return plain({ type: 'resolve-absent', target: { reference: 'O-1' }, checked: null });
     case 'checkout':
-      return plain({ type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2' });
+      return plain({ type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2', seen: UNSEEN });
   }
 }
 
@@ -125,12 +125,18 @@ function checkedAsIs(o: Order, event: OrderEvent): OrderEvent {
   return { ...event, checked: t ? (t.referenceId ?? t.hintedReferenceId ?? null) : (s?.checkoutId ?? null) };
 }
 
+/** A customer's request as the flows apply it: after reading what the provider has (the next number free, the sessions listed). */
+function providerRead(o: Order, event: OrderEvent): OrderEvent {
+  if (event.type !== 'pay' && event.type !== 'checkout') return event;
+  return { ...event, seen: { freeNumber: nextNumber(o), sessionsListed: true } };
+}
+
 function sessionEvent(name: SessionEvent): { event: OrderEvent; env: TransitionEnv } {
   const plain = (event: OrderEvent) => ({ event, env: ENV });
   const created = (result: Extract<OrderEvent, { type: 'created' }>['result']): OrderEvent => ({ type: 'created', ordinal: 1, createId: 'c1', result });
   switch (name) {
     case 'checkout':
-      return plain({ type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2' });
+      return plain({ type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2', seen: UNSEEN });
     case 'tick, lease over':
       return { event: { type: 'tick' }, env: at(NOW + 2_000) };
     case 'created':
@@ -180,7 +186,7 @@ describe('the order state machine', () => {
       for (const name of TRY_EVENTS) {
         const { event, env } = tryEvent(name);
         const before = tryFixture(state);
-        const after = transition(before, checkedAsIs(before, event), env).order;
+        const after = transition(before, providerRead(before, checkedAsIs(before, event)), env).order;
         const row = TRY_TABLE.find((r) => r.from === state && r.on === name);
         const creates = name === 'pay' || name === 'pay, another number';
         expect(`${state} × ${name} → ${tryStateOf(after, creates)}`).toBe(`${state} × ${name} → ${row ? row.to : state}`);
@@ -203,7 +209,7 @@ describe('the order state machine', () => {
       for (const name of SESSION_EVENTS) {
         const { event, env } = sessionEvent(name);
         const before = sessionFixture(state);
-        const after = transition(before, checkedAsIs(before, event), env).order;
+        const after = transition(before, providerRead(before, checkedAsIs(before, event)), env).order;
         const row = SESSION_TABLE.find((r) => r.from === state && r.on === name);
         expect(`${state} × ${name} → ${sessionStateOf(after, name === 'checkout', env.now)}`).toBe(`${state} × ${name} → ${row ? row.to : state}`);
       }
@@ -211,23 +217,74 @@ describe('the order state machine', () => {
   }
 });
 
-describe('an order the store never knew', () => {
+describe('the provider is the ledger: a new try or session only after this request read the provider', () => {
   const fresh = () => newOrder('id', 'O', NOW, { payments: true, sessions: true });
-  const probed: OrderEvent = { type: 'payment-probed', n: 1, jti: 'j2', maxAttempts: 3, terms: TERMS, callbackId: 'cb2', result: { kind: 'not-found' } };
+  const probed = (n: number, result: Extract<OrderEvent, { type: 'payment-probed' }>['result']): OrderEvent => ({
+    type: 'payment-probed',
+    n,
+    jti: 'j2',
+    maxAttempts: 3,
+    terms: TERMS,
+    callbackId: 'cb2',
+    result,
+  });
 
-  it('reads the provider\u2019s payments, then its sessions, before the first send', () => {
+  it('reads the provider\u2019s next number, then its sessions, before the first send', () => {
     const first = transition(fresh(), pay('233240000001'), ENV);
     expect(first.reply).toEqual({ kind: 'probe-payment', n: 1, reference: 'O-1' });
-    const second = transition(transition(first.order, probed, ENV).order, pay('233240000001'), ENV);
+    const second = transition(transition(first.order, probed(1, { kind: 'not-found' }), ENV).order, pay('233240000001', { freeNumber: 1, sessionsListed: false }), ENV);
     expect(second.reply).toEqual({ kind: 'probe-sessions', reference: 'O' });
     expect(second.order.tries).toEqual([]);
+    expect(transition(second.order, pay('233240000001', { freeNumber: 1, sessionsListed: true }), ENV).reply).toMatchObject({ kind: 'send' });
+  });
+
+  // A Redis restarted from its last snapshot gave back a record that said the provider had been read and the
+  // last try declined; the customer had paid another way since, and the next request sent a second charge.
+  it('does not believe a record that says the provider was read: a stale one reads the number after its last try', () => {
+    const stale = order({ tries: [paymentTry({ phase: 'cancelled' })] });
+    expect(stale.history).toEqual({ payments: 'read', sessions: 'read' });
+    expect(transition(stale, pay('233240000001'), ENV).reply).toEqual({ kind: 'probe-payment', n: 2, reference: 'O-2' });
+    // A number read free by this request, but the record moved since (another try took it): read again.
+    expect(transition(stale, pay('233240000001', { freeNumber: 1, sessionsListed: true }), ENV).reply).toEqual({ kind: 'probe-payment', n: 2, reference: 'O-2' });
+    const adopted = transition(stale, probed(2, { kind: 'found', tx: tx('COMPLETED', { reference: 'O-2' }) }), ENV).order;
+    expect(adopted.tries.map((t) => [t.reference, t.phase])).toEqual([
+      ['O-1', 'cancelled'],
+      ['O-2', 'completed'],
+    ]);
+    expect(transition(adopted, pay('233240000001'), ENV).reply).toEqual({ kind: 'payment', ordinal: 2 });
+    expect(transition(adopted, { type: 'checkout', jti: 'c', terms: CHECKOUT_TERMS, createId: 'c9', seen: UNSEEN }, ENV).reply).toMatchObject({ code: 'ORDER_IN_OTHER_PAYMENT' });
+  });
+
+  it('takes a number the record holds as void, found after all, into that try', () => {
+    const stale = order({ tries: [paymentTry({ phase: 'void', voidReason: 'not-found', referenceId: null })] });
+    const found = transition(stale, probed(1, { kind: 'found', tx: tx('PENDING') }), ENV).order;
+    expect(found.tries.map((t) => [t.ordinal, t.phase])).toEqual([[1, 'pending']]);
+  });
+
+  it('does not believe a record that says a checkout ended: a new session only after this request listed the sessions', () => {
+    const stale = order({ sessions: [session({ phase: 'cancelled', status: 'cancelled' })] });
+    const checkout = (seen: Seen): OrderEvent => ({ type: 'checkout', jti: 'j2', terms: CHECKOUT_TERMS, createId: 'c2', seen });
+    expect(transition(stale, checkout(UNSEEN), ENV).reply).toEqual({ kind: 'probe-payment', n: 1, reference: 'O-1' });
+    expect(transition(stale, checkout({ freeNumber: 1, sessionsListed: false }), ENV).reply).toEqual({ kind: 'probe-sessions', reference: 'O' });
+    const listed = transition(
+      stale,
+      { type: 'sessions-listed', startedAt: NOW, complete: true, jti: 'r', createId: 'c9', sessions: [upstreamSession('completed', { checkoutId: 'CO2' })] },
+      ENV,
+    ).order;
+    expect(transition(listed, checkout({ freeNumber: 1, sessionsListed: true }), ENV).reply).toEqual({ kind: 'session', ordinal: 2 });
+    expect(transition(listed, pay('233240000001', { freeNumber: 1, sessionsListed: true }), ENV).reply).toMatchObject({ code: 'ORDER_IN_OTHER_PAYMENT' });
+  });
+
+  it('reads nothing the provider cannot show: status by referenceId only and no listing leave it to the record', () => {
+    const blind = { ...ENV, readsByReferenceNo: false, listsSessions: false };
+    expect(transition(order({ tries: [paymentTry({ phase: 'cancelled' })] }), pay('233240000001'), blind).reply).toMatchObject({ kind: 'send' });
   });
 
   it('sends mobile money when the sessions cannot be listed (the checkout interface down), as for a provider that lists none', () => {
-    const probedOrder = transition(fresh(), probed, ENV).order;
+    const probedOrder = transition(fresh(), probed(1, { kind: 'not-found' }), ENV).order;
     const unlisted = transition(probedOrder, { type: 'sessions-unlisted' }, ENV).order;
     expect(unlisted.history).toEqual({ payments: 'read', sessions: 'unreadable' });
-    const sent = transition(unlisted, pay('233240000001'), ENV);
+    const sent = transition(unlisted, pay('233240000001', { freeNumber: 1, sessionsListed: true }), ENV);
     expect(sent.reply).toMatchObject({ kind: 'send' });
     expect(sent.order.tries.map((t) => t.phase)).toEqual(['sending']);
   });
@@ -252,5 +309,21 @@ describe('a status read', () => {
     expect(transition(stored, read('PENDING', { msisdn: '233240000009' }), ENV).order.tries[0]).toMatchObject({ msisdn: '233240000009' });
     expect(transition(stored, read('PENDING', { charge: 0.2 }), ENV).order.tries[0]).toMatchObject({ charge: 0.2 });
     expect(transition(stored, read('COMPLETED'), ENV).order.tries[0]).toMatchObject({ phase: 'completed' });
+  });
+});
+
+describe('a refusal without words (0400)', () => {
+  const notFound = (startedAt: number): OrderEvent => ({ type: 'payment-read', reference: 'O-1', startedAt, result: { kind: 'not-found', canSee: true } });
+  // The gateway answered 0400 and processed the request anyway: its payment appeared 1.5 s later. One read
+  // that did not find it yet was taken for a refusal (402), and the customer paid again by checkout.
+  it('is a refusal only once not found twice, the second read started past the grace after its send', () => {
+    const fresh = order({ tries: [paymentTry({ phase: 'unknown', unknownReason: 'refused', referenceId: null, sentAt: NOW - 500 })] });
+    const once = transition(fresh, notFound(NOW), ENV).order;
+    expect(once.tries[0]).toMatchObject({ phase: 'unknown', unknownReason: 'refused', notFound: { reads: 1 } });
+    const twiceEarly = transition(once, notFound(NOW + 1_000), at(NOW + 1_000)).order;
+    expect(twiceEarly.tries[0]).toMatchObject({ phase: 'unknown', notFound: { reads: 2 } });
+    const past = transition(twiceEarly, notFound(NOW + 5_000), at(NOW + 5_000)).order;
+    expect(past.tries[0]).toMatchObject({ phase: 'refused', failureCode: 'PAYMENT_FAILED' });
+    expect(transition(once, read('PENDING'), ENV).order.tries[0]).toMatchObject({ phase: 'pending' });
   });
 });

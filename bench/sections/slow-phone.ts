@@ -1,0 +1,261 @@
+// "Slow phone": time to a usable first control on a phone network, each element page against the same form
+// as plain HTML measured in the same run (issue 36). The pages are the docs' own snippets.
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import express from 'express';
+import { pino } from 'pino';
+import { chromium, type Browser } from 'playwright-core';
+import { DEFAULT_LIMITS, type LimitName, type LimitPolicy } from '../../src/proxy/config.js';
+import { createMerchantProxy } from '../../src/proxy/create-proxy.js';
+import { blocksOf } from '../../test/docs/markdown.js';
+import { chromiumLaunchOptions } from '../../test/support/chromium.mjs';
+import type { Figure, SectionResult } from '../lib/report.js';
+import { fmt, median, times } from '../lib/stats.js';
+
+/** The two networks of issue 36: round trip, throughput each way, and how many times slower the CPU is. */
+const PROFILES = {
+  '3G': { latency: 300, down: 750, up: 250, cpu: 4 },
+  '4G': { latency: 80, down: 9_000, up: 2_000, cpu: 2 },
+} as const;
+type Profile = keyof typeof PROFILES;
+
+// BENCH_PHONE_SAMPLES: fewer, while working on the section itself.
+const SAMPLES = Number(process.env['BENCH_PHONE_SAMPLES'] ?? 7);
+/** An element page's time to a usable input, at most this many times the plain form's (issue 36). */
+const GOAL = 1.35;
+const VIEWPORT = { width: 360, height: 740 };
+const CDN_IN_DOCS = '/assets/merchant-elements/cdn/';
+
+/** Every page measured, by name: how it is described, and its markup (what goes in the page's `<main>`). */
+interface PageSpec {
+  label: string;
+  tag: 'pay-by-mobile' | 'otp-verify' | 'checkout-button' | null;
+  markup: string;
+}
+
+/** The docs' snippets, as a reader copies them: docs/elements.md's loader snippets, the README's one-file one. */
+export function pages(): Record<string, PageSpec> {
+  const html = (doc: string) => blocksOf(doc).filter((b) => b.lang === 'html').map((b) => b.code);
+  const loaderSnippets = html('docs/elements.md').filter((c) => c.includes(`${CDN_IN_DOCS}loader.js`));
+  const english = loaderSnippets.find((c) => !c.includes('fr.js'));
+  const french = loaderSnippets.find((c) => c.includes('fr.js'));
+  const oneFile = html('README.md').find((c) => c.includes('merchant-elements.iife.js'));
+  if (!english || !french || !oneFile) throw new Error('the snippets measured are gone from docs/elements.md or README.md');
+  const served = (code: string) => code.replaceAll(CDN_IN_DOCS, '/cdn/');
+  return {
+    'pay-loader': { label: '<pay-by-mobile> through loader.js', tag: 'pay-by-mobile', markup: served(english) },
+    'pay-one-file': {
+      label: '<pay-by-mobile>, the one-file classic script',
+      tag: 'pay-by-mobile',
+      // The README's proxy is another origin; here it is the page's own (the element's default mount).
+      markup: oneFile.replace('src="/merchant-elements.iife.js"', 'src="/cdn/merchant-elements.iife.js"').replace(/ proxy="[^"]*"/, ''),
+    },
+    'otp-loader': { label: '<otp-verify> through loader.js', tag: 'otp-verify', markup: served(english).replaceAll('pay-by-mobile', 'otp-verify') },
+    'pay-french': { label: '<pay-by-mobile> in French through loader.js', tag: 'pay-by-mobile', markup: served(french) },
+    'checkout-loader': { label: '<checkout-button> through loader.js', tag: 'checkout-button', markup: served(english).replaceAll('pay-by-mobile', 'checkout-button') },
+    plain: {
+      label: 'the same form as plain HTML (the floor)',
+      tag: null,
+      markup: `<form method="post" action="/pay"><p>GHS 12.50</p><label for="msisdn">Mobile money number</label>
+<input id="msisdn" name="msisdn" type="tel" autocomplete="tel" inputmode="tel" required maxlength="20"><button>Continue</button></form>`,
+    },
+  };
+}
+
+const RAISED_LIMITS = Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((name) => [name, { points: 1e9, durationSec: 3_600 }])) as Record<LimitName, LimitPolicy>;
+
+/**
+ * The shop: its pages (each with a token minted for a new order, as a shop renders them), the CDN folder
+ * built by the size section and the proxy mounted at /merchant-elements, one origin on loopback. Text is sent
+ * gzipped (level 9), as a CDN sends it.
+ */
+export async function serveShop(cdnDir: string, specs: Record<string, PageSpec>) {
+  const proxy = createMerchantProxy({
+    // No call reaches the provider: a new order's `GET /order` is answered from the proxy's store.
+    provider: {
+      env: 'sandbox',
+      messagingBaseUrl: 'http://127.0.0.1:9',
+      paymentBaseUrl: 'http://127.0.0.1:9',
+      messaging: { apiKey: 'bench-key', apiSecret: 'bench-secret' },
+      payment: { username: 'bench-user', password: 'bench-password' },
+      checkout: { apiKey: 'bench-checkout-key' },
+    },
+    tokenSecret: 'slow-phone-bench-secret-of-32-bytes-or-more',
+    payeeName: 'Bench Shop',
+    limits: RAISED_LIMITS,
+    logger: pino({ level: 'silent' }),
+  });
+  let orders = 0;
+  const gzipped = new Map<string, Buffer>();
+  const send = (res: express.Response, type: string, body: string | Buffer) =>
+    res.set({ 'content-type': `${type}; charset=utf-8`, 'content-encoding': 'gzip', 'cache-control': 'no-cache' }).send(gzipSync(body, { level: 9 }));
+  const app = express();
+  app.use('/merchant-elements', proxy.router);
+  app.get('/cdn/:file', async (req, res) => {
+    const file = req.params.file;
+    if (!/^[\w.-]+\.js$/.test(file)) return void res.status(404).end();
+    const body = gzipped.get(file) ?? gzipSync(await readFile(`${cdnDir}/${file}`), { level: 9 });
+    gzipped.set(file, body);
+    res.set({ 'content-type': 'text/javascript; charset=utf-8', 'content-encoding': 'gzip', 'cache-control': 'no-cache' }).send(body);
+  });
+  app.get('/page/:name', async (req, res) => {
+    const spec = specs[req.params.name];
+    if (!spec) return void res.status(404).end();
+    const ref = `PHONE-${++orders}`;
+    const token = {
+      'pay-by-mobile': () => proxy.tokens.payment({ amount: 12.5, referenceNo: ref, narration: `Order ${ref}` }),
+      'otp-verify': () => proxy.tokens.otp({ purpose: 'sign-in' }),
+      'checkout-button': () => proxy.tokens.checkout({ title: 'Bench Shop', reference: ref, amount: 12.5, description: 'Basket', returnUrl: 'http://127.0.0.1/back' }),
+    }[spec.tag ?? 'pay-by-mobile'];
+    const markup = spec.markup.replace('TOKEN-FROM-YOUR-SERVER', await token());
+    send(res, 'text/html', `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Order ${ref}</title></head><body><main><h1>Order ${ref}</h1>
+${markup}
+</main></body></html>`);
+  });
+  app.get('/favicon.ico', (_req, res) => void res.status(204).end());
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      await proxy.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** One load of one page on one profile. */
+interface Sample {
+  /** ms from the navigation's start to the first control usable. */
+  usable: number;
+  /** CPU the page's main thread spent by then (Chromium's TaskDuration, ms, throttled), of it script, and of that number formatting. */
+  task: number;
+  script: number;
+  intl: number;
+  /** The page's requests by then: [path, start, end] in ms from the navigation's start. */
+  requests: [string, number, number][];
+}
+
+const PROBE = fileURLToPath(new URL('../fixtures/usable-probe.js', import.meta.url));
+
+/** Loads `url` in a fresh context (cold cache, new connections) at phone size, throttled as `profile`. */
+async function load(browser: Browser, url: string, profile: Profile): Promise<Sample> {
+  const { latency, down, up, cpu } = PROFILES[profile];
+  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  try {
+    await context.addInitScript({ path: PROBE });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    // Throughputs in bytes per second (kbit/s × 1000 / 8).
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency, downloadThroughput: (down * 1000) / 8, uploadThroughput: (up * 1000) / 8 });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpu });
+    await cdp.send('Performance.enable');
+    await page.goto(url, { waitUntil: 'commit', timeout: 60_000 });
+    const usable = (await page.evaluate('window.benchUsable')) as number;
+    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+    const metric = (name: string) => (metrics.find((m) => m.name === name)?.value ?? NaN) * 1000;
+    const requests = (await page.evaluate(`[
+      ['page', 0, performance.getEntriesByType('navigation')[0].responseEnd],
+      ...performance.getEntriesByType('resource').map((r) => [new URL(r.name).pathname, r.startTime, r.responseEnd]),
+    ]`)) as [string, number, number][];
+    const intl = (await page.evaluate('window.benchIntl')) as number;
+    return { usable, task: metric('TaskDuration'), script: metric('ScriptDuration'), intl, requests: requests.filter(([, start]) => start <= usable) };
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * The page's own requests in sequence (the proxy's calls and the favicon apart): how many times one had to
+ * wait for an earlier one to end.
+ */
+function hops(requests: [string, number, number][]): number {
+  let depth = 0;
+  let until = -1;
+  const own = requests.filter(([path]) => !path.startsWith('/merchant-elements/') && path !== '/favicon.ico');
+  for (const [, start, end] of own.sort((a, b) => a[1] - b[1])) {
+    if (start >= until) (depth += 1), (until = end);
+    else until = Math.min(until, end);
+  }
+  return depth;
+}
+
+/**
+ * Time to a usable first control on two emulated phone networks, every element page against the plain form
+ * in the same run, `SAMPLES` cold loads of each, the pages taken in turn so that the machine's load falls on
+ * all alike.
+ */
+export async function slowPhone(cdnDir: string, log: (line: string) => void): Promise<SectionResult> {
+  const specs = pages();
+  const shop = await serveShop(cdnDir, specs);
+  const launch = chromiumLaunchOptions({ full: true });
+  const browser = await chromium.launch(launch);
+  const names = Object.keys(specs);
+  const samples = new Map<string, Sample[]>();
+  try {
+    for (let round = 0; round < SAMPLES; round++) {
+      for (const profile of Object.keys(PROFILES) as Profile[]) {
+        for (let i = 0; i < names.length; i++) {
+          const name = names[(i + round) % names.length]!;
+          const key = `${profile} ${name}`;
+          samples.set(key, [...(samples.get(key) ?? []), await load(browser, `${shop.url}/page/${name}`, profile)]);
+        }
+      }
+      log(`slow phone: round ${round + 1} of ${SAMPLES}`);
+    }
+  } finally {
+    await browser.close();
+    await shop.close();
+  }
+
+  const figures: Figure[] = [];
+  const notes: string[] = [];
+  const ms = (v: number) => `${fmt(v)} ms`;
+  for (const profile of Object.keys(PROFILES) as Profile[]) {
+    const { latency, down, up, cpu } = PROFILES[profile];
+    const of = (name: string) => samples.get(`${profile} ${name}`)!;
+    const floor = median(of('plain').map((s) => s.usable));
+    for (const name of names) {
+      const runs = of(name);
+      const usable = median(runs.map((s) => s.usable));
+      const plain = name === 'plain';
+      // When the last of the page's script files had come: no element can be usable before.
+      const scriptsIn = median(runs.map((s) => Math.max(0, ...s.requests.filter(([path]) => path.startsWith('/cdn/')).map(([, , end]) => end))));
+      figures.push({
+        figure: `${profile} (${fmt(latency)} ms, ${fmt(down)}/${fmt(up)} kbit/s, CPU ${cpu}×): ${specs[name]!.label}, time to a usable ${specs[name]!.tag === 'checkout-button' ? 'button' : 'phone input'}, median of ${runs.length}`,
+        value: `${ms(usable)} (${fmt(Math.min(...runs.map((s) => s.usable)))}–${fmt(Math.max(...runs.map((s) => s.usable)))}); ${median(runs.map((s) => hops(s.requests)))} requests in sequence${plain ? '' : `; its scripts in by ${ms(scriptsIn)} (${times(scriptsIn / floor)})`}`,
+        baseline: `${ms(floor)} (plain HTML form)`,
+        ratio: times(usable / floor),
+        ...(plain ? {} : { target: `≤ ${GOAL}×`, met: usable / floor <= GOAL }),
+      });
+      notes.push(
+        `${profile}, ${specs[name]!.label}: main-thread CPU by then ${ms(median(runs.map((s) => s.task)))} (script ${ms(median(runs.map((s) => s.script)))}, of it number formatting ${ms(median(runs.map((s) => s.intl)))}), throttled ${cpu}×; requests (the median load's): ${describe(runs)}.`,
+      );
+    }
+  }
+  return {
+    title: 'Slow phone',
+    figures,
+    method: [
+      `Chromium ${browser.version()} (${launch.executablePath}, the full browser, headless, the team's flags of test/support/chromium.mjs), one fresh browser context per load (empty cache, new connections), ${VIEWPORT.width}×${VIEWPORT.height} CSS px at 2× (isMobile, touch). Through CDP before the navigation: \`Network.emulateNetworkConditions\` (latency = the round trip each request waits, throughputs in kbit/s as named) with the cache disabled, and \`Emulation.setCPUThrottlingRate\`.`,
+      'The pages are the docs\' snippets as written, served as a shop would: docs/elements.md\'s loader snippet with its `modulepreload` hints (for <otp-verify> and <checkout-button> the same with that tag and module), its French one, and the README\'s one-file classic script; each in the same page shell (`<main>`, a heading) with a token minted for a new order on every load. The floor is the same form as plain HTML (amount, label, phone input, Continue) in the same shell. One origin on loopback serves the pages, the CDN folder built by the size section (gzip -9 on the wire) and the proxy at /merchant-elements (`createMerchantProxy`, memory store; a new order\'s `GET /order` needs no provider).',
+      'Time to a usable input: bench/fixtures/usable-probe.js, an init script, checks at every frame from the navigation\'s start whether the first control (the phone input; <checkout-button>\'s button) is there, visible, enabled and not read-only, and takes `performance.now()` then (ms since the navigation started). CPU by then: `Performance.getMetrics` (TaskDuration, ScriptDuration), and the time spent constructing `Intl.NumberFormat`s and formatting with them (the probe wraps both), where a fresh page\'s first number format loads Chromium\'s number data. Scripts in by: the median of the moment the last of the page\'s files from /cdn/ had come (Resource Timing\'s responseEnd), and its ratio to the plain form\'s time: what the element could reach with no CPU at all. Requests in sequence: of the page\'s requests started by then (Resource Timing; the proxy\'s calls and the favicon apart, listed in the notes), how many had to wait for an earlier one to end.',
+      `${SAMPLES} loads of each page on each profile, the pages in turn (the order rotated each round); medians, and the ratio of medians to the plain form's on the same profile. The goal of issue 36: every element page at most ${GOAL}× the plain form's.`,
+    ],
+    notes,
+  };
+}
+
+/** The requests of the load whose time is the median: path, and when it started and ended (ms). */
+function describe(runs: Sample[]): string {
+  const sorted = [...runs].sort((a, b) => a.usable - b.usable);
+  const mid = sorted[Math.floor(sorted.length / 2)]!;
+  return mid.requests.map(([path, start, end]) => `${path} ${fmt(start)}–${fmt(end)}`).join(', ') + `; usable at ${fmt(mid.usable)}`;
+}

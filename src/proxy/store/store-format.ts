@@ -1,0 +1,147 @@
+import { StoreUnavailableError } from './store-error.js';
+import type { ProxyStore } from './types.js';
+import { HOST_RUNTIME } from '../runtime.js';
+
+/** The key that says which format the store's records are in (under the store's prefix: `me:store:format`). */
+export const STORE_FORMAT_KEY = 'store:format';
+
+/**
+ * The format of the records this code writes, and every format it reads. A store with no marker holds
+ * format 1: the records written before the marker existed. A change of format takes two releases so that a
+ * rolling upgrade never runs an instance beside records it cannot read (docs/operations.md: upgrading): the
+ * first reads the new format and still writes the old; the second writes the new and marks the store.
+ */
+export interface StoreFormat {
+  writes: number;
+  reads: readonly number[];
+}
+
+export const STORE_FORMAT: StoreFormat = { writes: 1, reads: [1] };
+
+/** The store holds records this code cannot read: it must not start (or, running, must not take traffic). */
+export class StoreFormatError extends Error {
+  override readonly name = 'StoreFormatError';
+  constructor(
+    readonly found: number | string,
+    readonly format: StoreFormat,
+  ) {
+    super(formatProblem(found, format));
+  }
+}
+
+function formatProblem(found: number | string, format: StoreFormat): string {
+  const newest = Math.max(...format.reads);
+  if (typeof found === 'string') return `the store's format marker (${STORE_FORMAT_KEY}) holds "${found}", not a format number: this store was not written by merchant-elements, or the marker was overwritten; check REDIS_PREFIX`;
+  if (found > newest) {
+    return `the store holds records of format ${found}, written by a newer merchant-elements; this version reads format ${format.reads.join(' and ')}: run the newer version (a rolling upgrade never goes back past a format change: docs/operations.md, upgrading)`;
+  }
+  return `the store holds records of format ${found}, which this version no longer reads (it reads ${format.reads.join(' and ')}): upgrade through the release that reads both first (docs/operations.md, upgrading)`;
+}
+
+/** The format the store's marker says (1 when it has none); a marker that is not a number is returned as it is. */
+export async function storedFormat(store: Pick<ProxyStore, 'get'>): Promise<number | string> {
+  const raw = await store.get(STORE_FORMAT_KEY);
+  if (raw === null) return 1;
+  return /^[1-9]\d{0,5}$/.test(raw) ? Number(raw) : raw;
+}
+
+/** The reason readiness fails for the store's format, or null when this code reads it. */
+export async function formatReason(store: Pick<ProxyStore, 'get'>, format: StoreFormat = STORE_FORMAT): Promise<string | null> {
+  const found = await storedFormat(store);
+  return typeof found === 'number' && format.reads.includes(found) ? null : formatProblem(found, format);
+}
+
+/**
+ * At start-up: refuses a store this code cannot read (throws {@link StoreFormatError}), and marks one that
+ * has no marker, or an older format it reads, with the format it writes. Resolves the store's format now.
+ */
+export async function claimStoreFormat(store: Pick<ProxyStore, 'get' | 'setIfAbsent' | 'compareAndSet'>, format: StoreFormat = STORE_FORMAT): Promise<number> {
+  for (let tries = 0; tries < 5; tries++) {
+    const raw = await store.get(STORE_FORMAT_KEY);
+    const found = await storedFormat({ get: async () => raw });
+    if (typeof found === 'string' || !format.reads.includes(found)) throw new StoreFormatError(found, format);
+    if (found >= format.writes && raw !== null) return found;
+    // Absent (format 1), or an older format this code reads: every instance of the fleet reads the new one
+    // (the two-release rule), so marking it now leaves none behind.
+    const marked = raw === null ? await store.setIfAbsent(STORE_FORMAT_KEY, String(format.writes)) : await store.compareAndSet(STORE_FORMAT_KEY, raw, String(format.writes));
+    if (marked) return format.writes;
+  }
+  throw new Error(`the store's format marker (${STORE_FORMAT_KEY}) kept changing while this process started`);
+}
+
+/**
+ * The store's format claimed ({@link claimStoreFormat}) for the order book: tried at once and then every
+ * `retryMs` while the store does not answer (`sleep` injectable), until it is claimed or refused.
+ * `format` resolves the store's format, or rejects with {@link StoreFormatError} only.
+ */
+export class FormatGate {
+  /** `claiming` (a first try under way), `down` (the last try found the store down), `open`, `refused`. */
+  state: 'claiming' | 'down' | 'open' | 'refused' = 'claiming';
+  readonly format: Promise<number>;
+  private lastError: unknown = null;
+  private firstTry: Promise<unknown>;
+
+  constructor(
+    store: Pick<ProxyStore, 'get' | 'setIfAbsent' | 'compareAndSet'>,
+    options: { format?: StoreFormat; retryMs?: number; sleep?: (ms: number) => Promise<void>; stopped?: () => boolean } = {},
+  ) {
+    const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => HOST_RUNTIME.timeout(resolve, ms).unref()));
+    const attempt = () => claimStoreFormat(store, options.format);
+    const first = attempt();
+    this.firstTry = first.catch(() => undefined);
+    this.format = (async () => {
+      let pending = first;
+      for (;;) {
+        try {
+          const found = await pending;
+          this.state = 'open';
+          return found;
+        } catch (err) {
+          this.lastError = err;
+          if (err instanceof StoreFormatError) {
+            this.state = 'refused';
+            throw err;
+          }
+          this.state = 'down';
+          if (options.stopped?.()) throw err;
+          await sleep(options.retryMs ?? 1_000);
+          pending = attempt();
+        }
+      }
+    })();
+    this.format.catch(() => undefined);
+  }
+
+  /**
+   * Resolves when a store call may go through: at once when open; after the first try while it runs. Rejects
+   * with a StoreUnavailableError (routes answer 503) while the store is down, as any store call would then,
+   * or for good when the store's format is refused.
+   */
+  async pass(): Promise<void> {
+    if (this.state === 'claiming') await this.firstTry;
+    if (this.state === 'open') return;
+    throw new StoreUnavailableError('format', this.lastError);
+  }
+}
+
+/**
+ * The store as the order book sees it: no record is read or written before the store's format is known to
+ * be this code's (`gate`), so an instance of an older release on a newer store writes nothing.
+ */
+export function gatedStore<S extends ProxyStore>(store: S, gate: Pick<FormatGate, 'state' | 'pass'>): S {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function' || property === 'close') return value;
+      let call = wrapped.get(property);
+      if (!call) {
+        const method = value as (...a: unknown[]) => unknown;
+        // Once open, a call goes straight through: no extra turn on the payment's path.
+        call = (...args: unknown[]) => (gate.state === 'open' ? method.apply(target, args) : gate.pass().then(() => method.apply(target, args)));
+        wrapped.set(property, call);
+      }
+      return call;
+    },
+  });
+}

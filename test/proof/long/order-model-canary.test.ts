@@ -1,0 +1,27 @@
+/**
+ * The model checker's search can find a double charge (a test that cannot fail is a defect): with "unknown
+ * blocks everything" broken on purpose (a checkout let through while the order's try is being sent or its
+ * outcome is unknown), generated runs find an order charged twice. `npm test` replays the run this search
+ * found (test/proof/order-model-canary.test.ts); this is the search itself, too long for `npm test`.
+ */
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+
+vi.mock('../../../src/proxy/order/order-rules.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src/proxy/order/order-rules.js')>();
+  return {
+    ...real,
+    heldByMobileMoney: (order: Parameters<typeof real.heldByMobileMoney>[0], env: Parameters<typeof real.heldByMobileMoney>[1]) =>
+      real.heldByMobileMoney({ ...order, tries: order.tries.filter((t) => t.phase !== 'sending' && t.phase !== 'unknown') }, env),
+  };
+});
+
+const { modelProperty } = await import('../model/property.js');
+
+describe('the order model, with "unknown blocks everything" broken on purpose', () => {
+  it('finds an order charged twice by searching', async () => {
+    const result = await fc.check(modelProperty(false, undefined, true, 'late'), { numRuns: 3_000, seed: 4, endOnFailure: true });
+    expect(result.failed).toBe(true);
+    expect(String(result.errorInstance)).toMatch(/was charged 2 times/);
+  });
+});
