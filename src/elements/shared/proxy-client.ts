@@ -51,8 +51,8 @@ export async function responseError(res: Response): Promise<ProxyClientError> {
   // (a dev server, Vite's `changeOrigin`) gets the origin and the fix in the console.
   if (body.error == 'ORIGIN_NOT_ALLOWED') {
     console.warn(
-      `merchant-elements: the proxy refuses this page's origin ${location.origin} (ORIGIN_NOT_ALLOWED): ` +
-        `add it to PROXY_ALLOWED_ORIGINS (allowedOrigins), or turn off Vite's changeOrigin`,
+      `merchant-elements: the proxy refuses origin ${location.origin} (ORIGIN_NOT_ALLOWED): ` +
+        `add it to PROXY_ALLOWED_ORIGINS, or turn off Vite's changeOrigin`,
     );
   }
   return new ProxyClientError(
@@ -118,7 +118,7 @@ export class ProxyClient implements ReactiveController {
         method: body && 'POST', // else GET
         headers,
         body: body && JSON.stringify(body),
-        signal: AbortSignal.any([this.calls.signal, late, ...(signal ? [signal] : [])]),
+        signal: AbortSignal.any([this.calls.signal, late, signal ?? late]),
       });
       const skew = Date.parse(res.headers.get('date')!) - Date.now() || 0;
       this.skew = Math.abs(skew) < 2e3 ? 0 : skew;
