@@ -104,7 +104,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
           this.orderEstimate = chargeEstimate;
           if (next == 'other-method') throw new ProxyClientError('ORDER_IN_OTHER_PAYMENT', '', otherMethod ?? {});
           if (next == 'exhausted' && !payment) throw new ProxyClientError('ATTEMPTS_EXHAUSTED', '');
-          if (next != 'open' && payment) this.follow(payment);
+          if (next != 'open' && payment) live(payment) ? this.watch(payment) : this.handleStatus(payment);
         })
         .catch((e: ProxyClientError) => e.retryable || e.status == 404 || this.fail(e));
   }
@@ -185,22 +185,17 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
    * The payment request's answer was lost: asks the proxy where the order stands until it answers (every
    * 2 s, each ask with its deadline; meanwhile the element says the connection is gone), and shows that. A
    * payment other than `before` (the try shown when Pay was pressed) is this request's, watched or shown as
-   * it ended; none, and nothing was sent: `lost` ("No connection"), and Pay again is safe.
+   * it ended (watched while it may change); none, and nothing was sent: `lost` ("No connection"), and Pay again is safe.
    */
   private async settle(lost: unknown, before?: string) {
     for (; this.state == 'paying'; this.statusStream.say(true), await sleep(2e3)) {
       try {
         const { payment: p } = await this.client.get<OrderView>(orderPath);
-        return p && p.reference != before ? this.follow(p) : this.fail(lost);
+        return p && p.reference != before ? (live(p) ? this.watch(p) : this.handleStatus(p)) : this.fail(lost);
       } catch (e) {
         if ((e as ProxyClientError).code != 'NETWORK') return this.fail(e);
       }
     }
-  }
-
-  /** Shows a payment the order found: watched while it may change, else as it ended. */
-  private follow(p: PaymentSnapshot) {
-    live(p) ? this.watch(p) : this.handleStatus(p);
   }
 
   /** Reads the payment's status once, without touching the countdown; `quiet`, a failed read says nothing. */

@@ -51,8 +51,7 @@ export async function responseError(res: Response): Promise<ProxyClientError> {
   // (a dev server, Vite's `changeOrigin`) gets the origin and the fix in the console.
   if (body.error == 'ORIGIN_NOT_ALLOWED') {
     console.warn(
-      `merchant-elements: the proxy refuses origin ${location.origin} (ORIGIN_NOT_ALLOWED): ` +
-        `add it to PROXY_ALLOWED_ORIGINS, or turn off Vite's changeOrigin`,
+      `merchant-elements: origin ${location.origin} refused (ORIGIN_NOT_ALLOWED): add it to PROXY_ALLOWED_ORIGINS, or turn changeOrigin off`,
     );
   }
   return new ProxyClientError(
@@ -126,7 +125,7 @@ export class ProxyClient implements ReactiveController {
       return (await res.json()) as T;
     } catch (e) {
       // Past the deadline: the answer is lost, and what the call did only the proxy knows (the caller asks it).
-      if (late.aborted) throw new ProxyClientError('NETWORK', 'deadline');
+      if (late.aborted) throw new ProxyClientError('NETWORK', '');
       // Aborts propagate as they are (the caller stopped caring); anything else the transport threw is NETWORK.
       if (e instanceof ProxyClientError || (e as Error).name == 'AbortError') throw e;
       // Or the page's origin is refused: the browser hides a refused preflight. A GET without a token needs
