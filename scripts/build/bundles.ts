@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig } from 'vite';
+import { litHooksOff } from './lit-hooks.js';
 import { mangleMembers } from './mangle-members.js';
 import { templateWhitespace } from './template-whitespace.js';
 import { terserPass } from './terser-pass.js';
@@ -88,7 +89,7 @@ export function selfContainedBuild(entry: string, format: 'es' | 'iife', fileNam
   const config = base(`${ROOT}node_modules/.cache/merchant-elements-size`);
   return {
     ...config,
-    plugins: [...config.plugins!, mangleMembers(), terserPass()],
+    plugins: [...config.plugins!, litHooksOff(), mangleMembers(), terserPass()],
     build: {
       ...config.build,
       write: false,

@@ -19,7 +19,7 @@ describe('<checkout-button>', () => {
   const realOpen = window.open;
   const defaults = StatusStreamController.defaults;
   before(() => {
-    StatusStreamController.defaults = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, idleTimeout: 5_000 };
+    StatusStreamController.defaults = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, heartbeat: 5_000 };
   });
   after(() => {
     StatusStreamController.defaults = defaults;

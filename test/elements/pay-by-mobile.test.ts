@@ -4,6 +4,7 @@ import '../../src/elements/pay-by-mobile/index.js';
 import type { PayByMobile } from '../../src/elements/pay-by-mobile/index.js';
 import '../../src/elements/translations/fr.js';
 import { type FakeProxy, account, fakeToken, hang, json, offline, order, payment, problem, prompt } from './fake-proxy.js';
+import { ProxyClient } from '../../src/elements/shared/proxy-client.js';
 import { paymentProxy } from './payment-proxy.js';
 import { deferred, part, sleep, stateIs, tabTo, text, typeInto } from './helpers.js';
 
@@ -485,6 +486,37 @@ describe('<pay-by-mobile>', () => {
     proxy.on('POST', '/payments', () => json(payment(), 202));
     part(el, 'confirm-button')!.click();
     await stateIs(el, 'pending');
+  });
+
+  describe('a Pay whose answer never comes', () => {
+    const deadline = ProxyClient.deadline;
+    beforeEach(() => void (ProxyClient.deadline = 200));
+    afterEach(() => void (ProxyClient.deadline = deadline));
+
+    it('stops waiting at the deadline, asks the order what became of it, and follows that payment: no second request', async () => {
+      proxy.on('POST', '/payments', hang);
+      // Unreachable at first (offline: said while asking), then the order shows the payment the request made.
+      proxy.on('GET', '/order', offline);
+      const el = await confirm();
+      part(el, 'confirm-button')!.click();
+      await waitUntil(() => text(el, 'status').endsWith('Connection lost. This will update when it returns.'), 'the connection is said to be lost');
+      expect(text(el, 'status')).to.equal('Sending the request… Connection lost. This will update when it returns.');
+      proxy.on('GET', '/order', order({ payment: payment(), next: 'payment' }));
+      await stateIs(el, 'pending');
+      await waitUntil(() => proxy.streams.length > 0, 'the payment is watched');
+      expect(proxy.calls('POST', '/payments')).to.have.length(1);
+      expect(text(el, 'status')).to.equal('Approve GHS 12.50 on your phone.');
+      await expect(el).to.be.accessible();
+    });
+
+    it('says "No connection" when the order shows nothing was sent, and Pay again is safe', async () => {
+      proxy.on('POST', '/payments', hang);
+      const el = await confirm();
+      part(el, 'confirm-button')!.click();
+      await stateIs(el, 'error');
+      expect(text(el, 'error-message')).to.equal('No connection. Check your data and try again.');
+      expect(part(el, 'confirm-button'), 'Pay is offered again').to.exist;
+    });
   });
 
   it('stops at an error when the proxy refuses to show the status', async () => {

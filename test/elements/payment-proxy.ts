@@ -14,7 +14,7 @@ export function paymentProxy(): PaymentProxy {
   let current: FakeProxy;
   const defaults = StatusStreamController.defaults;
   before(() => {
-    StatusStreamController.defaults = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, idleTimeout: 5_000 };
+    StatusStreamController.defaults = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, heartbeat: 5_000 };
   });
   after(() => {
     StatusStreamController.defaults = defaults;

@@ -146,13 +146,15 @@ describe('LiveStreams', () => {
     vi.useRealTimers();
   });
 
-  type Fake = { group: number; beats: number; closed: boolean; heartbeat(): void; close(): void };
+  type Fake = { group: number; beats: number; said: string; closed: boolean; heartbeat(text: string): void; close(): void };
   const fake = (): Fake => ({
     group: 0,
     beats: 0,
+    said: '',
     closed: false,
-    heartbeat() {
+    heartbeat(text: string) {
       this.beats++;
+      this.said = text;
     },
     close() {
       this.closed = true;
@@ -166,6 +168,8 @@ describe('LiveStreams', () => {
     for (const s of streams) live.add(s as unknown as SseStream);
     expect(live.size).toBe(25);
     expect(vi.getTimerCount()).toBe(1);
+    // The first at once: the client learns the interval before any silence could worry it.
+    expect(streams.map((s) => s.beats)).toEqual(streams.map(() => 1));
     const total = () => streams.reduce((n, s) => n + s.beats, 0);
     let most = 0;
     for (let t = 0; t < 10; t++) {
@@ -173,15 +177,16 @@ describe('LiveStreams', () => {
       vi.advanceTimersByTime(100);
       most = Math.max(most, total() - before);
     }
-    expect(streams.map((s) => s.beats)).toEqual(streams.map(() => 1));
-    expect(most).toBe(3);
-    vi.advanceTimersByTime(1_000);
     expect(streams.map((s) => s.beats)).toEqual(streams.map(() => 2));
+    expect(most).toBe(3);
+    expect(streams[0]!.said, 'each heartbeat says the interval').toBe(': heartbeat 1000\n\n');
+    vi.advanceTimersByTime(1_000);
+    expect(streams.map((s) => s.beats)).toEqual(streams.map(() => 3));
     // A closed stream gets no more; once none is open, the timer stops.
     live.delete(streams[0] as unknown as SseStream);
     vi.advanceTimersByTime(1_000);
-    expect(streams[0]!.beats).toBe(2);
-    expect(streams[1]!.beats).toBe(3);
+    expect(streams[0]!.beats).toBe(3);
+    expect(streams[1]!.beats).toBe(4);
     for (const s of streams.slice(1)) live.delete(s as unknown as SseStream);
     expect(live.size).toBe(0);
     expect(vi.getTimerCount()).toBe(0);

@@ -164,7 +164,8 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     const { state } = this;
     const busy = state == 'creating';
     const failed = state == 'failed' || state == 'error';
-    const status = state == 'failed' || state == 'idle' || state == 'error' ? '' : s[state];
+    // Open with the connection gone: said after what to do, which stays.
+    const status = state == 'failed' || state == 'idle' || state == 'error' ? '' : s[state] + (state == 'open' && this.statusStream.offline ? ' ' + s.offline : '');
     return html`
       <button part="button" ?disabled=${busy || state == 'completed'} aria-busy=${busy} aria-describedby="error"
         @click=${this.handleClick}><slot>${s.label}</slot></button>

@@ -1,5 +1,6 @@
 import { html, nothing } from 'lit';
 import { clock } from '../shared/format.js';
+import { wait } from '../shared/strings.js';
 import { failureText } from './otp-failure.js';
 import { OtpVerifyFlow } from './otp-verify.flow.js';
 import { otpVerifyStyles } from './otp-verify.styles.js';
@@ -90,7 +91,9 @@ export class OtpVerify extends OtpVerifyFlow {
                 </div>`}
       </form>
       <p part="status" aria-live="polite" tabindex="-1" class=${state == 'verified' ? 'ok' : this.busy() ? 'spin' : ''}>${this.statusLine()}</p>
-      <p id="error" part="error-message" aria-live="assertive">${failureText(t, this.failure, waiting, resendLeft)}</p>
+      <p id="error" part="error-message" aria-live="assertive">
+        ${timed(failureText(t, this.failure, waiting, resendLeft), waiting ? wait(waiting) : resendLeft ? clock(resendLeft) : '')}
+      </p>
       ${state == 'network-error' ? html`<button type="button" part="retry-button" @click=${this.retryAction}>${s.tryAgain}</button>` : nothing}
     `;
   }
@@ -108,6 +111,13 @@ export class OtpVerify extends OtpVerifyFlow {
     return `${(this.wasResent ? s.resent : s.sent)(to)} ${delivery == 'DELIVERED' ? s.delivered : delivery && delivery != 'ACCEPTED' ? s.notDelivered : ''}`;
   }
 }
+
+/**
+ * `text` with its `time` in a timer, which is not live: the sentence is said once when the wait begins, with
+ * the time then; the time counts down on screen, read on request, not announced every second.
+ */
+const timed = (text: string, time: string, i = time ? text.indexOf(time) : -1) =>
+  i < 0 ? text : html`${text.slice(0, i)}<span role="timer">${time}</span>${text.slice(i + time.length)}`;
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -5,6 +5,7 @@ import { CountdownController } from '../shared/countdown.js';
 import { LocalizeController } from '../shared/localize.js';
 import { MerchantElement } from '../shared/merchant-element.js';
 import { ProxyClientError } from '../shared/proxy-client.js';
+import { sleep } from '../shared/sleep.js';
 import { StatusStreamController } from '../shared/status-stream.js';
 import { numberClaim, tokenClaims } from '../shared/token.js';
 import type { PaymentFailedDetail } from './pay-by-mobile.events.js';
@@ -67,7 +68,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
 
   protected readonly t = new LocalizeController(this, payByMobileEn);
   protected readonly countdown = new CountdownController(this);
-  private readonly statusStream = new StatusStreamController<PaymentSnapshot>(this, this.client);
+  protected readonly statusStream = new StatusStreamController<PaymentSnapshot>(this, this.client);
 
   override connectedCallback() {
     super.connectedCallback();
@@ -139,6 +140,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
   private fail(e: unknown) {
     if ((e as Error).name == 'AbortError') return;
     const failure = (this.failure = e instanceof ProxyClientError ? e : new ProxyClientError('NETWORK', String(e)));
+    this.statusStream.stop();
     this.countdown.stop();
     this.begin('error');
     if (BLOCKING.includes(failure.code)) this.emit('payment-blocked', { code: failure.code, message: this.t.error(failure.code, failure.details) });
@@ -160,6 +162,7 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
 
   private async requestPayment() {
     if (this.busy() || !this.account) return;
+    const before = this.shownPayment?.reference;
     this.begin('paying');
     try {
       // A second request while one is pending gets that same payment from the proxy: never two charges.
@@ -167,12 +170,31 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
     } catch (e) {
       const { code, details, status } = e as ProxyClientError;
       const reference = details?.reference as string;
+      // No answer (lost, or past the deadline): the request may have reached the proxy. Only the order knows.
+      if (code == 'NETWORK') return this.settle(e, before);
       // The order waits on a prompt sent to another number (another tab, another device): follow that one.
       if (code == 'PAYMENT_IN_PROGRESS' && reference) return this.watch({ reference, msisdn: details.msisdn as string });
       // Refused by the provider (insufficient funds): a failed attempt of this order, read for its reason and what is left.
       if (status != 402 || !reference) return this.fail(e);
       this.shownPayment = { reference };
       this.recheck();
+    }
+  }
+
+  /**
+   * The payment request's answer was lost: asks the proxy where the order stands until it answers (every
+   * 2 s, each ask with its deadline; meanwhile the element says the connection is gone), and shows that. A
+   * payment other than `before` (the try shown when Pay was pressed) is this request's, watched or shown as
+   * it ended (watched while it may change); none, and nothing was sent: `lost` ("No connection"), and Pay again is safe.
+   */
+  private async settle(lost: unknown, before?: string) {
+    for (; this.state == 'paying'; this.statusStream.say(true), await sleep(2e3)) {
+      try {
+        const { payment: p } = await this.client.get<OrderView>(orderPath);
+        return p && p.reference != before ? (live(p) ? this.watch(p) : this.handleStatus(p)) : this.fail(lost);
+      } catch (e) {
+        if ((e as ProxyClientError).code != 'NETWORK') return this.fail(e);
+      }
     }
   }
 

@@ -115,15 +115,15 @@ export class PayByMobile extends PayByMobileFlow {
               </div>
               <button part="continue-button" ?disabled=${busy}>${s.next}</button>`
           : confirming
-            ? html`<p part="account">
+            ? html`<p part="account" id="account">
                   ${s.confirm(e ? s.estimate(m(e.totalAmount), amount, m(e.charge)) : amount, account.accountName, account.network)}
                   ${e ? '' : s.mayCharge}
                 </p>
-                <button part="confirm-button" ?disabled=${busy}>${s.pay(e ? s.about(m(e.totalAmount)) : amount)}</button>
+                <button part="confirm-button" aria-describedby="account" ?disabled=${busy}>${s.pay(e ? s.about(m(e.totalAmount)) : amount)}</button>
                 ${change}`
             : ''}
       </form>
-      <p part="status" aria-live="polite" tabindex="-1" class=${state == 'completed' ? 'ok' : busy ? 'spin' : ''}>${status[state]}</p>
+      <p part="status" aria-live="polite" tabindex="-1" class=${state == 'completed' ? 'ok' : busy ? 'spin' : ''}>${status[state]}${this.statusStream.offline ? ' ' + s.offline : ''}</p>
       <p id="error" part="error-message" aria-live="assertive" tabindex="-1">${error}</p>
       ${state == 'pending'
         ? html`<progress part="progress" aria-label=${approve} max=${(sent && expires && expires - sent) || nothing}

@@ -12,4 +12,6 @@ export const orderEn = {
   PAYMENT_UNCONFIRMED: 'An earlier payment is still being confirmed. Try again in a minute.',
   /** The provider has this order's reference with other terms: nothing here can pay it. */
   REFERENCE_CONFLICT: 'This order cannot be paid here. Contact the shop.',
+  /** While a payment is under way and the connection is gone: said after what to do, which stays. */
+  offline: 'Connection lost. This will update when it returns.',
 };

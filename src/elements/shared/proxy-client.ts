@@ -51,8 +51,7 @@ export async function responseError(res: Response): Promise<ProxyClientError> {
   // (a dev server, Vite's `changeOrigin`) gets the origin and the fix in the console.
   if (body.error == 'ORIGIN_NOT_ALLOWED') {
     console.warn(
-      `merchant-elements: the proxy refuses this page's origin ${location.origin} (ORIGIN_NOT_ALLOWED): ` +
-        `add it to PROXY_ALLOWED_ORIGINS (allowedOrigins), or turn off Vite's changeOrigin`,
+      `merchant-elements: origin ${location.origin} refused (ORIGIN_NOT_ALLOWED): add it to PROXY_ALLOWED_ORIGINS, or turn changeOrigin off`,
     );
   }
   return new ProxyClientError(
@@ -66,9 +65,16 @@ export async function responseError(res: Response): Promise<ProxyClientError> {
 
 /**
  * Calls the merchant's proxy with the element token: JSON in and out, typed results, protocol errors as
- * {@link ProxyClientError}. Every call takes its own `AbortSignal` and is aborted when the host disconnects.
+ * {@link ProxyClientError}. Every call takes its own `AbortSignal`, is aborted when the host disconnects, and
+ * fails as `NETWORK` when no answer came within {@link ProxyClient.deadline}.
  */
 export class ProxyClient implements ReactiveController {
+  /**
+   * Milliseconds a call may take before the element stops waiting for its answer (then `NETWORK`): on a
+   * phone network an answer can be lost without the connection failing, and nothing else would end the wait.
+   */
+  static deadline = 10_000;
+
   private calls = new AbortController();
 
   /**
@@ -105,23 +111,26 @@ export class ProxyClient implements ReactiveController {
     const headers = authHeaders(this.owner);
     const url = proxyUrl(this.owner, path);
     if (body) headers['content-type'] = 'application/json';
+    const late = AbortSignal.timeout(ProxyClient.deadline);
     try {
       const res = await fetch(url, {
         method: body && 'POST', // else GET
         headers,
         body: body && JSON.stringify(body),
-        signal: AbortSignal.any([this.calls.signal, ...(signal ? [signal] : [])]),
+        signal: AbortSignal.any([this.calls.signal, late, signal ?? late]),
       });
       const skew = Date.parse(res.headers.get('date')!) - Date.now() || 0;
       this.skew = Math.abs(skew) < 2e3 ? 0 : skew;
       if (!res.ok) throw await responseError(res);
       return (await res.json()) as T;
     } catch (e) {
+      // Past the deadline: the answer is lost, and what the call did only the proxy knows (the caller asks it).
+      if (late.aborted) throw new ProxyClientError('NETWORK', '');
       // Aborts propagate as they are (the caller stopped caring); anything else the transport threw is NETWORK.
       if (e instanceof ProxyClientError || (e as Error).name == 'AbortError') throw e;
       // Or the page's origin is refused: the browser hides a refused preflight. A GET without a token needs
       // none, and the proxy lets a refused origin read its refusal (403 ORIGIN_NOT_ALLOWED, hinted above).
-      const probe = await fetch(url).catch(() => null);
+      const probe = await fetch(url, { signal: late }).catch(() => null);
       throw probe?.status == 403 ? await responseError(probe) : new ProxyClientError('NETWORK', String(e));
     }
   }

@@ -1,5 +1,6 @@
 import type { ReactiveController } from 'lit';
 import { STATUS_EVENT } from '../../protocol/names.js';
+import { SSE_HEARTBEAT_MS } from '../../protocol/paths.js';
 import { authHeaders, proxyUrl, responseError, type ProxyClient, type ProxyClientError, type ProxyHost } from './proxy-client.js';
 import { sleep } from './sleep.js';
 
@@ -25,8 +26,12 @@ export interface StreamTimings {
   maxFailures: number;
   /** Interval of snapshot polling. */
   pollInterval: number;
-  /** Silence (no byte, not even the 20 s heartbeat) after which a connection is taken for dead. */
-  idleTimeout: number;
+  /**
+   * The proxy's heartbeat interval (`SSE_HEARTBEAT_MS`; the proxy's `relay.heartbeatMs` must not exceed it): a
+   * connection silent for three heartbeats is taken for dead, and one that says nothing within one, too (the
+   * proxy's first heartbeat comes with the headers).
+   */
+  heartbeat: number;
 }
 
 /** One server-sent event. */
@@ -57,14 +62,24 @@ export function parseSse(text: string, emit: (m: SseMessage) => void): string {
 /**
  * Watches a payment's or checkout's status: server-sent events read over `fetch` (so the token travels in
  * the Authorization header), resumed with `Last-Event-ID` after a drop with a growing delay, and replaced
- * by polling the snapshot route once the stream has failed `maxFailures` times in a row. Stops at a final
+ * by polling the snapshot route once the stream has failed `maxFailures` times in a row. A connection
+ * silent for three of the proxy's heartbeats is dropped (a phone network loses connections without closing
+ * them); the browser coming back online, or the page being shown again, reconnects at once (to the stream,
+ * even after polling). `offline` says, while the watch lasts, that the connection is gone. Stops at a final
  * status, on `stop()`, and when the host disconnects.
  */
 export class StatusStreamController<T> implements ReactiveController {
   /** Timings of new controllers (tests shorten them). */
-  static defaults: StreamTimings = { baseDelay: 1_000, maxDelay: 10_000, maxFailures: 3, pollInterval: 3_000, idleTimeout: 45_000 };
+  static defaults: StreamTimings = { baseDelay: 1_000, maxDelay: 10_000, maxFailures: 3, pollInterval: 3_000, heartbeat: SSE_HEARTBEAT_MS };
   timings = StatusStreamController.defaults;
   private watching?: AbortController | undefined;
+  /**
+   * True while watching without a connection: the browser went offline, or the last connection or read
+   * failed and none has answered since.
+   */
+  offline = false;
+  /** Ends the connection or wait under way: the watch reconnects at once. */
+  private nudge?: (() => void) | undefined;
 
   constructor(
     private readonly owner: ProxyHost,
@@ -73,8 +88,21 @@ export class StatusStreamController<T> implements ReactiveController {
     owner.addController(this);
   }
 
+  hostConnected() {
+    for (const type of NETWORK_EVENTS) addEventListener(type, this.onNetwork);
+  }
+
   hostDisconnected() {
+    for (const type of NETWORK_EVENTS) removeEventListener(type, this.onNetwork);
     this.stop();
+  }
+
+  /** Offline: says so; back online or shown again: reconnects at once. */
+  private onNetwork = () => (navigator.onLine ? document.hidden || this.nudge?.() : this.say(!!this.watching));
+
+  /** Sets `offline` (also for a caller that lost its own call's answer, until the next `start` or `stop`). */
+  say(offline: boolean) {
+    if (this.offline != offline) (this.offline = offline), this.owner.requestUpdate();
   }
 
   /** Starts watching, replacing any watch in progress. */
@@ -85,34 +113,40 @@ export class StatusStreamController<T> implements ReactiveController {
 
   stop() {
     this.watching?.abort();
-    this.watching = undefined;
+    this.watching = this.nudge = undefined;
+    this.say(false);
   }
 
   private async run(watch: StatusWatch<T>, signal: AbortSignal) {
     const { owner: host } = this;
-    const { baseDelay, maxDelay, maxFailures, pollInterval, idleTimeout } = this.timings;
+    const { baseDelay, maxDelay, maxFailures, pollInterval, heartbeat } = this.timings;
     let failures = 0;
     let lastId = '';
     let done = false;
     const deliver = (status: T) => (done = !signal.aborted && (watch.onStatus(status), watch.isFinal(status)));
     while (!signal.aborted) {
+      // This connection and the wait after it, which a nudge ends.
       const conn = new AbortController();
+      const both = AbortSignal.any([signal, conn.signal]);
+      this.nudge = () => ((failures = 0), conn.abort());
       let idle: ReturnType<typeof setTimeout> | undefined;
-      const arm = () => (clearTimeout(idle), (idle = setTimeout(() => conn.abort(), idleTimeout)));
+      const arm = (beats: number) => (clearTimeout(idle), (idle = setTimeout(() => conn.abort(), beats * heartbeat)));
       try {
         if (failures >= maxFailures) {
-          deliver(await this.client.get<T>(watch.snapshot, signal));
+          deliver(await this.client.get<T>(watch.snapshot, both));
         } else {
           const headers = authHeaders(host);
           headers['accept'] = 'text/event-stream';
           if (lastId) headers['last-event-id'] = lastId;
-          arm();
-          const res = await fetch(proxyUrl(host, watch.events), { headers, signal: AbortSignal.any([signal, conn.signal]) });
+          // The proxy's first heartbeat comes with the headers.
+          arm(1);
+          const res = await fetch(proxyUrl(host, watch.events), { headers, signal: both });
           if (!res.ok) throw await responseError(res);
+          this.say(false);
           const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
           let buffer = '';
           for (let chunk; !done && !(chunk = await reader.read()).done; ) {
-            arm();
+            arm(3);
             buffer = parseSse(buffer + chunk.value, (m) => {
               lastId = m.id ?? lastId;
               failures = 0;
@@ -121,18 +155,25 @@ export class StatusStreamController<T> implements ReactiveController {
           }
           failures++; // the stream ended before a final status
         }
+        this.say(false);
       } catch (e) {
         // A 4xx other than 429 (an expired token, an unknown reference) will not change by retrying. Only a
         // ProxyClientError has a status (not an abort, a network failure or a garbled event).
         const { status } = e as ProxyClientError;
         if (status >= 400 && status < 500 && status != 429) return signal.aborted || watch.onError(e as ProxyClientError);
         failures++;
-      } finally {
-        clearTimeout(idle);
-        conn.abort();
+        this.say(!signal.aborted);
       }
-      if (done) return;
-      await sleep(failures < maxFailures ? Math.min(baseDelay * 2 ** (failures - 1), maxDelay) : pollInterval, signal);
+      clearTimeout(idle);
+      // A final status leaves the connection open: close it.
+      if (done) return conn.abort();
+      await sleep(failures < maxFailures ? Math.min(baseDelay * 2 ** (failures - 1), maxDelay) : pollInterval, both);
     }
   }
 }
+
+/**
+ * What says the network may be back, or gone: the browser's online and offline events, and the page shown or
+ * hidden (fired at the document, it reaches the window too).
+ */
+const NETWORK_EVENTS = ['online', 'offline', 'visibilitychange'];

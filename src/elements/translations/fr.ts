@@ -17,6 +17,7 @@ export const fr: OtpVerifyStrings & PayByMobileStrings & CheckoutButtonStrings =
     `Trop ${d.scope == 'address' ? 'de demandes depuis cette connexion' : 'de tentatives'}. Réessayez dans ${wait(d.retryAfter ?? 60)}.`,
   PAYMENT_UNCONFIRMED: 'Un paiement précédent est en cours de confirmation. Réessayez dans une minute.',
   REFERENCE_CONFLICT: 'Cette commande ne peut pas être payée ici. Contactez la boutique.',
+  offline: 'Connexion perdue. Ceci se mettra à jour à son retour.',
   UPSTREAM_UNAVAILABLE: 'Le service est occupé. Réessayez dans un instant.',
   INVALID_PHONE_NUMBER: 'Saisissez un numéro mobile ghanéen, par exemple 024 123 4567.',
   phone: 'Numéro de téléphone',

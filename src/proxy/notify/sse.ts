@@ -67,9 +67,9 @@ export class SseStream {
     this.write(formatSseEvent(event));
   }
 
-  /** Sends a heartbeat comment; ignored after close. */
-  heartbeat(): void {
-    this.write(HEARTBEAT);
+  /** Sends a heartbeat comment (`text`, which says the interval); ignored after close. */
+  heartbeat(text: string): void {
+    this.write(text);
   }
 
   /** Ends the response, then runs `ended()`. Idempotent. */
@@ -89,7 +89,6 @@ export class SseStream {
   }
 }
 
-const HEARTBEAT = formatSseComment('heartbeat');
 /** Heartbeat groups: each is beaten in its own tick, so ten thousand streams are not written in one. */
 const GROUPS = 10;
 
@@ -98,7 +97,9 @@ const GROUPS = 10;
  * an object, a closure and its scope kept per stream for its whole life, `npx tsx
  * bench/sections/scale-heap.ts`). Streams are spread over `GROUPS` groups in turn and the timer beats one
  * group every `heartbeatMs / GROUPS`, so each stream gets a heartbeat every `heartbeatMs` and a tick writes a
- * tenth of them. The timer runs only while a stream is open.
+ * tenth of them. The timer runs only while a stream is open. Each heartbeat says the interval
+ * (`: heartbeat 5000`), and a stream gets its first when added: a client learns at once how long a silence
+ * means the connection is gone.
  */
 export class LiveStreams {
   private readonly groups: Set<SseStream>[] = Array.from({ length: GROUPS }, () => new Set());
@@ -107,10 +108,14 @@ export class LiveStreams {
   private beat = 0;
   private count = 0;
 
+  private readonly text: string;
+
   constructor(
     private readonly heartbeatMs: number,
     private readonly runtime: Pick<Runtime, 'interval'> = HOST_RUNTIME,
-  ) {}
+  ) {
+    this.text = formatSseComment(`heartbeat ${heartbeatMs}`);
+  }
 
   /** Open streams. */
   get size(): number {
@@ -123,6 +128,7 @@ export class LiveStreams {
     this.next = (this.next + 1) % GROUPS;
     this.groups[stream.group]!.add(stream);
     this.count++;
+    stream.heartbeat(this.text);
     if (!this.timer) {
       this.timer = this.runtime.interval(() => this.tick(), Math.max(1, Math.floor(this.heartbeatMs / GROUPS)));
       this.timer.unref();
@@ -146,6 +152,6 @@ export class LiveStreams {
   private tick(): void {
     const group = this.groups[this.beat]!;
     this.beat = (this.beat + 1) % GROUPS;
-    for (const stream of group) stream.heartbeat();
+    for (const stream of group) stream.heartbeat(this.text);
   }
 }

@@ -8,8 +8,10 @@ export class TestHost implements ProxyHost {
   updates = 0;
   readonly controllers: ReactiveController[] = [];
   readonly updateComplete = Promise.resolve(true);
+  /** Connected from the start, as an element in the page is. */
   addController(c: ReactiveController) {
     this.controllers.push(c);
+    c.hostConnected?.();
   }
   removeController() {}
   requestUpdate() {

@@ -8,7 +8,7 @@ interface Status {
   status: string;
 }
 
-const FAST = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, idleTimeout: 2_000 };
+const FAST = { baseDelay: 10, maxDelay: 40, maxFailures: 3, pollInterval: 20, heartbeat: 700 };
 
 describe('parseSse', () => {
   const parse = (text: string) => {
@@ -119,7 +119,7 @@ describe('StatusStreamController', () => {
   });
 
   it('takes a silent connection for dead and opens another', async () => {
-    stream.timings = { ...FAST, idleTimeout: 100 };
+    stream.timings = { ...FAST, heartbeat: 40 };
     proxy.stream('/payments/R1/events');
     start();
     await opened(1);
@@ -127,6 +127,37 @@ describe('StatusStreamController', () => {
     expect(streamN(1).request.signal!.aborted).to.be.true;
     streamN(2).status({ status: 'COMPLETED' });
     await waitUntil(() => seen.includes('COMPLETED'));
+  });
+
+  it('reconnects at once when the browser comes back online, and says while the connection is gone', async () => {
+    stream.timings = { ...FAST, baseDelay: 60_000, maxDelay: 60_000 };
+    proxy.stream('/payments/R1/events');
+    start();
+    await opened(1);
+    streamN(1).status({ status: 'PENDING' }, '7');
+    await waitUntil(() => seen.length == 1);
+    expect(stream.offline).to.be.false;
+    streamN(1).drop();
+    await waitUntil(() => stream.offline, 'the lost connection is said');
+    // The next try would wait a minute; the network coming back does not.
+    dispatchEvent(new Event('online'));
+    await opened(2);
+    expect(streamN(2).request.headers.get('last-event-id')).to.equal('7');
+    await waitUntil(() => !stream.offline, 'answered again');
+    streamN(2).status({ status: 'COMPLETED' });
+    await waitUntil(() => seen.includes('COMPLETED'));
+  });
+
+  it('reconnects at once when the page is shown again', async () => {
+    stream.timings = { ...FAST, baseDelay: 60_000, maxDelay: 60_000 };
+    proxy.stream('/payments/R1/events');
+    start();
+    await opened(1);
+    streamN(1).end();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(proxy.streams, 'waiting a minute before reconnecting').to.have.length(1);
+    document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+    await opened(2);
   });
 
   it('stops with an error on a refusal retrying cannot fix', async () => {
