@@ -25,7 +25,7 @@ const replay = process.env['MODEL_SEED'] ? { seed: Number(process.env['MODEL_SEE
 describe('the order model', () => {
   it(`keeps the money rules over ${runs} generated runs of two instances, both ways to pay, lost and late answers and losses`, async () => {
     await fc.assert(modelProperty(!!process.env['MODEL_TRACE']), { numRuns: runs, ...replay });
-  }, Math.max(60_000, runs * 200));
+  }, Math.max(120_000, runs * 600));
 
   // Found by the long run once a third process could join (seed 753593583, shrunk to path 180:0:349): after a
   // flush, a process put back its older copy of an order and wrote on from it, to the version a lost write of
