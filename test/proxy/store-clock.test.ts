@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { CLOCK_RESYNC_MS, StoreClock } from '../../src/proxy/store/store-clock.js';
+import { CLOCK_MAX_TRIP_MS, CLOCK_RESYNC_MS, StoreClock } from '../../src/proxy/store/store-clock.js';
 import { startHarness, startRedis } from './helpers.js';
 
 /** A host whose wall clock the test sets (it may be off, or stepped) and a monotonic clock it advances. */
@@ -58,6 +58,30 @@ describe('StoreClock: the store’s time on every process', () => {
     const clock = new StoreClock(store(h, () => T, 400), undefined, h);
     await clock.ensure();
     expect(clock.now()).toBe(T + 200);
+  });
+
+  it('reads again when a round trip stalled (half of it would set the clock off), and rejects after three', async () => {
+    const h = host(T);
+    // The first request waits 60 s on its way and the store reads its clock as it arrives: taken for the middle
+    // of its trip, the clock would be 30 s ahead of the store's. The second trip is 400 ms, 200 ms each way.
+    const s = store(h, () => T + h.mono);
+    let trip = 0;
+    s.time.mockImplementation(async () => {
+      s.reads++;
+      h.mono += trip++ === 0 ? 60_000 : 200;
+      const t = T + h.mono;
+      h.mono += trip === 1 ? 0 : 200;
+      return t;
+    });
+    const clock = new StoreClock(s, undefined, h);
+    await clock.ensure();
+    expect(s.reads).toBe(2);
+    expect(clock.now()).toBe(T + h.mono);
+
+    const slow = store(h, () => T, CLOCK_MAX_TRIP_MS + 2);
+    const stalled = new StoreClock(slow, undefined, h);
+    await expect(stalled.ensure()).rejects.toMatchObject({ name: 'StoreUnavailableError', operation: 'time' });
+    expect(slow.reads).toBe(3);
   });
 
   it('reads once for callers that ask together, and again only once a reading is a minute old (in the background)', async () => {

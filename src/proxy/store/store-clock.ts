@@ -1,9 +1,21 @@
 import type { Logger } from 'pino';
 import type { ProxyStore } from './types.js';
 import { HOST_RUNTIME } from '../runtime.js';
+import { StoreUnavailableError } from './store-error.js';
 
 /** How long a reading of the store's clock is carried forward before it is read again. */
 export const CLOCK_RESYNC_MS = 60_000;
+
+/**
+ * The longest round trip of a reading of the store's clock that is taken (ms). A reading counts for the
+ * middle of its trip, so it is off by up to half the trip: a trip that stalled (the process paused, the store
+ * slow) would set the clock off by more than the grace, and a read a grace "after" a send would be made
+ * before it (the model checker's `ledger` era: a TIME answered after a 60 s stall set a process 30 s ahead, and
+ * it took a 0400 for a refusal while its payment was landing; completed, never reported). A longer trip is
+ * read again, and after `CLOCK_TRIES` such trips the store counts as not answering.
+ */
+export const CLOCK_MAX_TRIP_MS = 2_000;
+const CLOCK_TRIES = 3;
 
 /** A host's clocks: its wall clock (may be stepped or drift) and a monotonic one (never steps). */
 export interface HostClocks {
@@ -60,10 +72,16 @@ export class StoreClock {
   private read(): Promise<void> {
     this.reading ??= (async () => {
       try {
-        const before = this.host.monotonic();
-        const store = await this.store.time!();
-        const after = this.host.monotonic();
-        this.base = { store, at: (before + after) / 2 };
+        for (let tries = 1; ; tries++) {
+          const before = this.host.monotonic();
+          const store = await this.store.time!();
+          const after = this.host.monotonic();
+          if (after - before <= CLOCK_MAX_TRIP_MS) {
+            this.base = { store, at: (before + after) / 2 };
+            break;
+          }
+          if (tries >= CLOCK_TRIES) throw new StoreUnavailableError('time', new Error(`the store's clock took over ${CLOCK_MAX_TRIP_MS} ms to answer, ${tries} times`));
+        }
         this.logOffset();
       } finally {
         this.reading = null;
