@@ -129,8 +129,7 @@ export function notFoundAgain(notFound: NotFound | undefined, sentAt: number, re
  * A send's or creation's answer that leaves its outcome unknown (none, a 5xx, a 0400 without words): its
  * request was out by now, which may be long after the claim was stamped (the process stalled past its lease
  * in between). The grace counts from now, and reads made before count nothing: they may have looked before
- * the request left (the model's `ledger` era: a 0400 sent 25 s after its claim was taken for a refusal by two
- * reads made ms after the send, and its payment landed then, completed, never reported).
+ * the request left.
  */
 export function answeredUnknown(stampedAt: number | null, now: number): { at: number; notFound: undefined } {
   return { at: Math.max(stampedAt ?? now, now), notFound: undefined };

@@ -85,8 +85,8 @@ export class StoreRecovery {
     if (lost) {
       logger.error('the store lost its records (flushed or replaced); orders wait while every instance puts its copies back');
       // The hold first: until it is in the store, this process's other requests write under the epoch they
-      // knew, and fail. Adopting the new epoch first let one of them begin an order afresh in between, without
-      // what this process's copy knew of it (the model checker's seed 715880767, path 730).
+      // knew, and fail. Adopting the new epoch first would let one of them begin an order afresh in between,
+      // without what this process's copy knew of it.
       await store.setIfAbsent(ORDER_KEYS.recovering, '1', this.options.recoveryMs);
     }
     this.epoch = current;

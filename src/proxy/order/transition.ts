@@ -93,7 +93,7 @@ function resolveAbsent(order: Order, target: { reference: string } | { sessionOr
 /**
  * The refusal of an "absent" checked by a read of an id the try or session no longer has (or by none, where it
  * now has one): its creation's or send's answer came meanwhile. Taken, a session just opened, its URL on the
- * way to the customer, was void (the model checker's long run: a completed session never reported).
+ * way to the customer, would be void, and its completion never reported.
  */
 function changedMeanwhile(subject: Record<string, unknown>): Reply {
   return refuse('PAYMENT_UNCONFIRMED', 'The provider answered for it while it was being checked; list the order again.', subject);
