@@ -136,11 +136,12 @@ export function answeredUnknown(stampedAt: number | null, now: number): { at: nu
 }
 
 /**
- * The terms a payment found under the reference of an order that has no payment terms (paid, or being paid, by
- * checkout) is compared with: a checkout fixes no payee or narration, so only a payment of the order's amount
- * to this shop's payee can be ours (its narration as found). Comparing the payee with the payment's own took
- * another shop's payment at the same price for ours (one provider account, no prefix).
+ * The terms a payment found under one of the order's references must have to be the order's (DESIGN: adopt
+ * only what is ours): the order's or the asking token's payment terms; with none (an order paid, or being
+ * paid, by checkout, which fixes no payee or narration), the order's price to this shop's payee, its
+ * narration as found. Comparing the payee with the payment's own took another shop's payment at the same price
+ * for ours (one provider account, no prefix).
  */
-export function checkoutProbeTerms(amount: number, payeeName: string, found?: UpstreamPayment): PaymentTerms {
-  return { amount, currency: 'GHS', payee: found ? payeeName : '', narration: found ? found.narration : '', msisdn: null };
+export function probeTerms(terms: PaymentTerms | undefined, amount: number, payeeName: string, found?: UpstreamPayment): PaymentTerms {
+  return terms ?? { amount, currency: 'GHS', payee: found ? payeeName : '', narration: found ? found.narration : '', msisdn: null };
 }
