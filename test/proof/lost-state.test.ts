@@ -120,7 +120,7 @@ describe('lost state', () => {
       const reload = await h.post('/payments', { msisdn: PENDING_NUMBER }, { token: await h.mintPayment({ referenceNo: ref }) });
       expect(reload.body).toMatchObject({ reference: `${ref}-1`, status: 'COMPLETED' });
       expect(await upstreamOf(ref)).toHaveLength(1);
-      expect(h.logs.entries().some((e) => e.msg === 'order put back from this process (the store lost it, or held an older version)')).toBe(true);
+      expect(h.logs.entries().some((e) => e.msg === 'order restored from this process (the store lost it, or went back behind it)')).toBe(true);
     } finally {
       admin.disconnect();
       await h.close();
@@ -162,7 +162,7 @@ describe('lost state', () => {
       expect(completed.idempotencyKey).toBe(`payment:${ref}-1:COMPLETED`);
       // Recorded again by this process: from its copy of the message, or with its copy of the order (put back
       // with the messages of where it stands), whichever noticed the loss first.
-      const again = ['outbox message missing from the store before it was delivered; recorded again from this process', 'order put back from this process (the store lost it, or held an older version)'];
+      const again = ['outbox message missing from the store before it was delivered; recorded again from this process', 'order restored from this process (the store lost it, or went back behind it)'];
       expect(h.logs.entries().some((e) => again.includes(e.msg as string))).toBe(true);
     } finally {
       admin.disconnect();

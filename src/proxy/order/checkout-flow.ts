@@ -5,8 +5,8 @@ import { UNSEEN, type Seen } from './events.js';
 import type { Applied } from './order-book.js';
 import { refusal, unavailable, WAIT_STEP_MS, type OrderDeps } from './order-deps.js';
 import type { CheckoutTerms, CheckoutTry, Order } from './order-record.js';
-import { checkoutProbeTerms } from './order-rules.js';
-import { conflictLogged, probeSessions } from './pay-flow.js';
+import { movedOn, probeSessions } from './pay-flow.js';
+import { probeNumber } from './reads.js';
 
 /**
  * `POST /checkouts` (DESIGN: the order's state machine): applies the `checkout` event and carries out its
@@ -34,30 +34,14 @@ export async function checkoutFlow(deps: OrderDeps, claims: CheckoutClaims): Pro
         if (await probeSessions(deps, ref, applied, { amount: claims.amount })) seen.sessionsListed = true;
         continue;
       case 'probe-payment': {
-        const read = await deps.payments.probe(reply.reference);
+        const read = await probeNumber(deps, ref, reply.n, { jti: claims.jti, maxAttempts: 1, amount: claims.amount }, { create: true });
         if (read.kind === 'error') {
-          const now = await deps.book.read(ref);
-          if ((now?.v ?? -1) === (applied.order?.v ?? -1)) throw toProxyError(read.err, deps.logger);
+          await movedOn(deps, ref, applied, read.err);
           continue;
         }
-        const result = read.kind === 'found' ? ({ kind: 'found', tx: read.tx } as const) : ({ kind: 'not-found' } as const);
-        const probed = await deps.book.apply(
-          ref,
-          {
-            type: 'payment-probed',
-            n: reply.n,
-            jti: claims.jti,
-            maxAttempts: 1,
-            terms: checkoutProbeTerms(claims.amount, deps.payeeName, read.kind === 'found' ? read.tx : undefined),
-            callbackId: deps.newId(),
-            result,
-          },
-          { create: true },
-        );
         // Another's payment under the number (a conflict) is none of ours: for a checkout the number is as free.
-        if (probed.reply.kind === 'conflict' || probed.order?.conflict?.reference === reply.reference) seen.freeNumber = reply.n;
-        if (probed.reply.kind === 'conflict') conflictLogged(deps, ref, probed.reply.reference);
-        else if (read.kind === 'not-found') seen.freeNumber = reply.n;
+        const { reply: answered, order } = read.applied;
+        if (!read.found || answered.kind === 'conflict' || order?.conflict?.reference === reply.reference) seen.freeNumber = reply.n;
         continue;
       }
       case 'create':

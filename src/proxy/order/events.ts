@@ -1,5 +1,5 @@
 import type { CheckoutViewStatus, ProxyErrorCode } from '../../protocol/index.js';
-import type { CheckoutTerms, PaymentTerms } from './order-record.js';
+import type { CheckoutTerms, Order, PaymentTerms } from './order-record.js';
 import type { References } from './references.js';
 import type { ViewEnv } from './views.js';
 
@@ -125,7 +125,9 @@ export type OrderEvent =
    * the provider's id the proxy read it by before (a session's checkoutId, a try's referenceId), null when no
    * read could see it; taken only while the try or session still has that id.
    */
-  | { type: 'resolve-absent'; target: { reference: string } | { sessionOrdinal: number }; checked: string | null };
+  | { type: 'resolve-absent'; target: { reference: string } | { sessionOrdinal: number }; checked: string | null }
+  /** A process's copy of the order, merged into the record when the store lost or went back behind it (`mergeCopy`). */
+  | { type: 'restore'; copy: Order };
 
 /** What the caller must do after a transition. */
 export type Reply =

@@ -174,31 +174,20 @@ export class OrderBook {
     // A write of the caller's own, made after all (the caller takes it as made): not another's to merge.
     if (raw !== null && own?.has(raw)) return { raw, order: JSON.parse(raw) as Order };
     const copy = this.copies.head(ref);
-    if (raw !== null) {
-      const order = JSON.parse(raw) as Order;
-      // An older version of the record this process saw (another process put back what it had): ours wins.
-      if (copy && copy.id === order.id && copy.v > order.v) return (await this.recovery.putBack(ref, raw, order)) ?? this.load(ref);
-      // Another record of the order, begun after a loss by a process that had no copy of ours, or a version of
-      // ours that another process wrote on from an older copy it put back (the same id and as high a version,
-      // without what the lost one recorded: the model checker's seed 753593583, path 180:0:349): what ours knows
-      // and it does not (a session, a try) joins it, or it would never be read or reported again. Nothing is
-      // written when the stored record has it all (a version another process wrote on from ours).
-      if (copy && (copy.id !== order.id || (copy.raw !== raw && copy.v <= order.v))) {
-        const merged = await this.recovery.mergeLost(ref, raw, order, this.copies.get(ref) as Order);
-        if (merged === null) return this.load(ref);
-        this.copies.set(ref, merged.order, merged.raw, this.options.env());
-        return merged;
-      }
-      this.copies.set(ref, order, raw, this.options.env());
-      return { raw, order };
+    if (raw !== null && copy?.raw !== raw) {
+      // What this process's copy knows and the record does not (the store lost it, went back behind it, or
+      // another record of the order was begun after a loss) is merged into it; nothing is written when the
+      // record has it all, as when another process moved the order on.
+      if (copy) return (await this.recovery.restore(ref, raw)) ?? this.load(ref);
+      this.copies.set(ref, JSON.parse(raw) as Order, raw, this.options.env());
     }
-    if (!copy) return { raw: null, order: null };
-    // Missing: after a loss of the whole store, every instance puts back what it has first (latest wins).
+    if (raw !== null || !copy) return { raw, order: raw === null ? null : (JSON.parse(raw) as Order) };
+    // Missing: after a loss of the whole store, every instance puts back what it has first.
     if (!(await this.recovery.guard())) {
       const again = await store.get(key);
       return again === null ? { raw: null, order: null } : { raw: again, order: JSON.parse(again) as Order };
     }
-    return (await this.recovery.putBack(ref, null, null)) ?? this.load(ref);
+    return (await this.recovery.restore(ref, null)) ?? this.load(ref);
   }
 
   /** Tells this process's watchers at once, and the other instances through the store, what changed. */

@@ -186,12 +186,9 @@ export function triesUsed(order: Order): number {
 /**
  * The latest try holding `reference` at the provider (a void or refused number is taken again by a later try).
  * A try never sent holds none: it did not reach the provider, so an earlier try of that number, void because
- * nobody found it, is still the one a late landing belongs to, and is still read for it (the model checker's
- * long run found a completion under a number a try not sent had taken again, never read or reported). Nor
- * does a try refused in words while an earlier one of its number may still land: the provider made nothing of
- * the refused request, so a payment under that number is the earlier one's (the long run found a late landing
- * under a number a refused try had taken again, read by nobody: it was only read once a join, not idempotent
- * then, had put the void try back at the end of the record).
+ * nobody found it, is still the one a late landing belongs to, and is still read for it. Nor does a try
+ * refused in words while an earlier one of its number may still land: the provider made nothing of the
+ * refused request, so a payment under that number is the earlier one's.
  */
 export function tryByReference(order: Order, reference: string): PaymentTry | undefined {
   const sent = (t: PaymentTry) => t.reference === reference && !(t.phase === 'void' && t.voidReason === 'not-sent');

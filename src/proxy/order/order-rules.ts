@@ -129,19 +129,19 @@ export function notFoundAgain(notFound: NotFound | undefined, sentAt: number, re
  * A send's or creation's answer that leaves its outcome unknown (none, a 5xx, a 0400 without words): its
  * request was out by now, which may be long after the claim was stamped (the process stalled past its lease
  * in between). The grace counts from now, and reads made before count nothing: they may have looked before
- * the request left (the model's `ledger` era: a 0400 sent 25 s after its claim was taken for a refusal by two
- * reads made ms after the send, and its payment landed then, completed, never reported).
+ * the request left.
  */
 export function answeredUnknown(stampedAt: number | null, now: number): { at: number; notFound: undefined } {
   return { at: Math.max(stampedAt ?? now, now), notFound: undefined };
 }
 
 /**
- * The terms a payment found under the reference of an order that has no payment terms (paid, or being paid, by
- * checkout) is compared with: a checkout fixes no payee or narration, so only a payment of the order's amount
- * to this shop's payee can be ours (its narration as found). Comparing the payee with the payment's own took
- * another shop's payment at the same price for ours (one provider account, no prefix).
+ * The terms a payment found under one of the order's references must have to be the order's (DESIGN: adopt
+ * only what is ours): the order's or the asking token's payment terms; with none (an order paid, or being
+ * paid, by checkout, which fixes no payee or narration), the order's price to this shop's payee, its
+ * narration as found. Comparing the payee with the payment's own took another shop's payment at the same price
+ * for ours (one provider account, no prefix).
  */
-export function checkoutProbeTerms(amount: number, payeeName: string, found?: UpstreamPayment): PaymentTerms {
-  return { amount, currency: 'GHS', payee: found ? payeeName : '', narration: found ? found.narration : '', msisdn: null };
+export function probeTerms(terms: PaymentTerms | undefined, amount: number, payeeName: string, found?: UpstreamPayment): PaymentTerms {
+  return terms ?? { amount, currency: 'GHS', payee: found ? payeeName : '', narration: found ? found.narration : '', msisdn: null };
 }

@@ -20,6 +20,7 @@ import { estimateCharge, OrderQueries } from './order-queries.js';
 import { tryByReference, type Order, type PaymentTry } from './order-record.js';
 import { resolveOrder, unresolvedOrders } from './operator.js';
 import { payFlow } from './pay-flow.js';
+import { readPayment } from './reads.js';
 import { checkPromptLimits } from './prompt-limits.js';
 import { reconcilePass } from '../reconcile/reconcile-flow.js';
 import { references } from './references.js';
@@ -240,12 +241,10 @@ async function readFinalAgain(deps: OrderDeps, ref: string, reference: string, l
   const order = await deps.book.read(ref);
   const t = order ? tryByReference(order, reference) : undefined;
   if (!t || (t.phase !== 'failed' && t.phase !== 'cancelled')) return;
-  const startedAt = deps.now();
   const last = lastReads.get(reference);
-  if (last !== undefined && startedAt - last < minGapMs) return;
-  lastReads.set(reference, startedAt);
-  const read = await deps.payments.read(reference, t.referenceId, true);
-  if (read.kind === 'found') await deps.book.apply(ref, { type: 'payment-read', reference, startedAt, result: read });
+  if (last !== undefined && deps.now() - last < minGapMs) return;
+  lastReads.set(reference, deps.now());
+  await readPayment(deps, ref, reference, t.referenceId, { background: true, pass: order as Order });
 }
 
 /** A callback's body as JSON (it arrives as raw bytes, never trusted): null when it is not JSON. */

@@ -6,6 +6,7 @@ import type { Applied } from './order-book.js';
 import { refusal, unavailable, WAIT_STEP_MS, type OrderDeps } from './order-deps.js';
 import type { Order, PaymentTerms, PaymentTry } from './order-record.js';
 import { answerOf } from './payment-transitions.js';
+import { listSessions, probeNumber, readPayment } from './reads.js';
 import { paymentSnapshot } from './views.js';
 
 /** The terms a payment token fixes for its order. */
@@ -94,21 +95,10 @@ function snapshotOf(deps: OrderDeps, applied: Applied, ordinal: number): Payment
  * meanwhile (then it looks again).
  */
 async function probePayment(deps: OrderDeps, claims: PaymentClaims, applied: Applied, reply: Extract<Reply, { kind: 'probe-payment' }>): Promise<boolean> {
-  const read = await deps.payments.probe(reply.reference);
-  if (read.kind === 'error') {
-    const now = await deps.book.read(claims.referenceNo);
-    if ((now?.v ?? -1) !== (applied.order?.v ?? -1)) return false;
-    throw toProxyError(read.err, deps.logger);
-  }
-  const result = read.kind === 'found' ? ({ kind: 'found', tx: read.tx } as const) : ({ kind: 'not-found' } as const);
-  const probed = await deps.book.apply(
-    claims.referenceNo,
-    { type: 'payment-probed', n: reply.n, jti: claims.jti, maxAttempts: claims.maxAttempts, terms: termsOf(claims), callbackId: deps.newId(), result },
-    { create: true },
-  );
-  if (probed.reply.kind === 'conflict') conflictLogged(deps, claims.referenceNo, probed.reply.reference);
-  else if (read.kind === 'found') deps.logger.warn({ reference: reply.reference, status: read.tx.status }, 'payment found upstream under a number the order\'s record did not hold; adopted, not sent again');
-  return read.kind === 'not-found';
+  const asking = { jti: claims.jti, maxAttempts: claims.maxAttempts, terms: termsOf(claims), amount: claims.amount };
+  const read = await probeNumber(deps, claims.referenceNo, reply.n, asking, { create: true });
+  if (read.kind === 'error') return movedOn(deps, claims.referenceNo, applied, read.err);
+  return !read.found;
 }
 
 /**
@@ -118,29 +108,20 @@ async function probePayment(deps: OrderDeps, claims: PaymentClaims, applied: App
  * leaves to the store).
  */
 export async function probeSessions(deps: OrderDeps, ref: string, applied: Applied, options: { amount: number; unreadable?: boolean }): Promise<boolean> {
-  const startedAt = deps.now();
-  const listed = await deps.checkouts.list(deps.references.checkout(ref));
-  if (listed.kind === 'error') {
-    const now = await deps.book.read(ref);
-    if ((now?.v ?? -1) !== (applied.order?.v ?? -1)) return false;
-    if (!options.unreadable) throw toProxyError(listed.err, deps.logger);
-    deps.logger.warn({ orderReference: ref }, 'checkout sessions could not be listed before a mobile-money try; sent on what the order\'s record knows');
-    await deps.book.apply(ref, { type: 'sessions-unlisted' }, { create: true });
-    return true;
-  }
-  await deps.book.apply(
-    ref,
-    { type: 'sessions-listed', startedAt, complete: true, jti: 'probe', amount: options.amount, createId: deps.newId(), sessions: listed.sessions },
-    { create: true },
-  );
+  const listed = await listSessions(deps, ref, { jti: 'probe', amount: options.amount }, { create: true });
+  if (listed.kind === 'read') return true;
+  if (!options.unreadable) return movedOn(deps, ref, applied, listed.err);
+  if ((await deps.book.read(ref))?.v !== applied.order?.v) return false;
+  deps.logger.warn({ orderReference: ref }, "checkout sessions could not be listed before a mobile-money try; sent on what the order's record knows");
+  await deps.book.apply(ref, { type: 'sessions-unlisted' }, { create: true });
   return true;
 }
 
-export function conflictLogged(deps: OrderDeps, ref: string, reference: string): void {
-  deps.logger.error(
-    { orderReference: ref, reference },
-    'the provider has a payment under this order reference with other terms (another shop on the account, or the reference reused at another price); nothing adopted, the order is refused with REFERENCE_CONFLICT: set a referencePrefix per shop',
-  );
+/** False when another request moved the order on since `applied` (look again); otherwise the read's error, thrown. */
+export async function movedOn(deps: OrderDeps, ref: string, applied: Applied, err: unknown): Promise<false> {
+  const now = await deps.book.read(ref);
+  if ((now?.v ?? -1) !== (applied.order?.v ?? -1)) return false;
+  throw toProxyError(err, deps.logger);
 }
 
 /** Sends the try this request claimed, and applies what came of it. */
@@ -187,12 +168,10 @@ async function send(deps: OrderDeps, claims: PaymentClaims, applied: Applied, or
  * is told the truth (the payment found, on the number the provider has) rather than what was asked.
  */
 async function readNow(deps: OrderDeps, ref: string, reference: string, referenceId: string | null, otherwise: Applied): Promise<Applied> {
-  const startedAt = deps.now();
-  const read = await deps.payments.read(reference, referenceId);
+  const read = await readPayment(deps, ref, reference, referenceId);
   if (read.kind === 'error') return otherwise;
-  const applied = await deps.book.apply(ref, { type: 'payment-read', reference, startedAt, result: read });
-  if (applied.reply.kind === 'conflict') conflictLogged(deps, ref, applied.reply.reference);
-  const t = applied.order?.tries.findLast((x) => x.reference === reference);
-  if (!applied.order || !t) return otherwise;
-  return { order: applied.order, reply: answerOf(t, { kind: 'payment', ordinal: t.ordinal }) };
+  const { order } = read.applied;
+  const t = order?.tries.findLast((x) => x.reference === reference);
+  if (!order || !t) return otherwise;
+  return { order, reply: answerOf(t, { kind: 'payment', ordinal: t.ordinal }) };
 }

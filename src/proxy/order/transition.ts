@@ -1,5 +1,6 @@
 import { checkout, created, sessionRead, sessionsListed, tickSessions } from './checkout-transitions.js';
 import type { OrderEvent, Reply, Step, TransitionEnv } from './events.js';
+import { mergeCopy } from './merge-copy.js';
 import { mayLandLate, tryByReference, type Order } from './order-record.js';
 import { refuse } from './order-rules.js';
 import { paymentProbed, paymentRead, pay, sent, tickTries } from './payment-transitions.js';
@@ -12,7 +13,8 @@ import { sessionFace, tryFace } from './views.js';
  * reply (send, create, probe, wait, answer) only after its commit succeeded.
  *
  * A step that changes nothing returns the same object (no write). A step that changes something bumps the
- * version, and the sequence of each try or session whose face changed (what a watcher sees).
+ * version, and the sequence of each try or session whose face changed (what a watcher sees: past any it saw,
+ * for a try or session a restore brings back with the sequence it had).
  */
 export function transition(order: Order, event: OrderEvent, env: TransitionEnv): Step<Order> {
   const step = dispatch(order, event, env);
@@ -46,6 +48,8 @@ function dispatch(order: Order, e: OrderEvent, env: TransitionEnv): Step<Order> 
       return { order: hinted(order, e.reference, e.referenceId), reply: none };
     case 'resolve-absent':
       return resolveAbsent(order, e.target, e.checked, env);
+    case 'restore':
+      return { order: mergeCopy(order, e.copy), reply: none };
   }
 }
 
@@ -89,7 +93,7 @@ function resolveAbsent(order: Order, target: { reference: string } | { sessionOr
 /**
  * The refusal of an "absent" checked by a read of an id the try or session no longer has (or by none, where it
  * now has one): its creation's or send's answer came meanwhile. Taken, a session just opened, its URL on the
- * way to the customer, was void (the model checker's long run: a completed session never reported).
+ * way to the customer, would be void, and its completion never reported.
  */
 function changedMeanwhile(subject: Record<string, unknown>): Reply {
   return refuse('PAYMENT_UNCONFIRMED', 'The provider answered for it while it was being checked; list the order again.', subject);
@@ -108,12 +112,12 @@ function stamp(before: Order, after: Order, env: TransitionEnv): Order {
   const tries = after.tries.map((t) => {
     const old = before.tries.find((x) => x.ordinal === t.ordinal);
     const changed = !old || tryFace(before, old, env) !== tryFace(after, t, env);
-    return changed ? { ...t, seq: (old?.seq ?? 0) + 1, updatedAt: env.now } : t;
+    return changed ? { ...t, seq: Math.max(old?.seq ?? 0, t.seq) + 1, updatedAt: old ? env.now : t.updatedAt } : t;
   });
   const sessions = after.sessions.map((s) => {
     const old = before.sessions.find((x) => x.ordinal === s.ordinal);
     const changed = !old || sessionFace(before, old) !== sessionFace(after, s) || old.phase !== s.phase;
-    return changed ? { ...s, seq: (old?.seq ?? 0) + 1, updatedAt: env.now } : s;
+    return changed ? { ...s, seq: Math.max(old?.seq ?? 0, s.seq) + 1, updatedAt: old ? env.now : s.updatedAt } : s;
   });
   return { ...after, tries, sessions, v: before.v + 1, updatedAt: env.now };
 }

@@ -1,9 +1,8 @@
 import { ProviderRateLimitedError, ProviderUnavailableError } from '../../provider/errors.js';
 import type { OrderDeps } from '../order/order-deps.js';
-import type { OrderEvent, Reply } from '../order/events.js';
+import type { OrderEvent } from '../order/events.js';
 import type { Order } from '../order/order-record.js';
-import { checkoutProbeTerms } from '../order/order-rules.js';
-import { conflictLogged } from '../order/pay-flow.js';
+import { listSessions, probeNumber, readPayment, readSession } from '../order/reads.js';
 import { transition } from '../order/transition.js';
 import { cadence, readsDue, recheckDelay } from './reconcile-plan.js';
 
@@ -40,53 +39,19 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
   let order: Order = ticked;
   let failed = false;
   for (const due of readsDue(order, deps.env())) {
-    const startedAt = deps.now();
-    if (due.kind === 'payment') {
-      const read = await deps.payments.read(due.reference, due.referenceId, true);
-      if (read.kind === 'error') {
-        failed ||= unavailable(read.err);
-        continue;
-      }
-      const event = { type: 'payment-read', reference: due.reference, startedAt, result: read } as const;
-      const applied: { order: Order | null; reply: Reply } = changes(order, event, deps) ? await deps.book.apply(ref, event) : transition(order, event, deps.env());
-      if (applied.reply.kind === 'conflict') conflictLogged(deps, ref, applied.reply.reference);
-      order = applied.order ?? order;
-    } else if (due.kind === 'session') {
-      const read = await deps.checkouts.read(due.checkoutId, true);
-      if (read.kind === 'error') {
-        failed ||= unavailable(read.err);
-        continue;
-      }
-      if (read.kind === 'not-found') deps.logger.warn({ checkoutId: due.checkoutId }, 'a known checkout session reads as not found; reading on');
-      const event = { type: 'session-read', checkoutId: due.checkoutId, result: read } as const;
-      if (changes(order, event, deps)) order = (await deps.book.apply(ref, event)).order ?? order;
-    } else if (due.kind === 'probe-payment') {
-      // Under the background circuit, as every read of the reconciler's: after a flush every process probes
-      // the orders it put back, and that burst must never refuse a customer's payment. Only a changed order
-      // is written (a number read free again changes nothing).
-      const read = await deps.payments.read(deps.references.attempt(ref, due.n), null, true);
-      if (read.kind === 'error') {
-        failed ||= unavailable(read.err);
-        continue;
-      }
-      const last = order.tries.at(-1);
-      const result = read.kind === 'found' ? ({ kind: 'found', tx: read.tx } as const) : ({ kind: 'not-found' } as const);
-      const terms = order.terms ?? checkoutProbeTerms(order.checkoutTerms?.amount ?? 0, deps.payeeName, read.kind === 'found' ? read.tx : undefined);
-      const event = { type: 'payment-probed', n: due.n, jti: 'reconciler', maxAttempts: last?.maxAttempts ?? 1, terms, callbackId: deps.newId(), result } as const;
-      if (!changes(order, event, deps)) continue;
-      const applied = await deps.book.apply(ref, event);
-      if (applied.reply.kind === 'conflict') conflictLogged(deps, ref, applied.reply.reference);
-      else if (read.kind === 'found') deps.logger.warn({ reference: read.tx.reference, status: read.tx.status }, 'payment found upstream under a number the order\'s record did not hold; adopted');
-      order = applied.order ?? order;
-    } else {
-      const listed = await deps.checkouts.list(deps.references.checkout(ref), true);
-      if (listed.kind === 'error') {
-        failed ||= unavailable(listed.err);
-        continue;
-      }
-      const event = { type: 'sessions-listed', startedAt, complete: true, jti: 'reconciler', createId: deps.newId(), sessions: listed.sessions } as const;
-      if (changes(order, event, deps)) order = (await deps.book.apply(ref, event)).order ?? order;
-    }
+    // Under the background circuit, as every read of the reconciler's: after a flush every process probes the
+    // orders it restored, and that burst must never refuse a customer's payment.
+    const options = { background: true, pass: order };
+    const read =
+      due.kind === 'payment'
+        ? await readPayment(deps, ref, due.reference, due.referenceId, options)
+        : due.kind === 'session'
+          ? await readSession(deps, ref, due.checkoutId, options)
+          : due.kind === 'probe-payment'
+            ? await probeNumber(deps, ref, due.n, { jti: 'reconciler', maxAttempts: order.tries.at(-1)?.maxAttempts ?? 1, amount: order.checkoutTerms?.amount ?? 0 }, options)
+            : await listSessions(deps, ref, { jti: 'reconciler' }, options);
+    if (read.kind === 'error') failed ||= unavailable(read.err);
+    else order = read.applied.order ?? order;
   }
   // Time passed while the provider answered: a deadline (or a lease) that ended during the reads is recorded
   // before the cadence is chosen from the order, or a try past its deadline would go to the slow cadence

@@ -37,8 +37,7 @@ function readsLate(order: Order, t: PaymentTry, env: PlanEnv): boolean {
 /**
  * A try read FAILED or CANCELLED, or a session read failed, cancelled or expired, is read again now and then
  * within the reconcile window of that reading: the specification shows no transition after the first, so a
- * late completion is possible, and nothing else would read it unless the provider called back (found reading
- * the fix of `test/proof/failed-then-completed.test.ts`: such a completion was never reported). Not live: it
+ * late completion is possible, and nothing else would read it unless the provider called back. Not live: it
  * blocks nothing, and its reads space out with its age (`recheckDelay`).
  */
 function rechecked(order: Order, t: PaymentTry, env: PlanEnv): boolean {
@@ -67,9 +66,9 @@ export function recheckDelay(order: Order, env: PlanEnv & { lateIntervalMs: numb
  * The provider's histories of an order put back from a copy (DESIGN: when the store loses records) that are
  * still to be read, within the reconcile window of its last change: the copy may be older than the record the
  * store lost, and a try or session made after it is known only to the provider. Read by the reconciler too,
- * not only before the next send or creation: with nobody coming back, a later try's completion reached the
- * merchant never (found reading the fix of `test/proof/stale-copy-restored.test.ts`). An order with no try
- * and no session yet (begun, nothing sent) waits for its first request's own look.
+ * not only before the next send or creation: with nobody coming back, a later try's completion would reach
+ * the merchant never. An order with no try and no session yet (begun, nothing sent) waits for its first
+ * request's own look.
  */
 function historyDue(order: Order, env: PlanEnv): { payments: boolean; sessions: boolean } {
   const begun = (order.tries.length > 0 || order.sessions.length > 0) && env.now - order.updatedAt < env.reconcileWindowMs;
@@ -93,8 +92,8 @@ export function readsDue(order: Order, env: PlanEnv): DueRead[] {
   // A final-unpaid try or session waits while a customer waits on the order: read beside a customer's retry at
   // its fast cadence, it would double the reads of every retried payment. It does not wait for a live try or
   // session to end: one the provider leaves pending past its deadline may stay so past the window, and a late
-  // completion waiting behind it reached the merchant never (the model checker's `late` era, seed 1001). Past
-  // the deadline, nobody waits: it is read at the slow cadence beside the live one.
+  // completion waiting behind it would reach the merchant never. Past the deadline, nobody waits: it is read
+  // at the slow cadence beside the live one.
   const recheck = !customerWaits(order, env);
   for (const t of order.tries) {
     if (tryByReference(order, t.reference) !== t) continue;

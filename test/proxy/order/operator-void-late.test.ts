@@ -3,9 +3,9 @@
 // everything). The model checker (operator acting mid-run, seed 534681019, path 14157) found such a late
 // completion never reported, on a provider that reads status by referenceId only: the operator's void was not
 // read on, and the provider's callback naming its referenceId was dropped. Now both voids are read on for the
-// window, a callback's referenceId is kept for either, and a copy's try of either kind joins a begun-again record.
+// window, a callback's referenceId is kept for either, and a copy's try of either kind is merged into a begun-again record.
 import { describe, expect, it } from 'vitest';
-import { joinLost } from '../../../src/proxy/order/join-lost.js';
+import { mergeCopy } from '../../../src/proxy/order/merge-copy.js';
 import { messagesOf } from '../../../src/proxy/order/messages.js';
 import { transition } from '../../../src/proxy/order/transition.js';
 import { isUnsettled, readsDue } from '../../../src/proxy/reconcile/reconcile-plan.js';
@@ -37,6 +37,6 @@ describe('a try the operator resolved absent', () => {
 
   it('joins a record begun again after a loss, from the copy of the process that held it', () => {
     const begunAgain = order({ tries: [] });
-    expect(joinLost(begunAgain, order({ tries: [voided] })).tries).toEqual([voided]);
+    expect(mergeCopy(begunAgain, order({ tries: [voided] })).tries).toEqual([voided]);
   });
 });
