@@ -154,6 +154,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     redisUrl: config.redisUrl,
     redisSentinel: config.redisSentinel,
     redisPrefix: config.redisPrefix,
+    redisReplicas: { acknowledge: config.redisReplicas.acknowledge, timeoutMs: config.redisReplicas.timeoutMs },
     logger,
   });
   // What fails in the store, and commits it refused, counted for the metrics.
@@ -163,7 +164,19 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // (DESIGN: the store's checks); a store of a newer format is refused by `ready()` and `/ready`.
   let stopping = false;
   const format = new FormatGate(store, { stopped: () => stopping });
-  const storeCheck = createStoreCheck(store, { durable: needsDurability(config.provider) });
+  const storeCheck = createStoreCheck(
+    store,
+    {
+      durable: needsDurability(config.provider),
+      // An injected RedisStore says how many replicas its commits wait for.
+      acknowledge: (created.store as { replicas?: { acknowledge: number } }).replicas?.acknowledge ?? 0,
+      maxLagSeconds: config.redisReplicas.maxLagSeconds,
+      allowMemory: config.allowMemoryStore,
+    },
+    { logger },
+  );
+  // Watches the store's history from now on (DESIGN: a store that goes back in time).
+  storeCheck.start();
   // Every process on one store judges the money's times on the store's clock (DESIGN: one clock).
   const clock = new StoreClock(store, logger);
   const now = clock.now;
@@ -276,12 +289,14 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       }
       await format.format;
       await relay.ready;
+      await storeCheck.history.check().catch(() => undefined);
       logStoreCheck(logger, await storeCheck());
     },
     markDraining: () => void (draining = true),
     close: () =>
       (closed ??= (async () => {
         stopping = true;
+        storeCheck.stop();
         await relay.close();
         if (owned) await store.close();
         await client.close();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readinessResponse } from '../../src/protocol/index.js';
+import { configFromEnv } from '../../src/proxy/config-env.js';
 import { READY_PATH } from '../../src/proxy/routes/ready.js';
 import { factsOf, parseInfo } from '../../src/proxy/store/redis-facts.js';
 import { judgeStore, needsDurability } from '../../src/proxy/store/store-checks.js';
@@ -82,7 +83,10 @@ describe('judging what Redis says', () => {
     ]);
     const check = judgeStore('redis', { durable: false }, null, facts);
     expect(check).toMatchObject({ ok: true, cluster: 'no', replication: 'master, 2 replicas (behind by 1000 bytes, last acknowledged 3 s ago at most; min-replicas-to-write 1, max lag 10 s)' });
-    expect(check.notes).toEqual([expect.stringMatching(/^a failover promotes a replica, which may lack the last writes Redis acknowledged \(replication is asynchronous; 2 behind now\)/)]);
+    expect(check.notes).toEqual([
+      '1 of 2 Redis replicas behind: 10.0.0.3:6379 is wait_bgsave, not in step yet (1000 bytes behind): a failover now would roll back that much, which costs a read of the provider for each order it touches',
+      expect.stringMatching(/^a failover promotes a replica, which may lack the last writes Redis acknowledged \(replication is asynchronous\): here that costs a read .* \(set REDIS_WAIT_REPLICAS=2 to close it\)$/),
+    ]);
   });
 });
 
@@ -146,7 +150,15 @@ describe('GET /ready on the Redis it is given', () => {
     const { status, body } = await ready(harness);
     expect(status).toBe(503);
     expect(body.checks.store).toMatchObject({ kind: 'memory', writable: true, needsDurability: true });
-    expect(body.reasons[0]).toMatch(/^the memory store loses every record when this process stops/);
+    expect(body.reasons).toEqual([expect.stringMatching(/^the memory store loses every record when this process stops.*: use Redis .* or accept it with ALLOW_MEMORY_STORE=true$/)]);
+
+    // Unless the operator says so: ready, and the note says what a restart costs.
+    await h!.close();
+    expect(configFromEnv({ PROVIDER_ENV: 'sandbox', PROXY_TOKEN_SECRET: 'a-secret-of-forty-characters-0123456789AB', ALLOW_MEMORY_STORE: 'true' }).allowMemoryStore).toBe(true);
+    const accepted = await ready(await proxyOn(undefined, true, { config: { allowMemoryStore: true } }));
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.checks.store).toMatchObject({ kind: 'memory', ok: true, needsDurability: true });
+    expect(accepted.body.checks.store.notes).toEqual([expect.stringMatching(/: accepted \(ALLOW_MEMORY_STORE=true\); a restart can charge twice$/)]);
   });
 
   it('on a Redis whose CONFIG is refused (managed Redis), says what is unknown and what to check, from INFO', async () => {
@@ -189,10 +201,12 @@ describe('GET /ready on replicas and Cluster nodes', () => {
       await h!.close();
       await admin.config('SET', 'appendonly', 'yes');
       await admin.config('SET', 'appendfsync', 'always');
+      // Turning the append-only file on may send the replica through a new sync: judged once it is in step.
+      await waitFor(async () => /slave0:[^\r\n]*state=online/.test(await admin.info('replication')));
       const durable = await proxyOn(redis.url, true);
       const refused = await ready(durable);
       expect(refused.status).toBe(503);
-      expect(refused.body.reasons).toEqual([expect.stringMatching(/^a failover promotes a replica, .* in this mode a rolled-back record can charge twice/)]);
+      expect(refused.body.reasons).toEqual([expect.stringMatching(/^a failover promotes a replica, .* in this mode a rolled-back record can charge twice: set REDIS_WAIT_REPLICAS=1/)]);
     } finally {
       await replica.stop();
     }

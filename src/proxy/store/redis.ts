@@ -112,6 +112,20 @@ export interface RedisStoreOptions {
   /** Prefix of every key and channel (default `me:`). */
   prefix?: string;
   logger?: Logger;
+  /** Where the master has replicas: how many must acknowledge each commit ({@link ReplicaAcknowledgement}). */
+  replicas?: ReplicaAcknowledgement;
+}
+
+/**
+ * Each commit waits (`WAIT acknowledge timeoutMs`) until this many replicas acknowledged it, so a failover
+ * to one of them keeps it (DESIGN: replicas). A commit they did not acknowledge in time rejects, as a commit
+ * whose answer was lost: it is written on the master, and may be lost with it.
+ */
+export interface ReplicaAcknowledgement {
+  /** 0: commits do not wait (replication stays asynchronous). */
+  acknowledge: number;
+  /** How long a commit waits for them; under the command timeout (2 s). */
+  timeoutMs: number;
 }
 
 /**
@@ -127,12 +141,23 @@ export class RedisStore implements ProxyStore {
   /** Prefix of every key and channel (rate limiters built on this store use it too). */
   readonly prefix: string;
   private readonly ownsClient: boolean;
+  /** How many replicas must acknowledge each commit (0: none), and for how long it waits. */
+  readonly replicas: ReplicaAcknowledgement;
+  /**
+   * The connection commits and their `WAIT` go through when replicas must acknowledge: `WAIT` holds its
+   * connection until it answers, and on the shared one every read and rate limit would queue behind it.
+   */
+  private committer: Redis | undefined;
 
   constructor(options: RedisStoreOptions) {
     if (!options.client && !options.url && !options.sentinel) throw new Error('RedisStore needs a url, a sentinel group or a client');
     this.prefix = options.prefix ?? 'me:';
     this.ownsClient = !options.client;
     this.client = options.client ?? redisClient(options.url ? { url: options.url } : { sentinel: options.sentinel! });
+    this.replicas = options.replicas ?? { acknowledge: 0, timeoutMs: 0 };
+    if (this.replicas.acknowledge > 0 && !(this.replicas.timeoutMs > 0 && this.replicas.timeoutMs < REDIS_CLIENT_OPTIONS.commandTimeout)) {
+      throw new Error(`RedisStore: replicas.timeoutMs must be between 1 and ${REDIS_CLIENT_OPTIONS.commandTimeout - 1} (under the command timeout)`);
+    }
     const logger = options.logger;
     // Without a listener ioredis prints connection errors itself; we log them (the URL may hold a password: not logged).
     this.client.on('error', (err: Error) => logger?.warn({ store: 'redis', reason: err.message }, 'redis error'));
@@ -185,8 +210,31 @@ export class RedisStore implements ProxyStore {
       if (side.op === 'set' || side.op === 'setIfAbsent') args.push(side.op, side.value, ttl(side.ttlMs));
       else args.push(side.op, side.member, side.op === 'addToSet' ? ttl(side.ttlMs) : '');
     }
-    const reply = await this.run('commit', () => this.client.eval(COMMIT, keys.length, ...keys, ...args));
-    return reply === 1;
+    const { acknowledge, timeoutMs } = this.replicas;
+    if (acknowledge === 0) return (await this.run('commit', () => this.client.eval(COMMIT, keys.length, ...keys, ...args))) === 1;
+    const connection = this.commitConnection();
+    const [reply, acknowledged] = await this.run('commit', async () => {
+      // Sent together (one round trip); WAIT counts this connection's writes, the commit's included.
+      const applied = connection.eval(COMMIT, keys.length, ...keys, ...args);
+      const waited = connection.call('WAIT', String(acknowledge), String(timeoutMs)) as Promise<number>;
+      return Promise.all([applied, waited]);
+    });
+    if (reply !== 1) return false;
+    if (Number(acknowledged) < acknowledge) {
+      throw new StoreUnavailableError(
+        'commit',
+        new Error(`acknowledged by ${Number(acknowledged)} of the ${acknowledge} replicas REDIS_WAIT_REPLICAS asks within ${timeoutMs} ms: written on the master only, so a failover may lose it`),
+      );
+    }
+    return true;
+  }
+
+  private commitConnection(): Redis {
+    if (this.committer) return this.committer;
+    const committer = this.client.duplicate();
+    committer.on('error', () => undefined);
+    this.committer = committer;
+    return committer;
   }
 
   async del(key: string): Promise<void> {
@@ -279,6 +327,7 @@ export class RedisStore implements ProxyStore {
   async close(): Promise<void> {
     this.handlers.clear();
     if (this.subscriber) await this.subscriber.quit().catch(() => this.subscriber?.disconnect());
+    if (this.committer) await this.committer.quit().catch(() => this.committer?.disconnect());
     if (this.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
 }
