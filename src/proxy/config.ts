@@ -165,7 +165,7 @@ export const proxyConfigSchema = z.strictObject({
   redisReplicas: z
     .strictObject({
       acknowledge: z.number().int().min(0).max(16).default(0),
-      timeoutMs: z.number().int().min(10).max(1_900, 'must be at most 1900 (under the store command timeout, 2 s)').default(1_000),
+      timeoutMs: z.number().int().min(10).max(1_500, 'must be at most 1500 (a commit behind a WAIT waits for it, under the 2 s command timeout)').default(1_000),
       maxLagSeconds: z.number().int().min(1).max(3_600).default(10),
     })
     .default({ acknowledge: 0, timeoutMs: 1_000, maxLagSeconds: 10 }),

@@ -12,6 +12,7 @@ import { readinessResponse } from '../../src/protocol/index.js';
 import { configFromEnv } from '../../src/proxy/config-env.js';
 import { READY_PATH } from '../../src/proxy/routes/ready.js';
 import { factsOf, parseInfo } from '../../src/proxy/store/redis-facts.js';
+import { RedisStore } from '../../src/proxy/store/redis.js';
 import { judgeStore, needsDurability } from '../../src/proxy/store/store-checks.js';
 import { sandboxProvider, startHarness, startRedis, type Harness, type HarnessOptions, type TestRedis } from './helpers.js';
 
@@ -211,6 +212,44 @@ describe('GET /ready on replicas and Cluster nodes', () => {
       await replica.stop();
     }
   });
+
+  it('where the mode needs durability, with every replica acknowledging each commit: ready; a replica lagging fails it, with the reason, until it is back', async () => {
+    const master = await startRedis(['--appendonly', 'yes', '--appendfsync', 'always']);
+    const replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port), '--enable-debug-command', 'yes']);
+    const onMaster = new Redis(master.url);
+    const onReplica = new Redis(replica.url, { commandTimeout: 60_000 });
+    try {
+      await waitFor(async () => /slave0:[^\r\n]*state=online/.test(await onMaster.info('replication')));
+      const harness = await proxyOn(master.url, true, { config: { redisReplicas: { acknowledge: 1, maxLagSeconds: 3 } } });
+      const steady = await ready(harness);
+      expect(steady.status, JSON.stringify(steady.body.reasons)).toBe(200);
+      expect(steady.body.checks.store.notes).toContain('every commit waits until all 1 replica acknowledged it (REDIS_WAIT_REPLICAS=1): a failover to any of them keeps it');
+      // A commit returns once the replica has it.
+      const store = new RedisStore({ url: master.url, prefix: `sc${process.pid}-wait:`, replicas: { acknowledge: 1, timeoutMs: 1_000 } });
+      expect(await store.commit({ key: 'k', expected: null, value: 'one' })).toBe(true);
+      expect(await onReplica.get(`sc${process.pid}-wait:k`)).toBe('one');
+
+      // The replica stops answering (blocked for 8 s): it acknowledges nothing meanwhile.
+      const sleeping = onReplica.call('DEBUG', 'SLEEP', '8');
+      await expect(store.commit({ key: 'k', expected: 'one', value: 'two' })).rejects.toThrow(/acknowledged by 0 of the 1 replicas REDIS_WAIT_REPLICAS asks within 1000 ms/);
+      let lagging: Awaited<ReturnType<typeof ready>> | undefined;
+      await waitFor(async () => {
+        lagging = await ready(harness);
+        return lagging.body.reasons.some((r) => r.startsWith('1 of 1 Redis replica behind'));
+      });
+      expect(lagging!.status).toBe(503);
+      expect(lagging!.body.reasons).toContainEqual(expect.stringMatching(/^1 of 1 Redis replica behind: 127\.0\.0\.1:\d+ last acknowledged \d+ s ago, more than REDIS_MAX_REPLICA_LAG_SECONDS \(3 s\).*; commits waiting for it fail$/));
+      expect(lagging!.body.reasons).toContainEqual(expect.stringMatching(/^the readiness commit was not acknowledged by the replicas in time \(acknowledged by 0 of the 1/));
+      await sleeping;
+      await waitFor(async () => (await ready(harness)).status === 200, 30_000);
+      await store.close();
+    } finally {
+      onMaster.disconnect();
+      onReplica.disconnect();
+      await replica.stop();
+      await master.stop();
+    }
+  }, 60_000);
 
   it('is not ready on a Cluster node given to this (non-cluster) client, with the one reason', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'me-cluster-'));
