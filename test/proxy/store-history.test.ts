@@ -175,6 +175,26 @@ describe('a Redis whose history moved back, as running processes see it', () => 
   });
 });
 
+describe('a failover, as a process on the promoted replica sees it', () => {
+  it('moved back when commits did not wait for a replica; not when every commit waited for one', async () => {
+    for (const acknowledge of [0, 1]) {
+      const master = await server();
+      const replica = await server(['--replicaof', '127.0.0.1', String(master.port)]);
+      const prefix = `h6-${acknowledge}-${process.pid}:`;
+      await eventually(async () => ((await replica.command('INFO', 'replication')) as string).includes('master_link_status:up') || undefined, 15_000);
+      const before = watch(master, prefix, acknowledge);
+      await before.look();
+      // The replica has the marker, then is promoted (what Sentinel does after the master is lost).
+      await eventually(async () => ((await replica.command('GET', `${prefix}${HISTORY_KEYS.marker}`)) !== null) || undefined, 15_000);
+      await replica.command('REPLICAOF', 'NO', 'ONE');
+      const after = watch(replica, prefix, acknowledge);
+      await after.look();
+      if (acknowledge === 0) expect(after.events).toEqual([expect.objectContaining({ kind: 'failed-over', generation: 1 })]);
+      else expect(after.events).toEqual([]);
+    }
+  });
+});
+
 describe('readiness after the store moved back', () => {
   let h: Harness | undefined;
   afterEach(async () => {

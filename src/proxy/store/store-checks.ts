@@ -137,9 +137,10 @@ export function judgeStore(kind: ProxyStore['kind'], setup: StoreSetup, writeFai
 }
 
 /**
- * Replicas (DESIGN: replicas): a failover promotes one, which holds every commit the proxy was told of only
- * when every replica acknowledged each commit (`REDIS_WAIT_REPLICAS` at least their number); one that last
- * acknowledged longer ago than the bound is behind, and commits waiting for it fail.
+ * Replicas (DESIGN: replicas): a failover promotes one, which holds every commit the proxy was told of when
+ * each commit waited for a replica's acknowledgement (`REDIS_WAIT_REPLICAS`) and the most advanced replica is
+ * promoted (Sentinel's choice, among equal priorities); one that last acknowledged longer ago than the bound is
+ * behind, and commits waiting for it fail.
  */
 function judgeReplicas(facts: RedisFacts, setup: StoreSetup, reasons: string[], notes: string[]): void {
   const acknowledge = setup.acknowledge ?? 0;
@@ -163,15 +164,17 @@ function judgeReplicas(facts: RedisFacts, setup: StoreSetup, reasons: string[], 
     return;
   }
   if (count === 0) return;
-  if (acknowledge >= count) {
-    notes.push(`every commit waits until all ${count} replica${count === 1 ? '' : 's'} acknowledged it (REDIS_WAIT_REPLICAS=${acknowledge}): a failover to any of them keeps it`);
+  if (acknowledge > 0) {
+    notes.push(
+      `every commit waits until ${acknowledge} of the ${count} replica${count === 1 ? '' : 's'} acknowledged it (REDIS_WAIT_REPLICAS): a failover keeps it when the most advanced replica is promoted (Sentinel does, among replicas of equal replica-priority)${
+        acknowledge >= count ? `; with ${count === 1 ? 'no replica' : `fewer than ${acknowledge} replicas`} left after one, commits fail until another is back` : ''
+      }`,
+    );
     return;
   }
-  const rollback = `a failover promotes a replica, which may lack the last writes Redis acknowledged (${
-    acknowledge === 0 ? 'replication is asynchronous' : `each commit waits for ${acknowledge} of ${count} replicas, and the failover may promote another`
-  })`;
-  if (setup.durable) reasons.push(`${rollback}, and in this mode a rolled-back record can charge twice: set REDIS_WAIT_REPLICAS=${count}, or run one Redis with appendfsync always and no failover`);
-  else notes.push(`${rollback}: here that costs a read of the provider for each order it touches (set REDIS_WAIT_REPLICAS=${count} to close it)`);
+  const rollback = 'a failover promotes a replica, which may lack the last writes Redis acknowledged (replication is asynchronous)';
+  if (setup.durable) reasons.push(`${rollback}, and in this mode a rolled-back record can charge twice: set REDIS_WAIT_REPLICAS (1, with two replicas, keeps the store writable after a failover), or run one Redis with appendfsync always and no failover`);
+  else notes.push(`${rollback}: here that costs a read of the provider for each order it touches (REDIS_WAIT_REPLICAS closes it)`);
 }
 
 /** What a restart or a crash can take, in words; null when an acknowledged write survives both. */

@@ -23,7 +23,7 @@ interface Marker {
   replid: string | null;
   /** Whether a restart of that server keeps every acknowledged write (append-only file, `appendfsync always`). */
   restartSafe: boolean;
-  /** Whether every replica acknowledged every commit (`REDIS_WAIT_REPLICAS` at least their number). */
+  /** Whether every commit waited for a replica's acknowledgement (`REDIS_WAIT_REPLICAS`), so the most advanced replica holds it. */
   failoverSafe: boolean;
 }
 
@@ -35,7 +35,7 @@ export type MovedBackKind =
   | 'rolled-back'
   /** Another server process (`run_id`) on a new history, and the last one could lose acknowledged writes on a restart. */
   | 'restarted'
-  /** A replica promoted (its `master_replid2` is the marker's), which may lack writes: not every replica acknowledged each commit. */
+  /** A replica promoted (its `master_replid2` is the marker's), which may lack writes: commits did not wait for replicas. */
   | 'failed-over'
   /** Another process found it (the era changed under this one). */
   | 'elsewhere';
@@ -150,7 +150,7 @@ export class StoreHistory {
         runId: facts?.identity?.runId ?? null,
         replid: facts?.identity?.replid ?? null,
         restartSafe: facts ? facts.aof === true && facts.fsync === 'always' : false,
-        failoverSafe: facts ? this.setup.acknowledge > 0 && this.setup.acknowledge >= facts.replicas.length : false,
+        failoverSafe: this.setup.acknowledge > 0,
       };
       const value = JSON.stringify(next);
       const written = await this.store.commit({ key: HISTORY_KEYS.marker, expected: raw, value, also: [{ op: 'set', key: HISTORY_KEYS.era, value: next.era }] });
@@ -177,7 +177,7 @@ export class StoreHistory {
     if (!identity || marker.runId === null || marker.runId === identity.runId) return null;
     const promoted = identity.replid2 === marker.replid || identity.replid === marker.replid;
     if (promoted && !marker.failoverSafe) {
-      return { kind: 'failed-over', era, detail: 'Redis failed over to a replica, and not every replica acknowledged each commit before (REDIS_WAIT_REPLICAS): it may lack the last writes' };
+      return { kind: 'failed-over', era, detail: 'Redis failed over to a replica, and commits did not wait for a replica\'s acknowledgement (REDIS_WAIT_REPLICAS): it may lack the last writes' };
     }
     if (!promoted && !marker.restartSafe) {
       return { kind: 'restarted', era, detail: 'Redis restarted (another run_id and replication history), and its persistence could lose acknowledged writes (not appendonly with appendfsync always): it may have come back from an older state' };
