@@ -207,10 +207,14 @@ describe('Redis through Sentinel where the mode needs durability', () => {
       }, 'the Sentinels promote a replica');
       sentinel.disconnect();
 
+      let last = '';
       const after = await waitFor(async () => {
         const res = await proxy.get(READY_PATH);
+        last = JSON.stringify(res.body);
         return res.status === 200 && /^master, 1 replica/.test(res.body.checks.store.replication) && res;
-      }, 'ready on the promoted master, with the other replica acknowledging');
+      }, 'ready on the promoted master, with the other replica acknowledging', 120_000).catch((err: Error) => {
+        throw new Error(`${err.message}; last: ${last}`);
+      });
       expect(after.body.checks.store.needsDurability).toBe(true);
       // The proxy looked at the promoted master's history (the marker names its run_id)...
       const asked = new Redis({ host: '127.0.0.1', port: watching[1]!.port });
