@@ -23,7 +23,7 @@ import { paymentsRoutes } from './routes/payments.js';
 import { serverApiRoutes } from './routes/server-api.js';
 import { expressHost, notExpress } from './not-express.js';
 import { createStore } from './store/index.js';
-import { createStoreCheck, needsDurability, type StoreCheck } from './store/store-checks.js';
+import { acknowledgedBy, createStoreCheck, logStoreCheck, needsDurability } from './store/store-checks.js';
 import { FormatGate, gatedStore } from './store/store-format.js';
 import { StoreClock } from './store/store-clock.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
@@ -164,17 +164,9 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // (DESIGN: the store's checks); a store of a newer format is refused by `ready()` and `/ready`.
   let stopping = false;
   const format = new FormatGate(store, { stopped: () => stopping });
-  const storeCheck = createStoreCheck(
-    store,
-    {
-      durable: needsDurability(config.provider),
-      // An injected RedisStore says how many replicas its commits wait for.
-      acknowledge: (created.store as { replicas?: { acknowledge: number } }).replicas?.acknowledge ?? 0,
-      maxLagSeconds: config.redisReplicas.maxLagSeconds,
-      allowMemory: config.allowMemoryStore,
-    },
-    { logger },
-  );
+  const setup = { durable: needsDurability(config.provider), acknowledge: acknowledgedBy(created.store), maxLagSeconds: config.redisReplicas.maxLagSeconds, allowMemory: config.allowMemoryStore };
+  // The history's marker is raced on by every instance: not counted with the orders' commit conflicts.
+  const storeCheck = createStoreCheck(store, setup, { logger, historyStore: created.store });
   // Watches the store's history from now on (DESIGN: a store that goes back in time).
   storeCheck.start();
   // Every process on one store judges the money's times on the store's clock (DESIGN: one clock).
@@ -303,11 +295,4 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
         outages.close();
       })()),
   };
-}
-
-/** The store check's one line at start-up: info when the store can take money records here, else an error with the reasons. */
-function logStoreCheck(logger: Logger, check: StoreCheck): void {
-  const { ok, reasons, notes, ...detail } = check;
-  if (ok) logger.info({ store: detail, notes }, 'store checked: it can keep money records in this mode');
-  else logger.error({ store: detail, reasons, notes }, `store checked: not ready for money records (${reasons.join('; ')})`);
 }

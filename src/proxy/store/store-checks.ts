@@ -246,12 +246,22 @@ export const MOVED_BACK_NOTE_MS = 60 * 60_000;
  * (`ready:<random id>`), each check writes the next value, and concurrent callers share the check in
  * progress (two at once would race on the key). With it, the watch on the store's history.
  */
-export function createStoreCheck(store: ProxyStore, setup: StoreSetup, options: { intervalMs?: number; logger?: Logger; runtime?: Runtime } = {}): StoreChecker {
+export function createStoreCheck(
+  store: ProxyStore,
+  setup: StoreSetup,
+  options: {
+    intervalMs?: number;
+    logger?: Logger;
+    runtime?: Runtime;
+    /** The store the history's marker is written through (default `store`): processes race on it by design, which is no order's conflict. */
+    historyStore?: ProxyStore;
+  } = {},
+): StoreChecker {
   const runtime = options.runtime ?? HOST_RUNTIME;
   const id = randomUUID();
   let count = 0;
   let running: Promise<StoreCheck> | null = null;
-  const history = new StoreHistory(store, {
+  const history = new StoreHistory(options.historyStore ?? store, {
     acknowledge: setup.acknowledge ?? 0,
     ...(options.intervalMs !== undefined ? { intervalMs: options.intervalMs } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
@@ -271,4 +281,16 @@ export function createStoreCheck(store: ProxyStore, setup: StoreSetup, options: 
     start: () => history.start(),
     stop: () => history.stop(),
   });
+}
+
+/** How many replicas the store's commits wait for: a RedisStore says (`replicas`); any other store, none. */
+export function acknowledgedBy(store: ProxyStore): number {
+  return (store as { replicas?: { acknowledge?: number } }).replicas?.acknowledge ?? 0;
+}
+
+/** The store check's one line at start-up: info when the store can take money records here, else an error with the reasons. */
+export function logStoreCheck(logger: Pick<Logger, 'info' | 'error'>, check: StoreCheck): void {
+  const { ok, reasons, notes, ...detail } = check;
+  if (ok) logger.info({ store: detail, notes }, 'store checked: it can keep money records in this mode');
+  else logger.error({ store: detail, reasons, notes }, `store checked: not ready for money records (${reasons.join('; ')})`);
 }
