@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { readinessResponse } from '../../src/protocol/index.js';
 import { READY_PATH } from '../../src/proxy/routes/ready.js';
+import { MemoryStore } from '../../src/proxy/store/memory.js';
 import { RedisStore } from '../../src/proxy/store/redis.js';
 import { HISTORY_KEYS, StoreHistory, type MovedBack } from '../../src/proxy/store/store-history.js';
 import { eventually } from './sse-client.js';
@@ -172,6 +173,24 @@ describe('a Redis whose history moved back, as running processes see it', () => 
     await a.look();
     expect(a.events).toEqual([]);
     expect(a.history.era()).toBe(era);
+  });
+});
+
+describe('processes racing on the marker', () => {
+  it('learn nothing moved back while the store keeps its history, however their looks interleave', async () => {
+    const store = new MemoryStore();
+    const watches = Array.from({ length: 5 }, () => new StoreHistory(store, { acknowledge: 0 }));
+    const events: MovedBack[] = [];
+    for (const w of watches) w.onMovedBack((e) => void events.push(e));
+    for (let round = 0; round < 20; round++) await Promise.all(watches.map((w) => w.check()));
+    expect(events).toEqual([]);
+    expect(new Set(watches.map((w) => w.era())).size).toBe(1);
+    // One of them finds the store emptied; the others learn it from the new era, once each.
+    await store.del(HISTORY_KEYS.marker);
+    await watches[0]!.check();
+    for (const w of watches.slice(1)) await w.check();
+    expect(events.map((e) => e.kind)).toEqual(['emptied', 'elsewhere', 'elsewhere', 'elsewhere', 'elsewhere']);
+    expect(watches.map((w) => w.generation())).toEqual([1, 1, 1, 1, 1]);
   });
 });
 
