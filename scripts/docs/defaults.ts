@@ -8,6 +8,8 @@ import { DEFAULT_LIMITS, type LimitName } from '../../src/proxy/config-limits.js
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from '../../src/proxy/middleware/body.js';
 import { DEFAULT_OUTBOX_OPTIONS } from '../../src/proxy/notify/outbox-types.js';
 import { RECORD_TTL_MS } from '../../src/proxy/order/keys.js';
+import { MOVED_BACK_NOTE_MS } from '../../src/proxy/store/store-checks.js';
+import { HISTORY_INTERVAL_MS } from '../../src/proxy/store/store-history.js';
 import { relayOptions } from '../../src/proxy/reconcile/relay-options.js';
 import { RECHECK_CEILING_MS } from '../../src/proxy/reconcile/reconcile-plan.js';
 import type { ProxyContext } from '../../src/proxy/context.js';
@@ -82,6 +84,12 @@ export function defaultsTable(): string {
     ['a provider interface failing: its circuit opens', `at ${breaker.threshold * 100} % failures over at least ${breaker.minimumCalls} calls in ${duration(breaker.windowMs)}; a trial call ${duration(breaker.halfOpenAfterMs)} later, then twice as long after each failed trial, at most ${duration(breaker.maxHalfOpenAfterMs)}`, '`circuitBreaker`'],
     ['an outage in the log', `told once, then a line with its count every ${duration(config.outageSummaryIntervalMs)}, and one when it ends`, '`outageSummaryIntervalMs`'],
     ['records, webhooks and their state kept', duration(RECORD_TTL_MS), ''],
+    ["each instance looks at the store's history", `every ${duration(HISTORY_INTERVAL_MS)}; a move back stays in \`/ready\`'s notes for ${duration(MOVED_BACK_NOTE_MS)}`, ''],
+    [
+      'commits wait for replicas',
+      `${config.redisReplicas.acknowledge === 0 ? 'no' : config.redisReplicas.acknowledge}; when they do, at most ${duration(config.redisReplicas.timeoutMs)} a \`WAIT\`; a replica is behind when it last acknowledged over ${duration(config.redisReplicas.maxLagSeconds * 1000)} ago`,
+      '`REDIS_WAIT_REPLICAS`, `REDIS_WAIT_TIMEOUT_MS`, `REDIS_MAX_REPLICA_LAG_SECONDS`',
+    ],
     ['request bodies', `JSON, at most ${MAX_BODY_BYTES / 1024} kB, arriving within ${duration(BODY_TIMEOUT_MS)}`, '`bodyTimeoutMs`'],
     ['`serve`: headers, whole request, idle keep-alive', `${duration(SERVICE_TIMEOUTS.headersTimeoutMs)}, ${duration(SERVICE_TIMEOUTS.requestTimeoutMs)}, ${duration(SERVICE_TIMEOUTS.keepAliveTimeoutMs)}`, ''],
     ['`serve`: on SIGTERM, `/ready` answers 503 first for', DEFAULT_PRE_STOP_SECONDS === 0 ? 'no time (no pre-stop window)' : duration(DEFAULT_PRE_STOP_SECONDS * 1000), '`PRE_STOP_SECONDS`'],

@@ -137,6 +137,7 @@ function readEnv(env: NodeJS.ProcessEnv): EnvReading {
   sources.set('webhooks.maxAgeMs', 'WEBHOOK_MAX_AGE_MS');
 
   readSentinel(given, config, problems, sources);
+  readReplicas(given, config, sources);
 
   const optional: [name: string, path: string, set: (value: string) => void][] = [
     ['PROXY_SERVER_KEY', 'serverKey', (v) => (config.serverKey = v)],
@@ -144,6 +145,8 @@ function readEnv(env: NodeJS.ProcessEnv): EnvReading {
     ['PROXY_TOKEN_ACCEPTED_SECRETS', 'acceptedTokenSecrets', (v) => (config.acceptedTokenSecrets = v.split(/\s+/))],
     ['REDIS_URL', 'redisUrl', (v) => (config.redisUrl = v)],
     ['REDIS_PREFIX', 'redisPrefix', (v) => (config.redisPrefix = v)],
+    // Anything but true or false is left as it is, for the schema to refuse under this variable's name.
+    ['ALLOW_MEMORY_STORE', 'allowMemoryStore', (v) => (config.allowMemoryStore = v === 'true' ? true : v === 'false' ? false : (v as never))],
     ['REFERENCE_PREFIX', 'referencePrefix', (v) => (config.referencePrefix = v)],
     ['PROVIDER_STATUS_REFERENCE', 'provider.statusReference', (v) => (config.provider.statusReference = v as 'either')],
     // Anything but true or false is left as it is, for the schema to refuse under this variable's name.
@@ -158,6 +161,23 @@ function readEnv(env: NodeJS.ProcessEnv): EnvReading {
     sources.set(path, name);
   }
   return { config, problems, sources };
+}
+
+/** REDIS_WAIT_REPLICAS, REDIS_WAIT_TIMEOUT_MS, REDIS_MAX_REPLICA_LAG_SECONDS: `redisReplicas`. */
+function readReplicas(given: (name: string) => string | undefined, config: ProxyConfig, sources: Map<string, string>): void {
+  const fields = [
+    ['REDIS_WAIT_REPLICAS', 'acknowledge'],
+    ['REDIS_WAIT_TIMEOUT_MS', 'timeoutMs'],
+    ['REDIS_MAX_REPLICA_LAG_SECONDS', 'maxLagSeconds'],
+  ] as const;
+  const replicas: Record<string, number> = {};
+  for (const [name, field] of fields) {
+    sources.set(`redisReplicas.${field}`, name);
+    const value = given(name);
+    // Anything but whole digits is left as it is, for the schema to refuse under this variable's name.
+    if (value !== undefined) replicas[field] = /^\d+$/.test(value) ? Number(value) : (value as never);
+  }
+  if (Object.keys(replicas).length > 0) config.redisReplicas = replicas;
 }
 
 /**

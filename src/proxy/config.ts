@@ -156,6 +156,24 @@ export const proxyConfigSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1 to 64 letters, digits and . _ : - (for example shop-a:prod:)')
     .optional(),
+  /**
+   * Where the Redis master has replicas (DESIGN: replicas): how many must acknowledge each commit
+   * (`acknowledge`, REDIS_WAIT_REPLICAS; 0: replication stays asynchronous), how long a commit waits for them
+   * (`timeoutMs`, REDIS_WAIT_TIMEOUT_MS; a commit not acknowledged in time fails as a lost answer), and the
+   * lag beyond which a replica is behind and `/ready` says so (`maxLagSeconds`, REDIS_MAX_REPLICA_LAG_SECONDS).
+   */
+  redisReplicas: z
+    .strictObject({
+      acknowledge: z.number().int().min(0).max(16).default(0),
+      timeoutMs: z.number().int().min(10).max(1_500, 'must be at most 1500 (a commit behind a WAIT waits for it, under the 2 s command timeout)').default(1_000),
+      maxLagSeconds: z.number().int().min(1).max(3_600).default(10),
+    })
+    .default({ acknowledge: 0, timeoutMs: 1_000, maxLagSeconds: 10 }),
+  /**
+   * Where the mode needs durability, accept the memory store anyway (ALLOW_MEMORY_STORE=true): a restart of
+   * the process loses every record, and can then charge twice. Without it `/ready` fails on it.
+   */
+  allowMemoryStore: z.boolean().default(false),
   store: storeSchema.optional(),
   otp: z
     .strictObject({
@@ -285,6 +303,9 @@ function crossChecks(out: Partial<Resolved> & { env?: Resolved['provider']['env'
   const problems: string[] = [];
   const env = out.provider?.env ?? out.env;
   if (out.redisUrl && out.redisSentinel) problems.push('redisSentinel: give either redisUrl or redisSentinel, not both');
+  if (out.redisReplicas && out.redisReplicas.acknowledge > 0 && !out.redisUrl && !out.redisSentinel) {
+    problems.push('redisReplicas.acknowledge: applies only with redisUrl or redisSentinel (a store of your own: RedisStore\'s replicas option)');
+  }
   if (out.relay && out.relay.minIntervalMs > out.relay.maxIntervalMs) problems.push('relay.minIntervalMs: must not exceed relay.maxIntervalMs');
   if (out.webhooks) {
     const url = new URL(out.webhooks.url);

@@ -23,7 +23,7 @@ import { paymentsRoutes } from './routes/payments.js';
 import { serverApiRoutes } from './routes/server-api.js';
 import { expressHost, notExpress } from './not-express.js';
 import { createStore } from './store/index.js';
-import { createStoreCheck, needsDurability, type StoreCheck } from './store/store-checks.js';
+import { acknowledgedBy, createStoreCheck, logStoreCheck, needsDurability } from './store/store-checks.js';
 import { FormatGate, gatedStore } from './store/store-format.js';
 import { StoreClock } from './store/store-clock.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
@@ -154,6 +154,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     redisUrl: config.redisUrl,
     redisSentinel: config.redisSentinel,
     redisPrefix: config.redisPrefix,
+    redisReplicas: { acknowledge: config.redisReplicas.acknowledge, timeoutMs: config.redisReplicas.timeoutMs },
     logger,
   });
   // What fails in the store, and commits it refused, counted for the metrics.
@@ -163,7 +164,11 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // (DESIGN: the store's checks); a store of a newer format is refused by `ready()` and `/ready`.
   let stopping = false;
   const format = new FormatGate(store, { stopped: () => stopping });
-  const storeCheck = createStoreCheck(store, { durable: needsDurability(config.provider) });
+  const setup = { durable: needsDurability(config.provider), acknowledge: acknowledgedBy(created.store), maxLagSeconds: config.redisReplicas.maxLagSeconds, allowMemory: config.allowMemoryStore };
+  // The history's marker is raced on by every instance: not counted with the orders' commit conflicts.
+  const storeCheck = createStoreCheck(store, setup, { logger, historyStore: created.store });
+  // Watches the store's history from now on (DESIGN: a store that goes back in time).
+  storeCheck.start();
   // Every process on one store judges the money's times on the store's clock (DESIGN: one clock).
   const clock = new StoreClock(store, logger);
   const now = clock.now;
@@ -276,23 +281,18 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       }
       await format.format;
       await relay.ready;
+      await storeCheck.history.check().catch(() => undefined);
       logStoreCheck(logger, await storeCheck());
     },
     markDraining: () => void (draining = true),
     close: () =>
       (closed ??= (async () => {
         stopping = true;
+        storeCheck.stop();
         await relay.close();
         if (owned) await store.close();
         await client.close();
         outages.close();
       })()),
   };
-}
-
-/** The store check's one line at start-up: info when the store can take money records here, else an error with the reasons. */
-function logStoreCheck(logger: Logger, check: StoreCheck): void {
-  const { ok, reasons, notes, ...detail } = check;
-  if (ok) logger.info({ store: detail, notes }, 'store checked: it can keep money records in this mode');
-  else logger.error({ store: detail, reasons, notes }, `store checked: not ready for money records (${reasons.join('; ')})`);
 }

@@ -165,6 +165,21 @@ describe('configFromEnv', () => {
     expect(resolved.payeeName).toBe('The Shop');
   });
 
+  it('reads what replicas must acknowledge, and names a bad value or a store without replicas under its variable', () => {
+    const base = { PROXY_TOKEN_SECRET: TEST_SECRET, REDIS_URL: 'redis://127.0.0.1:6390' };
+    const config = configFromEnv({ ...base, REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '500', REDIS_MAX_REPLICA_LAG_SECONDS: '5' });
+    expect(resolveConfig(config).redisReplicas).toEqual({ acknowledge: 1, timeoutMs: 500, maxLagSeconds: 5 });
+    expect(resolveConfig(configFromEnv(base)).redisReplicas).toEqual({ acknowledge: 0, timeoutMs: 1_000, maxLagSeconds: 10 });
+    expect(problemsOf(() => configFromEnv({ ...base, REDIS_WAIT_REPLICAS: 'two', REDIS_WAIT_TIMEOUT_MS: '2000' }))).toEqual([
+      expect.stringMatching(/^REDIS_WAIT_REPLICAS: /),
+      'REDIS_WAIT_TIMEOUT_MS: must be at most 1500 (a commit behind a WAIT waits for it, under the 2 s command timeout)',
+    ]);
+    expect(problemsOf(() => configFromEnv({ PROXY_TOKEN_SECRET: TEST_SECRET, REDIS_WAIT_REPLICAS: '1' }))).toEqual([
+      expect.stringMatching(/^REDIS_WAIT_REPLICAS: applies only with redisUrl or redisSentinel/),
+    ]);
+    expect(problemsOf(() => configFromEnv({ PROXY_TOKEN_SECRET: TEST_SECRET, ALLOW_MEMORY_STORE: 'yes' }))).toEqual([expect.stringMatching(/^ALLOW_MEMORY_STORE: /)]);
+  });
+
   it('names each missing variable outside the sandbox', () => {
     const problems = problemsOf(() => configFromEnv({ PROVIDER_ENV: 'production', MESSAGING_API_KEY: 'mk' }));
     expect(problems).toEqual([

@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readinessResponse } from '../../src/protocol/index.js';
+import { configFromEnv } from '../../src/proxy/config-env.js';
 import { READY_PATH } from '../../src/proxy/routes/ready.js';
 import { factsOf, parseInfo } from '../../src/proxy/store/redis-facts.js';
+import { RedisStore } from '../../src/proxy/store/redis.js';
 import { judgeStore, needsDurability } from '../../src/proxy/store/store-checks.js';
 import { sandboxProvider, startHarness, startRedis, type Harness, type HarnessOptions, type TestRedis } from './helpers.js';
 
@@ -82,7 +84,10 @@ describe('judging what Redis says', () => {
     ]);
     const check = judgeStore('redis', { durable: false }, null, facts);
     expect(check).toMatchObject({ ok: true, cluster: 'no', replication: 'master, 2 replicas (behind by 1000 bytes, last acknowledged 3 s ago at most; min-replicas-to-write 1, max lag 10 s)' });
-    expect(check.notes).toEqual([expect.stringMatching(/^a failover promotes a replica, which may lack the last writes Redis acknowledged \(replication is asynchronous; 2 behind now\)/)]);
+    expect(check.notes).toEqual([
+      '1 of 2 Redis replicas behind: 10.0.0.3:6379 is wait_bgsave, not in step yet (1000 bytes behind): a failover now would roll back that much, which costs a read of the provider for each order it touches',
+      expect.stringMatching(/^a failover promotes a replica, which may lack the last writes Redis acknowledged \(replication is asynchronous\): here that costs a read .* \(REDIS_WAIT_REPLICAS closes it\)$/),
+    ]);
   });
 });
 
@@ -146,7 +151,15 @@ describe('GET /ready on the Redis it is given', () => {
     const { status, body } = await ready(harness);
     expect(status).toBe(503);
     expect(body.checks.store).toMatchObject({ kind: 'memory', writable: true, needsDurability: true });
-    expect(body.reasons[0]).toMatch(/^the memory store loses every record when this process stops/);
+    expect(body.reasons).toEqual([expect.stringMatching(/^the memory store loses every record when this process stops.*: use Redis .* or accept it with ALLOW_MEMORY_STORE=true$/)]);
+
+    // Unless the operator says so: ready, and the note says what a restart costs.
+    await h!.close();
+    expect(configFromEnv({ PROVIDER_ENV: 'sandbox', PROXY_TOKEN_SECRET: 'a-secret-of-forty-characters-0123456789AB', ALLOW_MEMORY_STORE: 'true' }).allowMemoryStore).toBe(true);
+    const accepted = await ready(await proxyOn(undefined, true, { config: { allowMemoryStore: true } }));
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.checks.store).toMatchObject({ kind: 'memory', ok: true, needsDurability: true });
+    expect(accepted.body.checks.store.notes).toEqual([expect.stringMatching(/: accepted \(ALLOW_MEMORY_STORE=true\); a restart can charge twice$/)]);
   });
 
   it('on a Redis whose CONFIG is refused (managed Redis), says what is unknown and what to check, from INFO', async () => {
@@ -189,14 +202,54 @@ describe('GET /ready on replicas and Cluster nodes', () => {
       await h!.close();
       await admin.config('SET', 'appendonly', 'yes');
       await admin.config('SET', 'appendfsync', 'always');
+      // Turning the append-only file on may send the replica through a new sync: judged once it is in step.
+      await waitFor(async () => /slave0:[^\r\n]*state=online/.test(await admin.info('replication')));
       const durable = await proxyOn(redis.url, true);
       const refused = await ready(durable);
       expect(refused.status).toBe(503);
-      expect(refused.body.reasons).toEqual([expect.stringMatching(/^a failover promotes a replica, .* in this mode a rolled-back record can charge twice/)]);
+      expect(refused.body.reasons).toEqual([expect.stringMatching(/^a failover promotes a replica, .* in this mode a rolled-back record can charge twice: set REDIS_WAIT_REPLICAS/)]);
     } finally {
       await replica.stop();
     }
   });
+
+  it('where the mode needs durability, with every replica acknowledging each commit: ready; a replica lagging fails it, with the reason, until it is back', async () => {
+    const master = await startRedis(['--appendonly', 'yes', '--appendfsync', 'always']);
+    const replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port), '--enable-debug-command', 'yes']);
+    const onMaster = new Redis(master.url);
+    const onReplica = new Redis(replica.url, { commandTimeout: 60_000 });
+    try {
+      await waitFor(async () => /slave0:[^\r\n]*state=online/.test(await onMaster.info('replication')));
+      const harness = await proxyOn(master.url, true, { config: { redisReplicas: { acknowledge: 1, maxLagSeconds: 3 } } });
+      const steady = await ready(harness);
+      expect(steady.status, JSON.stringify(steady.body.reasons)).toBe(200);
+      expect(steady.body.checks.store.notes).toEqual([expect.stringMatching(/^every commit waits until 1 of the 1 replica acknowledged it \(REDIS_WAIT_REPLICAS\): a failover keeps it .*; with no replica left after one, commits fail until another is back$/)]);
+      // A commit returns once the replica has it.
+      const store = new RedisStore({ url: master.url, prefix: `sc${process.pid}-wait:`, replicas: { acknowledge: 1, timeoutMs: 1_000 } });
+      expect(await store.commit({ key: 'k', expected: null, value: 'one' })).toBe(true);
+      expect(await onReplica.get(`sc${process.pid}-wait:k`)).toBe('one');
+
+      // The replica stops answering (blocked for 8 s): it acknowledges nothing meanwhile.
+      const sleeping = onReplica.call('DEBUG', 'SLEEP', '8');
+      await expect(store.commit({ key: 'k', expected: 'one', value: 'two' })).rejects.toThrow(/acknowledged by 0 of the 1 replicas REDIS_WAIT_REPLICAS asks within 1000 ms/);
+      let lagging: Awaited<ReturnType<typeof ready>> | undefined;
+      await waitFor(async () => {
+        lagging = await ready(harness);
+        return lagging.body.reasons.some((r) => r.startsWith('1 of 1 Redis replica behind'));
+      });
+      expect(lagging!.status).toBe(503);
+      expect(lagging!.body.reasons).toContainEqual(expect.stringMatching(/^1 of 1 Redis replica behind: 127\.0\.0\.1:\d+ last acknowledged \d+ s ago, more than REDIS_MAX_REPLICA_LAG_SECONDS \(3 s\).*; commits waiting for it fail$/));
+      expect(lagging!.body.reasons).toContainEqual(expect.stringMatching(/^the readiness commit was not acknowledged by the replicas in time \(acknowledged by 0 of the 1/));
+      await sleeping;
+      await waitFor(async () => (await ready(harness)).status === 200, 30_000);
+      await store.close();
+    } finally {
+      onMaster.disconnect();
+      onReplica.disconnect();
+      await replica.stop();
+      await master.stop();
+    }
+  }, 60_000);
 
   it('is not ready on a Cluster node given to this (non-cluster) client, with the one reason', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'me-cluster-'));

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../src/proxy/config-env.js';
 import { READY_PATH } from '../../src/proxy/routes/ready.js';
-import { freePort, startHarness, startRedis, type Harness, type TestRedis } from './helpers.js';
+import { freePort, sandboxProvider, startHarness, startRedis, type Harness, type TestRedis } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -36,8 +36,8 @@ let master: TestRedis;
 let replica: TestRedis;
 const sentinels: { port: number; process: ChildProcess }[] = [];
 
-/** `redis-server <conf> --sentinel` watching `master` as `NAME`, quorum 2, down after 1 s. */
-async function startSentinel(masterPort: number): Promise<{ port: number; process: ChildProcess }> {
+/** `redis-server <conf> --sentinel` watching `master` as `name`, quorum 2, down after 1 s. */
+async function startSentinel(masterPort: number, name = NAME): Promise<{ port: number; process: ChildProcess }> {
   const port = await freePort();
   const conf = join(dir, `sentinel-${port}.conf`);
   writeFileSync(
@@ -46,10 +46,10 @@ async function startSentinel(masterPort: number): Promise<{ port: number; proces
       `port ${port}`,
       'bind 127.0.0.1',
       `dir ${dir}`,
-      `sentinel monitor ${NAME} 127.0.0.1 ${masterPort} 2`,
-      `sentinel down-after-milliseconds ${NAME} 1000`,
-      `sentinel failover-timeout ${NAME} 5000`,
-      `sentinel parallel-syncs ${NAME} 1`,
+      `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
+      `sentinel down-after-milliseconds ${name} 1000`,
+      `sentinel failover-timeout ${name} 5000`,
+      `sentinel parallel-syncs ${name} 1`,
       '',
     ].join('\n'),
   );
@@ -74,8 +74,11 @@ beforeAll(async () => {
   replica = await startRedis(['--replicaof', '127.0.0.1', String(master.port)]);
   for (let i = 0; i < 3; i++) sentinels.push(await startSentinel(master.port));
 });
+/** Every redis-server a test started besides the suite's own, stopped at the end. */
+const extra: TestRedis[] = [];
 afterAll(async () => {
   // SIGTERM: `timeout` passes it on to the Sentinel, and exits with it.
+  await Promise.all(extra.map((r) => r.stop()));
   await Promise.all(sentinels.map((s) => new Promise((resolve) => (s.process.exitCode !== null || s.process.signalCode !== null ? resolve(null) : (s.process.once('exit', resolve), s.process.kill('SIGTERM'))))));
   await replica?.stop();
   await master?.stop();
@@ -161,6 +164,68 @@ describe('Redis through Sentinel', () => {
       const sent = [...proxy.sandbox.app.sandbox.payments.values()].map((p) => p.referenceNo).sort();
       expect(sent).toEqual(all.map((o) => `${o}-1`).sort());
       await waitFor(async () => all.every((o) => completions.has(o)), 'every completion reported');
+    } finally {
+      await proxy.close();
+    }
+  }, 180_000);
+});
+
+describe('Redis through Sentinel where the mode needs durability', () => {
+  it('is ready with an append-only file on every write and commits a replica acknowledged, and still ready after a failover, with nothing moved back', async () => {
+    const name = `${NAME}-durable`;
+    const durable = ['--appendonly', 'yes', '--appendfsync', 'always'];
+    const primary = await startRedis(durable);
+    extra.push(primary);
+    // Two replicas: after the master is lost, the promoted one still has one to acknowledge its commits.
+    for (let i = 0; i < 2; i++) extra.push(await startRedis([...durable, '--replicaof', '127.0.0.1', String(primary.port)]));
+    const admin = new Redis(primary.url);
+    await waitFor(async () => (await admin.info('replication')).match(/state=online/g)?.length === 2, 'both replicas in step');
+    admin.disconnect();
+    const watching: { port: number; process: ChildProcess }[] = [];
+    for (let i = 0; i < 3; i++) watching.push(await startSentinel(primary.port, name));
+    sentinels.push(...watching);
+
+    const proxy: Harness = await startHarness({
+      provider: (sandbox) => ({ ...sandboxProvider(sandbox), statusReference: 'referenceId' as const }),
+      config: {
+        redisSentinel: { sentinels: watching.map((s) => ({ host: '127.0.0.1', port: s.port })), name },
+        redisPrefix: `sentinel-durable-${run}:`,
+        redisReplicas: { acknowledge: 1 },
+      },
+    });
+    try {
+      await proxy.proxy.ready();
+      const before = await proxy.get(READY_PATH);
+      expect(before.status, JSON.stringify(before.body.reasons)).toBe(200);
+      expect(before.body.checks.store).toMatchObject({ needsDurability: true, persistence: 'append-only file, appendfsync always', replication: expect.stringMatching(/^master, 2 replicas/) });
+
+      primary.process.kill('SIGKILL');
+      const sentinel = new Redis({ host: '127.0.0.1', port: watching[0]!.port });
+      await waitFor(async () => {
+        const [, port] = (await sentinel.call('SENTINEL', 'get-master-addr-by-name', name)) as [string, string];
+        return Number(port) !== primary.port;
+      }, 'the Sentinels promote a replica');
+      sentinel.disconnect();
+
+      let last = '';
+      const after = await waitFor(async () => {
+        const res = await proxy.get(READY_PATH);
+        last = JSON.stringify(res.body);
+        return res.status === 200 && /^master, 1 replica/.test(res.body.checks.store.replication) && res;
+      }, 'ready on the promoted master, with the other replica acknowledging', 120_000).catch((err: Error) => {
+        throw new Error(`${err.message}; last: ${last}`);
+      });
+      expect(after.body.checks.store.needsDurability).toBe(true);
+      // The proxy looked at the promoted master's history (the marker names its run_id)...
+      const asked = new Redis({ host: '127.0.0.1', port: watching[1]!.port });
+      const port = Number(((await asked.call('SENTINEL', 'get-master-addr-by-name', name)) as string[])[1]);
+      asked.disconnect();
+      const promoted = new Redis({ host: '127.0.0.1', port });
+      const runId = /run_id:(\w+)/.exec(await promoted.info('server'))![1];
+      await waitFor(async () => JSON.parse((await promoted.get(`sentinel-durable-${run}:store:history`)) ?? '{}').runId === runId, 'a look at the promoted master');
+      promoted.disconnect();
+      // Every commit waited for a replica, so the promoted one holds them: the history did not move back.
+      expect(proxy.logs.entries().filter((e) => String(e.msg).startsWith("the store's history moved back"))).toEqual([]);
     } finally {
       await proxy.close();
     }

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { MemoryStore } from './memory.js';
-import { RedisStore, type RedisSentinelOptions } from './redis.js';
+import { RedisStore, type RedisSentinelOptions, type ReplicaAcknowledgement } from './redis.js';
 import type { ProxyStore } from './types.js';
 
 export { MemoryStore } from './memory.js';
-export { RedisStore, type RedisSentinelOptions, type RedisStoreOptions } from './redis.js';
+export { RedisStore, type RedisSentinelOptions, type RedisStoreOptions, type ReplicaAcknowledgement } from './redis.js';
 export type { ProxyStore } from './types.js';
 export { StoreUnavailableError } from './store-error.js';
 
@@ -20,6 +20,8 @@ export function createStore(options: {
   redisSentinel?: RedisSentinelOptions | undefined;
   /** Prefix of every key and channel in Redis (default `me:`). */
   redisPrefix?: string | undefined;
+  /** How many replicas acknowledge each commit, and how long it waits (Redis only). */
+  redisReplicas?: ReplicaAcknowledgement | undefined;
   logger?: Logger;
   now?: () => number;
 }): { store: ProxyStore; owned: boolean } {
@@ -28,6 +30,7 @@ export function createStore(options: {
     const store = new RedisStore({
       ...(options.redisUrl ? { url: options.redisUrl } : { sentinel: options.redisSentinel! }),
       ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}),
+      ...(options.redisReplicas ? { replicas: options.redisReplicas } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
     return { store, owned: true };

@@ -35,6 +35,12 @@ export interface RedisFacts {
   minReplicasMaxLag: number | null;
   /** `INFO cluster`'s `cluster_enabled`. */
   cluster: boolean | null;
+  /**
+   * Who the server is and where its history stands (DESIGN: a store that goes back in time): `run_id` (new at
+   * every start), `master_replid` (new at every start and every promotion), `master_replid2` (the history a
+   * promoted replica continues; null when none) and `master_repl_offset`.
+   */
+  identity: { runId: string; replid: string; replid2: string | null; offset: number } | null;
 }
 
 /** `INFO`'s text as one map of `field → value` across its sections. */
@@ -82,7 +88,18 @@ export function factsOf(info: Map<string, string>, config: Map<string, string> |
     minReplicasToWrite: number('min-replicas-to-write'),
     minReplicasMaxLag: number('min-replicas-max-lag'),
     cluster: clusterInfo === undefined ? null : clusterInfo === '1',
+    identity: identityOf(info, masterOffset),
   };
+}
+
+const NO_REPLID = /^0+$/;
+
+function identityOf(info: Map<string, string>, offset: number): RedisFacts['identity'] {
+  const runId = info.get('run_id');
+  const replid = info.get('master_replid');
+  if (!runId || !replid) return null;
+  const replid2 = info.get('master_replid2');
+  return { runId, replid, replid2: replid2 && !NO_REPLID.test(replid2) ? replid2 : null, offset };
 }
 
 const CONFIG_NAMES = ['appendonly', 'appendfsync', 'save', 'maxmemory-policy', 'min-replicas-to-write', 'min-replicas-max-lag'];

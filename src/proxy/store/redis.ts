@@ -1,73 +1,10 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { readRedisFacts, type RedisFacts } from './redis-facts.js';
+import { COMMIT, COMPARE_AND_SET, INCR_WITH_TTL } from './redis-scripts.js';
+import { ReplicaWait } from './replica-wait.js';
 import { StoreUnavailableError } from './store-error.js';
 import type { CommitWrite, ProxyStore } from './types.js';
-
-/** Replaces the value only when it still equals ARGV[1]; keeps the TTL unless a new one is given. */
-const COMPARE_AND_SET = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  if ARGV[3] ~= '' then
-    redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-  else
-    redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
-  end
-  return 1
-end
-return 0`;
-
-/** INCR, and PEXPIRE when this call created the key: atomic, so a counter never lives forever. */
-const INCR_WITH_TTL = `
-local n = redis.call('INCR', KEYS[1])
-if n == 1 and ARGV[1] ~= '' then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-end
-return n`;
-
-/**
- * `ProxyStore.commit`: KEYS[1] is the record; ARGV[1] '1' when it must hold ARGV[2] ('0': be absent), ARGV[3]
- * the new value, ARGV[4] its TTL ('' keeps the TTL), ARGV[5] the number of conditions. KEYS[2 .. 1 + n] are
- * the conditions' keys, each with two ARGV from ARGV[6]: '1' and the value it must hold, or '0' (be absent).
- * Then one side write per remaining key, three ARGV each: operation, value or member, TTL (or '').
- */
-const COMMIT = `
-local current = redis.call('GET', KEYS[1])
-if ARGV[1] == '1' then
-  if current ~= ARGV[2] then return 0 end
-elseif current then
-  return 0
-end
-local n = tonumber(ARGV[5])
-for i = 1, n do
-  local value = redis.call('GET', KEYS[1 + i])
-  if ARGV[4 + 2 * i] == '1' then
-    if value ~= ARGV[5 + 2 * i] then return 0 end
-  elseif value then
-    return 0
-  end
-end
-if ARGV[4] ~= '' then
-  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
-elseif current then
-  redis.call('SET', KEYS[1], ARGV[3], 'KEEPTTL')
-else
-  redis.call('SET', KEYS[1], ARGV[3])
-end
-for i = 2 + n, #KEYS do
-  local base = 6 + 2 * n + (i - 2 - n) * 3
-  local op, arg, ttl = ARGV[base], ARGV[base + 1], ARGV[base + 2]
-  if op == 'set' then
-    if ttl ~= '' then redis.call('SET', KEYS[i], arg, 'PX', ttl) else redis.call('SET', KEYS[i], arg) end
-  elseif op == 'setIfAbsent' then
-    if ttl ~= '' then redis.call('SET', KEYS[i], arg, 'PX', ttl, 'NX') else redis.call('SET', KEYS[i], arg, 'NX') end
-  elseif op == 'addToSet' then
-    redis.call('SADD', KEYS[i], arg)
-    if ttl ~= '' then redis.call('PEXPIRE', KEYS[i], ttl) end
-  elseif op == 'removeFromSet' then
-    redis.call('SREM', KEYS[i], arg)
-  end
-end
-return 1`;
 
 /** A Sentinel group to ask for the master: ioredis follows its failovers (DESIGN: the store's checks). */
 export interface RedisSentinelOptions {
@@ -86,6 +23,9 @@ export interface RedisSentinelOptions {
  * rather than hang; connecting, to a server or to a Sentinel, gives up after 3 s and is tried again.
  */
 export const REDIS_CLIENT_OPTIONS = { maxRetriesPerRequest: 1, commandTimeout: 2_000, connectTimeout: 3_000 } as const;
+
+/** The longest WAIT (ms): a commit written while one is in flight waits for it, under the command timeout. */
+export const MAX_WAIT_TIMEOUT_MS = 1_500;
 
 /** A connection to one server by URL, or to the master a Sentinel group names, with the proxy's options. */
 export function redisClient(target: { url: string } | { sentinel: RedisSentinelOptions }): Redis {
@@ -112,6 +52,20 @@ export interface RedisStoreOptions {
   /** Prefix of every key and channel (default `me:`). */
   prefix?: string;
   logger?: Logger;
+  /** Where the master has replicas: how many must acknowledge each commit ({@link ReplicaAcknowledgement}). */
+  replicas?: ReplicaAcknowledgement;
+}
+
+/**
+ * Each commit waits (`WAIT acknowledge timeoutMs`) until this many replicas acknowledged it, so a failover
+ * to one of them keeps it (DESIGN: replicas). A commit they did not acknowledge in time rejects, as a commit
+ * whose answer was lost: it is written on the master, and may be lost with it.
+ */
+export interface ReplicaAcknowledgement {
+  /** 0: commits do not wait (replication stays asynchronous). */
+  acknowledge: number;
+  /** How long a WAIT waits for them (a commit waits for two at most); at most 1,500 (the command timeout is 2 s). */
+  timeoutMs: number;
 }
 
 /**
@@ -127,12 +81,24 @@ export class RedisStore implements ProxyStore {
   /** Prefix of every key and channel (rate limiters built on this store use it too). */
   readonly prefix: string;
   private readonly ownsClient: boolean;
+  /** How many replicas must acknowledge each commit (0: none), and for how long it waits. */
+  readonly replicas: ReplicaAcknowledgement;
+  /**
+   * The connection commits and their `WAIT` go through when replicas must acknowledge: `WAIT` holds its
+   * connection until it answers, and on the shared one every read and rate limit would queue behind it.
+   */
+  private committer: Redis | undefined;
+  private waits: ReplicaWait | undefined;
 
   constructor(options: RedisStoreOptions) {
     if (!options.client && !options.url && !options.sentinel) throw new Error('RedisStore needs a url, a sentinel group or a client');
     this.prefix = options.prefix ?? 'me:';
     this.ownsClient = !options.client;
     this.client = options.client ?? redisClient(options.url ? { url: options.url } : { sentinel: options.sentinel! });
+    this.replicas = options.replicas ?? { acknowledge: 0, timeoutMs: 0 };
+    if (this.replicas.acknowledge > 0 && !(this.replicas.timeoutMs > 0 && this.replicas.timeoutMs <= MAX_WAIT_TIMEOUT_MS)) {
+      throw new Error(`RedisStore: replicas.timeoutMs must be between 1 and ${MAX_WAIT_TIMEOUT_MS} (a commit written behind a WAIT waits for it, under the 2 s command timeout)`);
+    }
     const logger = options.logger;
     // Without a listener ioredis prints connection errors itself; we log them (the URL may hold a password: not logged).
     this.client.on('error', (err: Error) => logger?.warn({ store: 'redis', reason: err.message }, 'redis error'));
@@ -185,8 +151,30 @@ export class RedisStore implements ProxyStore {
       if (side.op === 'set' || side.op === 'setIfAbsent') args.push(side.op, side.value, ttl(side.ttlMs));
       else args.push(side.op, side.member, side.op === 'addToSet' ? ttl(side.ttlMs) : '');
     }
-    const reply = await this.run('commit', () => this.client.eval(COMMIT, keys.length, ...keys, ...args));
-    return reply === 1;
+    const { acknowledge, timeoutMs } = this.replicas;
+    if (acknowledge === 0) return (await this.run('commit', () => this.client.eval(COMMIT, keys.length, ...keys, ...args))) === 1;
+    const connection = this.commitConnection();
+    const [reply, acknowledged] = await this.run('commit', () =>
+      // The commit is written first; the WAIT that answers for it is written after it on the same connection.
+      Promise.all([connection.eval(COMMIT, keys.length, ...keys, ...args), this.waits!.next()]),
+    );
+    if (reply !== 1) return false;
+    if (Number(acknowledged) < acknowledge) {
+      throw new StoreUnavailableError(
+        'commit',
+        new Error(`acknowledged by ${Number(acknowledged)} of the ${acknowledge} replicas REDIS_WAIT_REPLICAS asks within ${timeoutMs} ms: written on the master only, so a failover may lose it`),
+      );
+    }
+    return true;
+  }
+
+  private commitConnection(): Redis {
+    if (this.committer) return this.committer;
+    const committer = this.client.duplicate();
+    committer.on('error', () => undefined);
+    this.committer = committer;
+    this.waits = new ReplicaWait(committer, this.replicas);
+    return committer;
   }
 
   async del(key: string): Promise<void> {
@@ -279,6 +267,7 @@ export class RedisStore implements ProxyStore {
   async close(): Promise<void> {
     this.handlers.clear();
     if (this.subscriber) await this.subscriber.quit().catch(() => this.subscriber?.disconnect());
+    if (this.committer) await this.committer.quit().catch(() => this.committer?.disconnect());
     if (this.ownsClient) await this.client.quit().catch(() => this.client.disconnect());
   }
 }

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { HOST_RUNTIME, type Runtime } from '../runtime.js';
+import { StoreHistory, type MovedBack } from './store-history.js';
 import type { RedisFacts } from './redis-facts.js';
 import { formatReason } from './store-format.js';
 import type { ProxyStore } from './types.js';
@@ -19,7 +22,16 @@ export function needsDurability(provider: { env: string; statusReference: string
 export interface StoreSetup {
   /** Whether the mode needs durability ({@link needsDurability}). */
   durable: boolean;
+  /** How many replicas acknowledge each commit (`REDIS_WAIT_REPLICAS`; 0: none). */
+  acknowledge?: number;
+  /** A replica that last acknowledged longer ago than this (s) is behind (`REDIS_MAX_REPLICA_LAG_SECONDS`). */
+  maxLagSeconds?: number;
+  /** The operator accepts the memory store where the mode needs durability (`ALLOW_MEMORY_STORE`). */
+  allowMemory?: boolean;
 }
+
+/** The default bound of a replica's lag: Redis's own default `min-replicas-max-lag`. */
+export const DEFAULT_MAX_REPLICA_LAG_SECONDS = 10;
 
 /** The store's part of `/ready` and of the start-up line. */
 export interface StoreCheck {
@@ -74,6 +86,7 @@ function writeReason(kind: ProxyStore['kind'], message: string): string {
   if (/\bREADONLY\b/.test(message)) return 'Redis refuses writes: it is a replica (READONLY); point REDIS_URL at the master, or use REDIS_SENTINELS';
   if (/\bOOM\b/.test(message)) return 'Redis refuses writes: it is out of memory (maxmemory reached); give it more memory (maxmemory) rather than an evicting policy';
   if (/\bNOREPLICAS\b/.test(message)) return 'Redis refuses writes: fewer replicas are in reach than min-replicas-to-write asks';
+  if (/\backnowledged by \d+ of the \d+ replicas\b/.test(message)) return `the readiness commit was not acknowledged by the replicas in time (${message.replace(/^store commit failed: /, '')}); order commits fail the same way meanwhile`;
   return `the ${kind} store refused the readiness write: ${message}`;
 }
 
@@ -88,11 +101,10 @@ export function judgeStore(kind: ProxyStore['kind'], setup: StoreSetup, writeFai
   if (writeFailure !== null) reasons.push(writeReason(kind, writeFailure));
   const check = { kind, writable: writeFailure === null, needsDurability: setup.durable, notes, reasons };
   if (kind === 'memory') {
-    if (setup.durable) {
-      reasons.push(
-        'the memory store loses every record when this process stops, and in this mode (PROVIDER_STATUS_REFERENCE=referenceId, or no PROVIDER_CHECKOUT_LISTING) a payment try or checkout session whose answer was lost is known only to the store: use Redis (REDIS_URL) with appendonly yes and appendfsync always',
-      );
-    }
+    const loses =
+      'the memory store loses every record when this process stops, and in this mode (PROVIDER_STATUS_REFERENCE=referenceId, or no PROVIDER_CHECKOUT_LISTING) a payment try or checkout session whose answer was lost is known only to the store';
+    if (setup.durable && setup.allowMemory) notes.push(`${loses}: accepted (ALLOW_MEMORY_STORE=true); a restart can charge twice`);
+    else if (setup.durable) reasons.push(`${loses}: use Redis (REDIS_URL) with appendonly yes and appendfsync always, or accept it with ALLOW_MEMORY_STORE=true`);
     return { ...check, ok: reasons.length === 0, persistence: 'none (this process\'s memory)', evictionPolicy: 'none', replication: 'none', cluster: 'no' };
   }
   if (facts === null) {
@@ -113,12 +125,7 @@ export function judgeStore(kind: ProxyStore['kind'], setup: StoreSetup, writeFai
   if (!facts.configReadable) notes.push('persistence partly unknown (CONFIG refused): check that appendonly is yes and appendfsync always in your provider\'s console');
 
   const replication = replicationOf(facts);
-  const lagging = facts.replicas.filter((r) => r.state !== 'online' || r.lagBytes > 0);
-  if (facts.replicas.length > 0) {
-    const rollback = `a failover promotes a replica, which may lack the last writes Redis acknowledged (replication is asynchronous${lagging.length > 0 ? `; ${lagging.length} behind now` : ''})`;
-    if (setup.durable) reasons.push(`${rollback}, and in this mode a rolled-back record can charge twice: run one Redis with appendfsync always and no failover, or a mode where the provider is read by reference`);
-    else notes.push(`${rollback}: here that costs a read of the provider for each order it touches; min-replicas-to-write narrows the window, it does not close it`);
-  }
+  if (facts.role === 'master') judgeReplicas(facts, setup, reasons, notes);
   return {
     ...check,
     ok: reasons.length === 0,
@@ -127,6 +134,47 @@ export function judgeStore(kind: ProxyStore['kind'], setup: StoreSetup, writeFai
     replication,
     cluster: facts.cluster === null ? 'unknown' : facts.cluster ? 'yes' : 'no',
   };
+}
+
+/**
+ * Replicas (DESIGN: replicas): a failover promotes one, which holds every commit the proxy was told of when
+ * each commit waited for a replica's acknowledgement (`REDIS_WAIT_REPLICAS`) and the most advanced replica is
+ * promoted (Sentinel's choice, among equal priorities); one that last acknowledged longer ago than the bound is
+ * behind, and commits waiting for it fail.
+ */
+function judgeReplicas(facts: RedisFacts, setup: StoreSetup, reasons: string[], notes: string[]): void {
+  const acknowledge = setup.acknowledge ?? 0;
+  const bound = setup.maxLagSeconds ?? DEFAULT_MAX_REPLICA_LAG_SECONDS;
+  const count = facts.replicas.length;
+  // Where commits wait for replicas, or a failover must keep every commit, a lagging replica stops money.
+  const matters = setup.durable || acknowledge > 0;
+  const behind = facts.replicas.filter((r) => r.state !== 'online' || r.lagSeconds > bound);
+  if (behind.length > 0) {
+    const each = behind.map((r) =>
+      r.state !== 'online'
+        ? `${r.address} is ${r.state}, not in step yet (${r.lagBytes} bytes behind)`
+        : `${r.address} last acknowledged ${r.lagSeconds} s ago, more than REDIS_MAX_REPLICA_LAG_SECONDS (${bound} s), ${r.lagBytes} bytes behind`,
+    );
+    const lag = `${behind.length} of ${count} Redis replica${count === 1 ? '' : 's'} behind: ${each.join('; ')}`;
+    if (matters) reasons.push(`${lag}; commits ${acknowledge > 0 ? 'waiting for it fail' : 'it has not acknowledged would be lost in a failover'}`);
+    else notes.push(`${lag}: a failover now would roll back that much, which costs a read of the provider for each order it touches`);
+  }
+  if (acknowledge > count) {
+    reasons.push(`REDIS_WAIT_REPLICAS asks ${acknowledge} replica${acknowledge === 1 ? '' : 's'} to acknowledge each commit and the master has ${count}: every commit fails`);
+    return;
+  }
+  if (count === 0) return;
+  if (acknowledge > 0) {
+    notes.push(
+      `every commit waits until ${acknowledge} of the ${count} replica${count === 1 ? '' : 's'} acknowledged it (REDIS_WAIT_REPLICAS): a failover keeps it when the most advanced replica is promoted (Sentinel does, among replicas of equal replica-priority)${
+        acknowledge >= count ? `; with ${count === 1 ? 'no replica' : `fewer than ${acknowledge} replicas`} left after one, commits fail until another is back` : ''
+      }`,
+    );
+    return;
+  }
+  const rollback = 'a failover promotes a replica, which may lack the last writes Redis acknowledged (replication is asynchronous)';
+  if (setup.durable) reasons.push(`${rollback}, and in this mode a rolled-back record can charge twice: set REDIS_WAIT_REPLICAS (1, with two replicas, keeps the store writable after a failover), or run one Redis with appendfsync always and no failover`);
+  else notes.push(`${rollback}: here that costs a read of the provider for each order it touches (REDIS_WAIT_REPLICAS closes it)`);
 }
 
 /** What a restart or a crash can take, in words; null when an acknowledged write survives both. */
@@ -176,14 +224,73 @@ export async function checkStore(store: ProxyStore, setup: StoreSetup, key: stri
   return format === null ? check : { ...check, ok: false, reasons: [...check.reasons, format] };
 }
 
+/** This process's store check (callable: one check for `/ready` and the start-up line) and its watch on the store's history. */
+export interface StoreChecker {
+  (): Promise<StoreCheck>;
+  /** The watch on the store's history ({@link StoreHistory}); started by `start`. */
+  readonly history: StoreHistory;
+  /** This process's generation: 0 at start, one more each time it learns that the store's history moved back or the store was emptied. */
+  generation(): number;
+  /** Calls `listener` at each move back this process learns of; returns a function that stops it. */
+  onMovedBack(listener: (event: MovedBack) => void): () => void;
+  /** Starts looking at the store's history every interval; `stop` ends it. */
+  start(): void;
+  stop(): void;
+}
+
+/** How long a move back of the store's history stays in `/ready`'s notes (ms). */
+export const MOVED_BACK_NOTE_MS = 60 * 60_000;
+
 /**
  * This process's store check, for the start-up line and every `/ready`: its readiness key is its own
  * (`ready:<random id>`), each check writes the next value, and concurrent callers share the check in
- * progress (two at once would race on the key).
+ * progress (two at once would race on the key). With it, the watch on the store's history.
  */
-export function createStoreCheck(store: ProxyStore, setup: StoreSetup): () => Promise<StoreCheck> {
+export function createStoreCheck(
+  store: ProxyStore,
+  setup: StoreSetup,
+  options: {
+    intervalMs?: number;
+    logger?: Logger;
+    runtime?: Runtime;
+    /** The store the history's marker is written through (default `store`): processes race on it by design, which is no order's conflict. */
+    historyStore?: ProxyStore;
+  } = {},
+): StoreChecker {
+  const runtime = options.runtime ?? HOST_RUNTIME;
   const id = randomUUID();
   let count = 0;
   let running: Promise<StoreCheck> | null = null;
-  return () => (running ??= checkStore(store, setup, `ready:${id}`, `${id}:${++count}`).finally(() => (running = null)));
+  const history = new StoreHistory(options.historyStore ?? store, {
+    acknowledge: setup.acknowledge ?? 0,
+    ...(options.intervalMs !== undefined ? { intervalMs: options.intervalMs } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    runtime,
+  });
+  const withHistory = (check: StoreCheck): StoreCheck => {
+    const last = history.last();
+    if (!last || runtime.now() - last.at > MOVED_BACK_NOTE_MS) return check;
+    const ago = Math.round((runtime.now() - last.at) / 1_000);
+    return { ...check, notes: [...check.notes, `the store's history moved back ${ago} s ago (generation ${last.generation}): ${last.detail}`] };
+  };
+  const check = () => (running ??= checkStore(store, setup, `ready:${id}`, `${id}:${++count}`).then(withHistory).finally(() => (running = null)));
+  return Object.assign(check, {
+    history,
+    generation: history.generation,
+    onMovedBack: history.onMovedBack,
+    start: () => history.start(),
+    stop: () => history.stop(),
+  });
+}
+
+/** How many replicas the store's commits wait for: a RedisStore says (`replicas`); any other store, none. */
+export function acknowledgedBy(store: ProxyStore): number {
+  return (store as { replicas?: { acknowledge?: number } }).replicas?.acknowledge ?? 0;
+}
+
+/** The store check's one line at start-up: info when the store can take money records here, else an error with the reasons. */
+export function logStoreCheck(logger: Pick<Logger, 'info' | 'error'>, check: StoreCheck): void {
+  const { ok, reasons, notes, ...detail } = check;
+  if (ok) logger.info({ store: detail, notes }, 'store checked: it can keep money records in this mode');
+  else logger.error({ store: detail, reasons, notes }, `store checked: not ready for money records (${reasons.join('; ')})`);
 }
