@@ -12,6 +12,7 @@ import {
   type OutboxItem,
   type OutboxMessage,
   type OutboxOptions,
+  withoutNumber,
 } from './outbox-types.js';
 import { attemptWithin, describe, due, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
 import { OutboxWake } from './outbox-wake.js';
@@ -89,9 +90,21 @@ export class Outbox {
   }
 
   private itemOf(message: OutboxMessage): OutboxItem | null {
-    const names = this.consumers.filter((c) => c.accepts(message)).map((c) => c.name);
-    if (names.length === 0) return null;
-    return { message, deliveries: Object.fromEntries(names.map((name) => [name, { attempts: 0, nextAt: 0 }])) };
+    const takers = this.consumers.filter((c) => c.accepts(message));
+    if (takers.length === 0) return null;
+    return {
+      message: takers.some((c) => c.needsNumber?.(message)) ? message : withoutNumber(message),
+      deliveries: Object.fromEntries(takers.map((c) => [c.name, { attempts: 0, nextAt: 0 }])),
+    };
+  }
+
+  /** The stored message once `deliveries` are recorded: without the payer's number once no consumer left needs it. */
+  private keptOf(message: OutboxMessage, deliveries: OutboxItem['deliveries']): OutboxMessage {
+    const waiting = this.consumers.filter((c) => {
+      const state = deliveries[c.name];
+      return state && state.deliveredAt === undefined && state.deadAt === undefined && c.needsNumber?.(message);
+    });
+    return waiting.length > 0 ? message : withoutNumber(message);
   }
 
   /** Records a lost message again (see `restoreLost`): the same writes, and one drain. */
@@ -274,7 +287,8 @@ export class Outbox {
       const result = await updateJson<OutboxItem>(this.store, KEYS.message(id), (current) => {
         const latest = current.deliveries[consumer.name];
         if (!latest || latest.deliveredAt !== undefined) return null;
-        return { ...current, deliveries: { ...current.deliveries, [consumer.name]: nextDelivery(latest, outcome, current.message, consumer.maxAgeMs ?? this.options.maxAgeMs, this.options, this.now(), this.runtime.random) } };
+        const deliveries = { ...current.deliveries, [consumer.name]: nextDelivery(latest, outcome, current.message, consumer.maxAgeMs ?? this.options.maxAgeMs, this.options, this.now(), this.runtime.random) };
+        return { message: this.keptOf(current.message, deliveries), deliveries };
       });
       const after = result.outcome === 'missing' ? undefined : result.value.deliveries[consumer.name];
       if (after?.deadAt !== undefined) {
