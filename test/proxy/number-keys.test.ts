@@ -53,7 +53,7 @@ describe('phone numbers at rest', () => {
             type === 'string' ? await client.get(key)
             : type === 'set' ? (await client.smembers(key)).join('\n')
             : type === 'hash' ? JSON.stringify(await client.hgetall(key))
-            : type === 'zset' ? (await client.zrange(key, 0, -1)).join('\n')
+            : type === 'zset' ? (await client.zrange(key, '0', '-1')).join('\n')
             : type === 'list' ? (await client.lrange(key, 0, -1)).join('\n')
             : `(${type})`;
           out.set(key, value ?? '');
