@@ -64,7 +64,7 @@ describe('phone numbers at rest', () => {
       }
     }
 
-    it('holds no full number outside the order record and its in-flight index', async () => {
+    it('holds no full number outside the order record and its in-flight index, and logs none', async () => {
       const signIn = '233240000017';
       const payers = ['233240000001', '233240000404'];
 
@@ -97,6 +97,11 @@ describe('phone numbers at rest', () => {
       const places = holding.map(([key]) => key.replace(/^me:/, '').replace(/KEEP-\d/, 'KEEP-n').replace(/\d{12}$/, '<number>'));
       expect([...new Set(places)].sort()).toEqual(['ord:KEEP-n', 'ord:inflight:<number>'].filter((p) => places.includes(p)).sort());
       expect(places).toContain('ord:KEEP-n');
+
+      // Nor does the log, at its most detailed level (numbers masked: first and last three digits).
+      const logged = h.logs.lines.join('\n');
+      expect(numbers.filter((n) => logged.includes(n) || logged.includes(`0${n.slice(3)}`))).toEqual([]);
+      expect(logged).toContain('233******017');
 
       // What the rules still need is there, under the number's hash: the limits and the waiting code.
       const keys = numberKeys(TEST_SECRET);
