@@ -12,9 +12,8 @@ import {
   type OutboxItem,
   type OutboxMessage,
   type OutboxOptions,
-  withoutNumber,
 } from './outbox-types.js';
-import { attemptWithin, describe, due, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
+import { attemptWithin, describe, due, keptMessage, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
 import { OutboxWake } from './outbox-wake.js';
 import { reportOutage } from '../outage-log.js';
 import { HOST_RUNTIME, type Runtime } from '../runtime.js';
@@ -90,21 +89,10 @@ export class Outbox {
   }
 
   private itemOf(message: OutboxMessage): OutboxItem | null {
-    const takers = this.consumers.filter((c) => c.accepts(message));
-    if (takers.length === 0) return null;
-    return {
-      message: takers.some((c) => c.needsNumber?.(message)) ? message : withoutNumber(message),
-      deliveries: Object.fromEntries(takers.map((c) => [c.name, { attempts: 0, nextAt: 0 }])),
-    };
-  }
-
-  /** The stored message once `deliveries` are recorded: without the payer's number once no consumer left needs it. */
-  private keptOf(message: OutboxMessage, deliveries: OutboxItem['deliveries']): OutboxMessage {
-    const waiting = this.consumers.filter((c) => {
-      const state = deliveries[c.name];
-      return state && state.deliveredAt === undefined && state.deadAt === undefined && c.needsNumber?.(message);
-    });
-    return waiting.length > 0 ? message : withoutNumber(message);
+    const names = this.consumers.filter((c) => c.accepts(message)).map((c) => c.name);
+    if (names.length === 0) return null;
+    const deliveries = Object.fromEntries(names.map((name) => [name, { attempts: 0, nextAt: 0 }]));
+    return { message: keptMessage(this.consumers, message, deliveries), deliveries };
   }
 
   /** Records a lost message again (see `restoreLost`): the same writes, and one drain. */
@@ -288,7 +276,7 @@ export class Outbox {
         const latest = current.deliveries[consumer.name];
         if (!latest || latest.deliveredAt !== undefined) return null;
         const deliveries = { ...current.deliveries, [consumer.name]: nextDelivery(latest, outcome, current.message, consumer.maxAgeMs ?? this.options.maxAgeMs, this.options, this.now(), this.runtime.random) };
-        return { message: this.keptOf(current.message, deliveries), deliveries };
+        return { message: keptMessage(this.consumers, current.message, deliveries), deliveries };
       });
       const after = result.outcome === 'missing' ? undefined : result.value.deliveries[consumer.name];
       if (after?.deadAt !== undefined) {
