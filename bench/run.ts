@@ -16,12 +16,13 @@ import { firstRender } from './sections/first-render.js';
 import { fanOut } from './sections/fan-out.js';
 import { proxyOverhead } from './sections/proxy-overhead.js';
 import { scale } from './sections/scale.js';
+import { scaleFleet } from './sections/scale-fleet.js';
 import { slowPhone } from './sections/slow-phone.js';
 import { bundleSizes } from './sections/sizes.js';
 import { soak, startSoakServers } from './sections/soak.js';
 
 const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-const SECTIONS = ['sizes', 'overhead', 'fanout', 'render', 'phone', 'soak', 'scale', 'cli'] as const;
+const SECTIONS = ['sizes', 'overhead', 'fanout', 'render', 'phone', 'soak', 'scale', 'fleet', 'cli'] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, write: { type: 'boolean' } } });
@@ -58,6 +59,7 @@ try {
   await run('phone', 'slow phone (Chromium, emulated networks)', () => slowPhone(cdnDir, log));
   await run('soak', 'soak', () => soak(log, soakServers!));
   await run('scale', 'scale: a flash sale on one instance', () => scale(log));
+  await run('fleet', 'scale: a flash sale on three instances', () => scaleFleet(log));
   await run('cli', 'CLI start (help, against every module imported first)', cliStart);
 } finally {
   await rm(cdnDir, { recursive: true, force: true });

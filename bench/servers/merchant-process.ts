@@ -98,6 +98,11 @@ const server = app.listen(settings.port ?? 0, '127.0.0.1', () => {
       /** Memory as it stands (no collection), with V8's heap by space: where the peak's garbage sits. */
       usage: () => ({ ...process.memoryUsage(), spaces: getHeapSpaceStatistics() }),
       logs: () => logs,
+      /** This instance's status reads of the provider (its metrics' `payments.status` calls sent, whatever came back). */
+      statusReads: async () => {
+        const metric = await proxy.metrics.registry.getSingleMetric('merchant_proxy_provider_calls_total')?.get();
+        return (metric?.values ?? []).filter((v) => v.labels['operation'] === 'payments.status' && v.labels['outcome'] !== 'refused').reduce((sum, v) => sum + v.value, 0);
+      },
       /** The event loop's delay since the last ask, in ms (p50, p99, max), then starts afresh. */
       loopDelay: () => {
         const ms = (ns: number) => ns / 1e6;

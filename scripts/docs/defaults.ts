@@ -5,6 +5,7 @@ import { DEFAULT_PRE_STOP_SECONDS } from '../../src/cli/serve-command.js';
 import { providerClientConfigSchema } from '../../src/provider/client.js';
 import { resolveConfig, type ResolvedProxyConfig } from '../../src/proxy/config.js';
 import { DEFAULT_LIMITS, type LimitName } from '../../src/proxy/config-limits.js';
+import { MIN_PRODUCTION_HEARTBEAT_MS } from '../../src/proxy/config-relay.js';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from '../../src/proxy/middleware/body.js';
 import { DEFAULT_OUTBOX_OPTIONS } from '../../src/proxy/notify/outbox-types.js';
 import { RECORD_TTL_MS } from '../../src/proxy/order/keys.js';
@@ -15,6 +16,7 @@ import { RECHECK_CEILING_MS } from '../../src/proxy/reconcile/reconcile-plan.js'
 import type { ProxyContext } from '../../src/proxy/context.js';
 import { DEFAULT_TOKEN_TTL_SEC } from '../../src/proxy/tokens/service.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../../src/protocol/server-schemas.js';
+import { SSE_HEARTBEAT_MS } from '../../src/protocol/paths.js';
 
 /** A duration in words: `900 ms`, `10 s`, `15 min`, `24 h`, `3 days`. */
 export function duration(ms: number): string {
@@ -72,6 +74,7 @@ export function defaultsTable(): string {
     ['account lookups', `${DEFAULT_LIMITS.accountLookupPerToken.points} per token, ${policy('accountLookupPerIp')} per address`, '`limits.accountLookupPerToken`, `…PerIp`'],
     ['payment prompts per number', `${DEFAULT_LIMITS.paymentsInFlightPerNumber.points} waiting at once, ${policy('paymentPromptsPerNumber')}`, '`limits.paymentsInFlightPerNumber`, `…PromptsPerNumber`'],
     ['event streams', `${DEFAULT_LIMITS.streamsPerClient.points} per token and address, ${DEFAULT_LIMITS.streamsPerAddress.points} per address`, '`limits.streamsPerClient`, `…PerAddress`'],
+    ['event stream heartbeat', `every ${duration(relay.heartbeatMs)}; at most ${duration(SSE_HEARTBEAT_MS)} (an element takes three of its ${duration(SSE_HEARTBEAT_MS)} without a byte for a dead connection), at least ${duration(MIN_PRODUCTION_HEARTBEAT_MS)} in production`, '`relay.heartbeatMs`'],
     ['wrong server keys per address', policy('serverKeyFailuresPerIp'), '`limits.serverKeyFailuresPerIp`'],
     ['status reads of a pending payment', `every ${duration(relay.minIntervalMs)} backing off to ${duration(relay.maxIntervalMs)}`, '`relay.minIntervalMs`, `relay.maxIntervalMs`'],
     ['status reads in flight per instance', `${relay.maxReadsInFlight} at once, a read someone waits for (a callback, a look, a new payment) first; after a read the provider could not answer, a payment's next waits twice as long each time, up to ${duration(relay.lateIntervalMs)}`, '`relay.maxReadsInFlight`'],

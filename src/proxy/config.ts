@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ProviderClientConfig } from '../provider/client.js';
 import { limitsSchema } from './config-limits.js';
 import { redisSentinelSchema } from './config-redis.js';
+import { MIN_PRODUCTION_HEARTBEAT_MS, relaySchema } from './config-relay.js';
 import { webhooksSchema } from './config-webhooks.js';
 import type { ProxyHooks } from './context.js';
 import type { ProxyStore } from './store/types.js';
@@ -212,34 +213,7 @@ export const proxyConfigSchema = z.strictObject({
     })
     .default({}),
   limits: limitsSchema,
-  relay: z
-    .strictObject({
-      minIntervalMs: z.number().int().positive().default(1_000),
-      maxIntervalMs: z.number().int().positive().default(10_000),
-      deadlineMs: z.number().int().positive().default(15 * 60_000),
-      /** SSE heartbeat interval; SSE_HEARTBEAT_MS (20 s) when absent. */
-      heartbeatMs: z.number().int().positive().optional(),
-      /** How long a payment that is not settled is still read after the deadline (24 h by default). */
-      reconcileWindowMs: z.number().int().positive().optional(),
-      /** The slow cadence of those reads (1 min by default). */
-      lateIntervalMs: z.number().int().positive().optional(),
-      /**
-       * A try whose answer was lost becomes void only once reads that can see it found nothing twice and this
-       * long after its send (1 minute by default): longer than a late request takes to land.
-       */
-      unknownGraceMs: z.number().int().positive().optional(),
-      /** Reconciling passes (upstream status reads) in flight per process at most (32 by default). */
-      maxReadsInFlight: z.number().int().positive().optional(),
-      /** How often every instance sweeps unsettled payments and undelivered notifications (15 s by default). */
-      sweepIntervalMs: z.number().int().positive().optional(),
-      /** Outbox retry timing (tests make it short): first backoff, its ceiling, and the lease of one delivery. */
-      outboxBackoffMs: z.number().int().positive().optional(),
-      outboxMaxBackoffMs: z.number().int().positive().optional(),
-      outboxLeaseMs: z.number().int().positive().optional(),
-      /** A notification still undelivered this long after it was recorded is dead-lettered (24 h by default). */
-      outboxMaxAgeMs: z.number().int().positive().optional(),
-    })
-    .default({ minIntervalMs: 1_000, maxIntervalMs: 10_000, deadlineMs: 15 * 60_000 }),
+  relay: relaySchema,
   hooks: hooksSchema,
   webhooks: webhooksSchema.optional(),
   receipts: z
@@ -307,6 +281,10 @@ function crossChecks(out: Partial<Resolved> & { env?: Resolved['provider']['env'
     problems.push('redisReplicas.acknowledge: applies only with redisUrl or redisSentinel (a store of your own: RedisStore\'s replicas option)');
   }
   if (out.relay && out.relay.minIntervalMs > out.relay.maxIntervalMs) problems.push('relay.minIntervalMs: must not exceed relay.maxIntervalMs');
+  if (env === 'production' && out.relay?.heartbeatMs !== undefined && out.relay.heartbeatMs < MIN_PRODUCTION_HEARTBEAT_MS) {
+    // Each heartbeat is bytes on every open stream, paid for by the customer's phone plan and written by the proxy.
+    problems.push(`relay.heartbeatMs: must be at least ${MIN_PRODUCTION_HEARTBEAT_MS} (ms) in production`);
+  }
   if (out.webhooks) {
     const url = new URL(out.webhooks.url);
     const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);

@@ -7,6 +7,7 @@ import {
 import type { LimitName } from './config.js';
 import type { LimiterOptions, ProxyContext } from './context.js';
 import { ProxyError, rateLimited } from './errors.js';
+import { numberKeysOf } from './number-keys.js';
 import { reportOutage } from './outage-log.js';
 import { RedisStore } from './store/redis.js';
 import type { ProxyStore } from './store/types.js';
@@ -45,7 +46,7 @@ export function createLimiterFactory(store: ProxyStore): (name: string, opts: Li
 export async function consume(ctx: ProxyContext, policy: LimitName, key: string, points = 1): Promise<RateLimiterRes> {
   const limiter = ctx.limiter(policy, ctx.config.limits[policy]);
   try {
-    return await limiter.consume(key, points);
+    return await limiter.consume(storedKey(ctx, policy, key), points);
   } catch (rejection) {
     throw limitRefusal(ctx, policy, rejection);
   }
@@ -55,7 +56,7 @@ export async function consume(ctx: ProxyContext, policy: LimitName, key: string,
 export async function peek(ctx: ProxyContext, policy: LimitName, key: string): Promise<RateLimiterRes | null> {
   const limiter = ctx.limiter(policy, ctx.config.limits[policy]);
   try {
-    return await limiter.get(key);
+    return await limiter.get(storedKey(ctx, policy, key));
   } catch (rejection) {
     throw limitRefusal(ctx, policy, rejection);
   }
@@ -64,7 +65,15 @@ export async function peek(ctx: ProxyContext, policy: LimitName, key: string): P
 /** Gives points back (a send that surely did not happen). Best effort. */
 export async function refund(ctx: ProxyContext, policy: LimitName, key: string, points = 1): Promise<void> {
   const limiter = ctx.limiter(policy, ctx.config.limits[policy]);
-  await limiter.reward(key, points).catch(() => undefined);
+  await limiter.reward(storedKey(ctx, policy, key), points).catch(() => undefined);
+}
+
+/**
+ * The limiter's key for `key`: a number, or a number's prefix, is counted under its keyed hash, so that the
+ * limits' store keys (kept as long as their window, a day at most) name no number (number-keys.ts).
+ */
+function storedKey(ctx: ProxyContext, policy: LimitName, key: string): string {
+  return scopeOf(policy) === 'number' ? numberKeysOf(ctx.config).of(key) : key;
 }
 
 /**

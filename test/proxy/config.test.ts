@@ -87,6 +87,17 @@ describe('resolveConfig', () => {
     expect(problems).toContain('otp.template: must contain the {code} placeholder');
   });
 
+  it('bounds relay.heartbeatMs by what the elements live with: at most their 5 s heartbeat, at least 1 s in production', () => {
+    expect(problemsOf(() => resolveConfig({ ...valid(), relay: { heartbeatMs: 20_000 } }))).toEqual([
+      'relay.heartbeatMs: must be at most 5000 (ms): the elements take a stream silent for three of their 5000 ms heartbeats for dead',
+    ]);
+    const production = { ...valid(), provider: { ...valid().provider, env: 'production' as const } };
+    expect(problemsOf(() => resolveConfig({ ...production, relay: { heartbeatMs: 200 } }))).toEqual(['relay.heartbeatMs: must be at least 1000 (ms) in production']);
+    expect(problemsOf(() => createMerchantProxy({ ...production, store: new MemoryStore(), relay: { heartbeatMs: 0 } }))).toEqual(['relay.heartbeatMs: Too small: expected number to be >0']);
+    expect(resolveConfig({ ...production, relay: { heartbeatMs: 5_000 } }).relay.heartbeatMs).toBe(5_000);
+    expect(resolveConfig({ ...valid(), relay: { heartbeatMs: 50 } }).relay.heartbeatMs).toBe(50);
+  });
+
   it('refuses a bad redis URL, a store that is not one and a logger that is not pino', () => {
     const problems = problemsOf(() =>
       resolveConfig({ ...valid(), redisUrl: 'http://x', store: {} as never, logger: {} as never }),

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { otpSendResponse } from '../../src/protocol/index.js';
 import type { OtpSendCheck } from '../../src/proxy/context.js';
 import { MemoryStore } from '../../src/proxy/store/index.js';
-import { startHarness, startRedis, type Harness, type HarnessOptions } from './helpers.js';
+import { numberKeys } from '../../src/proxy/number-keys.js';
+import { startHarness, startRedis, TEST_SECRET, type Harness, type HarnessOptions } from './helpers.js';
 import { eventually } from './sse-client.js';
 
 const KWAME = '233240000001'; // SMS delivered
@@ -351,11 +352,25 @@ describe('POST /otp/verify', () => {
     // An id alone (the layout before the record moved under this key), and a record cut short.
     for (const unreadable of ['an-otp-id-of-an-older-layout', '{"otpId":"x","purpose":']) {
       await sendTo('0240000001', token);
-      await store.set(`otp-latest:${KWAME}`, unreadable, 60_000);
+      await store.set(`otp-latest:${numberKeys(TEST_SECRET).of(KWAME)}`, unreadable, 60_000);
       const res = await h.post('/otp/verify', { recipient: '0240000001', code: h.lastCode(KWAME) }, { token });
       expect(res.status, unreadable).toBe(410);
       expect(res.body.error).toBe('OTP_EXPIRED');
     }
+  });
+
+  it('keeps the number out of the live code\'s key, and verifies a code an instance of the previous version stored under the number', async () => {
+    const store = new MemoryStore();
+    await start({ config: { store, limits: LOOSE } });
+    const token = await h.mintOtp();
+    await sendTo('0240000001', token);
+    const hashed = `otp-latest:${numberKeys(TEST_SECRET).of(KWAME)}`;
+    const record = await store.get(hashed);
+    expect(record).not.toContain(KWAME);
+    await store.del(hashed);
+    await store.set(`otp-latest:${KWAME}`, record!, 60_000);
+    expect((await h.post('/otp/verify', { recipient: '0240000001', code: h.lastCode(KWAME) }, { token })).status).toBe(200);
+    expect(await store.get(`otp-latest:${KWAME}`)).toBeNull();
   });
 
   it('answers OTP_EXPIRED once the code expired', async () => {

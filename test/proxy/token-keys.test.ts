@@ -1,12 +1,16 @@
 import { decodeProtectedHeader } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SERVER_PATHS } from '../../src/protocol/index.js';
 import { configFromEnv } from '../../src/proxy/config-env.js';
 import { ConfigError, resolveConfig } from '../../src/proxy/config.js';
 import { ProxyError } from '../../src/proxy/errors.js';
 import { MemoryStore } from '../../src/proxy/store/memory.js';
 import { keyIdOf, tokenKeyRing } from '../../src/proxy/tokens/keys.js';
 import { createTokenService } from '../../src/proxy/tokens/service.js';
-import { captureLogger } from './helpers.js';
+import { serveSuite, SERVER_KEY, SHOP } from '../cli/serve-harness.js';
+import { PIN_HEADER } from '../proof/round-robin-front.js';
+import { captureLogger, startRedis, type TestRedis } from './helpers.js';
+import { call, journeyAddress, journeyNumber, runTraffic, startRollingFleet } from './rolling-fleet.js';
 
 const OLD = 'old-token-secret-0123456789-abcdefghij';
 const NEW = 'new-token-secret-9876543210-ZYXWVUTSRQ';
@@ -86,4 +90,90 @@ describe('token keys during a rotation', () => {
     expect(problems).toContain('PROXY_TOKEN_ACCEPTED_SECRETS: must be at least 32 bytes long');
     expect(problems.every((p) => p.startsWith('PROXY_TOKEN_ACCEPTED_SECRETS: ') && !p.includes(OLD))).toBe(true);
   });
+});
+
+describe('a rolling rotation of PROXY_TOKEN_SECRET while pages are in use', () => {
+  const suite = serveSuite();
+  let redis: TestRedis | undefined;
+  afterEach(async () => {
+    await redis?.stop();
+    redis = undefined;
+  });
+
+  it('loses no page: two instances behind a round-robin front go through the three steps, one restart at a time, while pages mint tokens, pay and sign in', async () => {
+    redis = await startRedis();
+    const envOf = (secret: string, accepted?: string) => ({
+      ...suite.env(),
+      REDIS_URL: redis!.url,
+      TRUST_PROXY: 'loopback',
+      PROXY_TOKEN_SECRET: secret,
+      ...(accepted ? { PROXY_TOKEN_ACCEPTED_SECRETS: accepted } : {}),
+    });
+    const fleet = await startRollingFleet(suite, [envOf(OLD), envOf(OLD)]);
+    const kids = new Set<string>();
+    const server = { authorization: `Bearer ${SERVER_KEY}`, 'content-type': 'application/json' };
+    /**
+     * A page's call: with both instances in the front, each call of a journey goes to the other instance than
+     * the one before (the token minted by one is used on the other); with one, to that one.
+     */
+    const via = (n: number, step: number, headers: Record<string, string>) => ({ ...headers, [PIN_HEADER]: String((n + step) % 2) });
+    const page = (token: string, n: number) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json', origin: SHOP, 'x-forwarded-for': journeyAddress(n) });
+    const mint = async (n: number, path: string, body: unknown) => {
+      const { token } = await call(`${fleet.base}${path}`, { method: 'POST', headers: via(n, 0, server), body: JSON.stringify(body), expect: 201 });
+      kids.add(String(decodeProtectedHeader(String(token)).kid));
+      return String(token);
+    };
+
+    const journey = async (n: number) => {
+      const msisdn = journeyNumber(n);
+      if (n % 2 === 0) {
+        // A payment page: its order, the payment, its status read until the customer approved it.
+        const token = await mint(n, SERVER_PATHS.paymentToken, { amount: 5, referenceNo: `ROT-${n}`, narration: 'Order' });
+        await call(`${fleet.base}/order`, { headers: via(n, 1, page(token, n)), expect: 200 });
+        const paid = await call(`${fleet.base}/payments`, { method: 'POST', headers: via(n, 2, page(token, n)), body: JSON.stringify({ msisdn }), expect: 202 });
+        for (let read = 3; ; read++) {
+          const seen = await call(`${fleet.base}/payments/${String(paid.reference)}`, { headers: via(n, read, page(token, n)), expect: 200 });
+          if (seen.status === 'COMPLETED') return;
+          if (seen.status !== 'PENDING') throw new Error(`payment ${String(paid.reference)} ended ${String(seen.status)}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      // A sign-in page: the code sent, typed, and its proof redeemed by the shop's backend.
+      const token = await mint(n, SERVER_PATHS.otpToken, { purpose: 'sign-in' });
+      await call(`${fleet.base}/otp/send`, { method: 'POST', headers: via(n, 1, page(token, n)), body: JSON.stringify({ recipient: msisdn }), expect: 200 });
+      const sms = suite.sandbox().app.sandbox.outbox.filter((e) => e.kind === 'sms' && e.to === msisdn).at(-1) as { message: string } | undefined;
+      const code = sms?.message.match(/\b(\d{6})\b/)?.[1];
+      if (!code) throw new Error(`no code sent to ${msisdn}`);
+      const { proof } = await call(`${fleet.base}/otp/verify`, { method: 'POST', headers: via(n, 2, page(token, n)), body: JSON.stringify({ recipient: msisdn, code }), expect: 200 });
+      const redeemed = await call(`${fleet.base}${SERVER_PATHS.redeemOtpProof}`, { method: 'POST', headers: via(n, 3, server), body: JSON.stringify({ proof, purpose: 'sign-in' }), expect: 200 });
+      if (redeemed.msisdn !== msisdn) throw new Error(`proof redeemed for ${String(redeemed.msisdn)}`);
+    };
+
+    try {
+      const traffic = runTraffic(journey, 2);
+      await traffic.more(4);
+      // Step 1: every instance accepts the new secret. Step 2: every instance signs with it, accepting the old.
+      for (const env of [envOf(OLD, NEW), envOf(NEW, OLD)]) {
+        for (const index of [0, 1]) {
+          await fleet.restart(index, env);
+          await traffic.more(4);
+        }
+      }
+      // Step 3 once no page holds a token of the old secret: those running finish, the next are minted under the new.
+      await traffic.stop();
+      const after = runTraffic(journey, 2, 500);
+      await after.more(2);
+      for (const index of [0, 1]) {
+        await fleet.restart(index, envOf(NEW));
+        await after.more(4);
+      }
+      await after.stop();
+
+      expect([...traffic.failures, ...after.failures]).toEqual([]);
+      expect(traffic.completed() + after.completed()).toBeGreaterThanOrEqual(26);
+      expect([...kids].sort()).toEqual([keyIdOf(OLD), keyIdOf(NEW)].sort());
+    } finally {
+      await fleet.close();
+    }
+  }, 600_000);
 });

@@ -5,7 +5,11 @@ import { configFromEnv } from '../../src/proxy/config-env.js';
 import { ConfigError, resolveConfig } from '../../src/proxy/config.js';
 import { webhookConsumer } from '../../src/proxy/notify/webhook-consumer.js';
 import type { OutboxMessage } from '../../src/proxy/notify/outbox.js';
-import { TEST_SECRET } from './helpers.js';
+import { SERVER_PATHS } from '../../src/protocol/index.js';
+import { serveSuite, SERVER_KEY, SHOP } from '../cli/serve-harness.js';
+import { startRedis, TEST_SECRET, type TestRedis } from './helpers.js';
+import { call, journeyAddress, journeyNumber, runTraffic, startRollingFleet } from './rolling-fleet.js';
+import { eventually } from './sse-client.js';
 import { startReceiver, type TestReceiver } from './webhook-receiver.js';
 
 const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -69,4 +73,75 @@ describe('webhook signatures while a secret is rotated', () => {
     expect(problemsOf(Array.from({ length: 5 }, secret).join(' '))).toEqual(['WEBHOOK_SECRET: takes at most 4 secrets at once (the new one first, then those being retired)']);
     expect(problemsOf(`${good} whsec_short`).join()).not.toContain(good);
   });
+});
+
+describe('a rotation of WEBHOOK_SECRET while payments complete', () => {
+  const suite = serveSuite();
+  let redis: TestRedis | undefined;
+  afterEach(async () => {
+    await redis?.stop();
+    redis = undefined;
+  });
+
+  it('loses and gets refused no webhook: two instances restarted one at a time to "<new> <old>", the receiver moved to the new secret, then to "<new>"', async () => {
+    redis = await startRedis();
+    receiver = await startReceiver();
+    const [old, next] = [secret(), secret()];
+    // The merchant's receiver checks with one secret at a time, as the guide's receivers do.
+    let checking = old;
+    const checkedWith = new Map<string, number>();
+    receiver.answer = ({ body, headers }) => {
+      try {
+        new Webhook(checking).verify(body, headers as Record<string, string>);
+      } catch {
+        return 400;
+      }
+      checkedWith.set(checking, (checkedWith.get(checking) ?? 0) + 1);
+      return 204;
+    };
+    const envOf = (secrets: string) => ({ ...suite.env(), REDIS_URL: redis!.url, TRUST_PROXY: 'loopback', WEBHOOK_URL: receiver!.url, WEBHOOK_SECRET: secrets });
+    const fleet = await startRollingFleet(suite, [envOf(old), envOf(old)]);
+    const server = { authorization: `Bearer ${SERVER_KEY}`, 'content-type': 'application/json' };
+    const completed: string[] = [];
+    const journey = async (n: number) => {
+      const page = { 'content-type': 'application/json', origin: SHOP, 'x-forwarded-for': journeyAddress(n) };
+      const { token } = await call(`${fleet.base}${SERVER_PATHS.paymentToken}`, { method: 'POST', headers: server, body: JSON.stringify({ amount: 5, referenceNo: `WH-${n}`, narration: 'Order' }), expect: 201 });
+      const auth = { ...page, authorization: `Bearer ${String(token)}` };
+      const paid = await call(`${fleet.base}/payments`, { method: 'POST', headers: auth, body: JSON.stringify({ msisdn: journeyNumber(n) }), expect: 202 });
+      for (;;) {
+        const seen = await call(`${fleet.base}/payments/${String(paid.reference)}`, { headers: auth, expect: 200 });
+        if (seen.status === 'COMPLETED') return void completed.push(String(paid.reference));
+        if (seen.status !== 'PENDING') throw new Error(`payment ${String(paid.reference)} ended ${String(seen.status)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+
+    try {
+      const traffic = runTraffic(journey, 2);
+      await traffic.more(3);
+      for (const index of [0, 1]) {
+        await fleet.restart(index, envOf(`${next} ${old}`));
+        await traffic.more(3);
+      }
+      checking = next;
+      await traffic.more(3);
+      for (const index of [0, 1]) {
+        await fleet.restart(index, envOf(next));
+        await traffic.more(3);
+      }
+      await traffic.stop();
+      expect(traffic.failures).toEqual([]);
+
+      // Every state change of every payment reaches the receiver, accepted, and none was ever refused.
+      const delivered = () => new Set(receiver!.received.filter((r) => r.status === 204).map((r) => r.id));
+      const expected = completed.flatMap((reference) => [`payment:${reference}:PENDING`, `payment:${reference}:COMPLETED`]);
+      await eventually(() => (expected.every((id) => delivered().has(id)) ? true : undefined), 120_000, 100);
+      expect(receiver.received.filter((r) => r.status !== 204)).toEqual([]);
+      expect(completed.length).toBeGreaterThanOrEqual(15);
+      expect(checkedWith.get(old)).toBeGreaterThan(0);
+      expect(checkedWith.get(next)).toBeGreaterThan(0);
+    } finally {
+      await fleet.close();
+    }
+  }, 600_000);
 });

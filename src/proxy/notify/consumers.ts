@@ -42,6 +42,8 @@ export function receiptsConsumer(ctx: ProxyContext): OutboxConsumer {
     name: 'receipts',
     accepts: (message) =>
       !!settings && message.kind === 'payment' && (message.payload as PaymentPayload).snapshot.status === 'COMPLETED',
+    // The SMS goes to the payer's number; an email receipt needs none.
+    needsNumber: () => settings?.sms === true,
     async deliver(message) {
       const { snapshot, receipt } = message.payload as PaymentPayload;
       const text = receiptText({ ...receipt, reference: snapshot.reference, currency: snapshot.currency, totalAmount: snapshot.totalAmount });

@@ -1,4 +1,4 @@
-import type { DeliveryState, OutboxConsumer, OutboxItem, OutboxMessage, OutboxOptions } from './outbox-types.js';
+import { withoutNumber, type DeliveryState, type OutboxConsumer, type OutboxItem, type OutboxMessage, type OutboxOptions } from './outbox-types.js';
 import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 /** How one try of one delivery ended. */
@@ -59,4 +59,16 @@ export async function attemptWithin(consumer: OutboxConsumer, message: OutboxMes
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * What the store keeps of `message` with these `deliveries`: the payer's number only while a consumer that
+ * needs it (an SMS receipt) has yet to finish with it; the message without it otherwise.
+ */
+export function keptMessage(consumers: readonly OutboxConsumer[], message: OutboxMessage, deliveries: OutboxItem['deliveries']): OutboxMessage {
+  const waiting = consumers.some((c) => {
+    const state = deliveries[c.name];
+    return state !== undefined && state.deliveredAt === undefined && state.deadAt === undefined && c.needsNumber?.(message) === true;
+  });
+  return waiting ? message : withoutNumber(message);
 }

@@ -44,6 +44,11 @@ export interface OutboxConsumer {
   readonly maxAgeMs?: number;
   /** False when this consumer has nothing to do with the message (no hook configured, say). */
   accepts(message: OutboxMessage): boolean;
+  /**
+   * True when this consumer reads the payer's number in the message (`payload.receipt.msisdn`: an SMS
+   * receipt). The stored message keeps the number only while such a consumer has yet to finish with it.
+   */
+  needsNumber?(message: OutboxMessage): boolean;
   /** Delivers the message; a throw (or a hang past the lease) means "try again later". */
   deliver(message: OutboxMessage): Promise<void>;
 }
@@ -87,3 +92,14 @@ export const OUTBOX_KEYS = {
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 /** How many days of day indexes exist (messages live `RECORD_TTL_MS`; one day more for the edge). */
 export const INDEXED_DAYS = Math.ceil(RECORD_TTL_MS / DAY_MS) + 1;
+
+/**
+ * The message without the payer's number (`payload.receipt.msisdn`), which only an SMS receipt needs: what
+ * the store keeps when no consumer needs it, or no longer does (the payment's order record has it meanwhile).
+ */
+export function withoutNumber(message: OutboxMessage): OutboxMessage {
+  const payload = message.payload as { receipt?: { msisdn?: string } } | null;
+  if (!payload?.receipt || payload.receipt.msisdn === undefined) return message;
+  const { msisdn: _msisdn, ...receipt } = payload.receipt;
+  return { ...message, payload: { ...payload, receipt } };
+}

@@ -13,7 +13,7 @@ import {
   type OutboxMessage,
   type OutboxOptions,
 } from './outbox-types.js';
-import { attemptWithin, describe, due, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
+import { attemptWithin, describe, due, keptMessage, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
 import { OutboxWake } from './outbox-wake.js';
 import { reportOutage } from '../outage-log.js';
 import { HOST_RUNTIME, type Runtime } from '../runtime.js';
@@ -91,7 +91,8 @@ export class Outbox {
   private itemOf(message: OutboxMessage): OutboxItem | null {
     const names = this.consumers.filter((c) => c.accepts(message)).map((c) => c.name);
     if (names.length === 0) return null;
-    return { message, deliveries: Object.fromEntries(names.map((name) => [name, { attempts: 0, nextAt: 0 }])) };
+    const deliveries = Object.fromEntries(names.map((name) => [name, { attempts: 0, nextAt: 0 }]));
+    return { message: keptMessage(this.consumers, message, deliveries), deliveries };
   }
 
   /** Records a lost message again (see `restoreLost`): the same writes, and one drain. */
@@ -274,7 +275,8 @@ export class Outbox {
       const result = await updateJson<OutboxItem>(this.store, KEYS.message(id), (current) => {
         const latest = current.deliveries[consumer.name];
         if (!latest || latest.deliveredAt !== undefined) return null;
-        return { ...current, deliveries: { ...current.deliveries, [consumer.name]: nextDelivery(latest, outcome, current.message, consumer.maxAgeMs ?? this.options.maxAgeMs, this.options, this.now(), this.runtime.random) } };
+        const deliveries = { ...current.deliveries, [consumer.name]: nextDelivery(latest, outcome, current.message, consumer.maxAgeMs ?? this.options.maxAgeMs, this.options, this.now(), this.runtime.random) };
+        return { message: keptMessage(this.consumers, current.message, deliveries), deliveries };
       });
       const after = result.outcome === 'missing' ? undefined : result.value.deliveries[consumer.name];
       if (after?.deadAt !== undefined) {

@@ -19,20 +19,23 @@ import { parseInput, ProxyError } from '../errors.js';
 import { consume, enforce, peek, refund } from '../limits.js';
 import { logRequest } from '../logger.js';
 import { withToken } from '../middleware/require-token.js';
+import { numberKeysOf } from '../number-keys.js';
 import { maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../phone.js';
 import { sendJson } from '../respond.js';
 import { clientIp, clientKey } from '../client-address.js';
 
 export { clientIp } from '../client-address.js';
 
-/** What the proxy keeps of an OTP it sent (the same text under both of its keys). */
+/**
+ * What the proxy keeps of an OTP it sent (the same text under both of its keys). Not the number: a
+ * verification reads the record by the number it is given, and nothing else needs it.
+ */
 interface OtpRecord {
   otpId: string;
   /** The provider's uuid of the generation. */
   providerId: string;
   /** The OTP SMS's sequenceNo, for the delivery receipt. */
   sequenceNo: string;
-  recipient: string;
   purpose: string;
   /** The jti of the token that asked for it (delivery status is read with the same token). */
   jti: string;
@@ -46,13 +49,29 @@ const RECORD_TTL_MS = 60 * 60_000;
 /**
  * The store's keys. A sent code's record is written twice: by its id for delivery reads (an hour), and as
  * the number's live code (until it expires, or is used), so that a verification reads the live code in
- * one get, not an id and then the record (one store round trip fewer on every code typed).
+ * one get, not an id and then the record (one store round trip fewer on every code typed). The number's
+ * key holds its keyed hash, not the number (number-keys.ts).
  */
 const keys = {
   record: (otpId: string) => `otp:${otpId}`,
-  latest: (digits: string) => `otp-latest:${digits}`,
+  latest: (numberKey: string) => `otp-latest:${numberKey}`,
   failures: (otpId: string) => `otp-fails:${otpId}`,
 };
+
+/**
+ * The number's live code: under the signing secret's hash, or, while a rotation is rolled out, another
+ * configured secret's (a code sent by an instance still signing with the old secret), or, during a rolling
+ * upgrade, under the number itself (as versions before the hash wrote it; read, never written).
+ */
+async function liveCode(ctx: ProxyContext, digits: string): Promise<{ key: string; record: OtpRecord } | null> {
+  const candidates = [...numberKeysOf(ctx.config).all(digits), digits].map(keys.latest);
+  const found = await Promise.all(candidates.map((key) => ctx.store.get(key)));
+  for (const [i, raw] of found.entries()) {
+    const record = readRecord(raw);
+    if (record) return { key: candidates[i]!, record };
+  }
+  return null;
+}
 
 /** A stored record, or null when absent or not a record of this version (never a throw). */
 function readRecord(raw: string | null): OtpRecord | null {
@@ -143,7 +162,6 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
       otpId,
       providerId: generated.data.uuid,
       sequenceNo: generated.sequenceNo,
-      recipient: digits,
       purpose: claims.purpose,
       jti: claims.jti,
       expiresAt,
@@ -151,7 +169,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     };
     const stored = JSON.stringify(record);
     await ctx.store.set(keys.record(otpId), stored, Math.max(RECORD_TTL_MS, expiresAt - now));
-    await ctx.store.set(keys.latest(digits), stored, expiresAt - now);
+    await ctx.store.set(keys.latest(numberKeysOf(ctx.config).of(digits)), stored, expiresAt - now);
     logRequest(ctx.logger, req, 'info', { otpId, recipient: maskForLog(digits) }, 'otp sent');
 
     const answer: OtpSendResponse = {
@@ -172,11 +190,11 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
     checkBound(claims.recipient, digits, 'recipient');
 
     // Both reads at once: one store round trip, not two, before the code goes upstream.
-    const [lock, stored] = await Promise.all([peek(ctx, 'otpVerifyFailuresPerNumber', digits), ctx.store.get(keys.latest(digits))]);
+    const [lock, live] = await Promise.all([peek(ctx, 'otpVerifyFailuresPerNumber', digits), liveCode(ctx, digits)]);
     if (lock && lock.consumedPoints >= limits.otpVerifyFailuresPerNumber.points) throw numberLocked(lock.msBeforeNext);
 
-    const record = readRecord(stored);
-    if (!record || record.purpose !== claims.purpose) {
+    const record = live?.record;
+    if (!live || !record || record.purpose !== claims.purpose) {
       throw new ProxyError('OTP_EXPIRED', 'No code is waiting for this number. Request a new code.');
     }
     const { otpId } = record;
@@ -211,7 +229,7 @@ export function otpRoutes(router: Router, ctx: ProxyContext): void {
       });
     }
 
-    await ctx.store.del(keys.latest(digits));
+    await ctx.store.del(live.key);
     const proof = await ctx.tokens.proof({ recipient: digits, purpose: claims.purpose });
     logRequest(ctx.logger, req, 'info', { otpId, recipient: maskForLog(digits) }, 'otp verified');
     const answer: OtpVerifyResponse = { verified: true, proof };

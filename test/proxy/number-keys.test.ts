@@ -1,0 +1,113 @@
+// Keep less: what the store holds of a customer's phone number after sign-ins and payments. Where a rule only
+// compares numbers (rate limits, the live OTP code of a number) it holds a keyed hash; the records the rules
+// do not need it in hold none. The order's record and its in-flight index still hold it (src/proxy/order/,
+// whose rules compare and send to it): listed here by key, so that a new place holding one fails this test.
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { numberKeys } from '../../src/proxy/number-keys.js';
+import { startHarness, startRedis, TEST_LIMITS, TEST_SECRET, type Harness, type TestRedis } from './helpers.js';
+import { eventually } from './sse-client.js';
+
+const OLD = 'old-token-secret-0123456789-abcdefghij';
+
+describe('phone numbers at rest', () => {
+  it('hashes a number under a key made from the token secret: the same on every instance, another under another secret', () => {
+    const keys = numberKeys(TEST_SECRET, [OLD]);
+    expect(keys.of('233240000001')).toBe(numberKeys(TEST_SECRET).of('233240000001'));
+    expect(keys.of('233240000001')).not.toBe(keys.of('233240000002'));
+    expect(keys.of('233240000001')).not.toContain('240000001');
+    expect(keys.all('233240000001')).toEqual([keys.of('233240000001'), numberKeys(OLD).of('233240000001')]);
+    expect(numberKeys(TEST_SECRET, [TEST_SECRET]).all('233240000001')).toHaveLength(1);
+  });
+
+  describe('after sign-ins and payments on Redis', () => {
+    let redis: TestRedis;
+    let h: Harness;
+    beforeAll(async () => {
+      redis = await startRedis();
+      h = await startHarness({
+        sandbox: { timeScale: 0.02 },
+        config: {
+          redisUrl: redis.url,
+          receipts: { sms: true },
+          // A receiver that never answers: every state change's webhook waits in the store.
+          webhooks: { url: 'http://127.0.0.1:9/webhooks', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
+          limits: TEST_LIMITS,
+          relay: { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 },
+        },
+      });
+    });
+    afterAll(async () => {
+      await h?.close();
+      await redis?.stop();
+    });
+
+    /** Every key of the store and the text of its value, whatever its type. */
+    async function dump(): Promise<Map<string, string>> {
+      const client = new Redis(redis.url);
+      try {
+        const out = new Map<string, string>();
+        for (const key of await client.keys('*')) {
+          const type = await client.type(key);
+          const value =
+            type === 'string' ? await client.get(key)
+            : type === 'set' ? (await client.smembers(key)).join('\n')
+            : type === 'hash' ? JSON.stringify(await client.hgetall(key))
+            : type === 'zset' ? (await client.zrange(key, '0', '-1')).join('\n')
+            : type === 'list' ? (await client.lrange(key, 0, -1)).join('\n')
+            : `(${type})`;
+          out.set(key, value ?? '');
+        }
+        return out;
+      } finally {
+        client.disconnect();
+      }
+    }
+
+    it('holds no full number outside the order record and its in-flight index, and logs none', async () => {
+      const signIn = '233240000017';
+      const payers = ['233240000001', '233240000404'];
+
+      const otp = await h.mintOtp({ purpose: 'sign-in' });
+      expect((await h.post('/otp/send', { recipient: signIn }, { token: otp })).status).toBe(200);
+      expect((await h.post('/otp/verify', { recipient: signIn, code: '000000' }, { token: otp })).body.error).toBe('OTP_INVALID');
+      expect((await h.post('/otp/verify', { recipient: signIn, code: h.lastCode(signIn) }, { token: otp })).status).toBe(200);
+      // A second code, sent and left waiting: the number's live code is in the store until it expires.
+      expect((await h.post('/otp/send', { recipient: '233240000018' }, { token: await h.mintOtp() })).status).toBe(200);
+
+      for (const [i, msisdn] of payers.entries()) {
+        const token = await h.mintPayment({ referenceNo: `KEEP-${i}`, amount: 5 });
+        expect([200, 404]).toContain((await h.post('/accounts/lookup', { msisdn }, { token })).status);
+        const paid = await h.post('/payments', { msisdn }, { token });
+        expect(paid.status).toBe(202);
+        await eventually(async () => ((await h.get(`/payments/${paid.body.reference}`, { token })).body.status !== 'PENDING' ? true : undefined), 30_000);
+      }
+      // The SMS receipt of the completed payment went out: the number was in the outbox until then.
+      await eventually(() => (h.smsTo('233240000001').some((sms) => sms.message.startsWith('Payment received')) ? true : undefined), 30_000);
+      // Its message dropped the number once the receipt was sent (recorded just after the SMS left).
+      await eventually(async () => ((await dump()).get('me:outbox:msg:payment:KEEP-0-1:COMPLETED')?.includes('"receipt":{"payee"') ? true : undefined), 30_000);
+      const stored = await dump();
+      for (const id of ['payment:KEEP-0-1:PENDING', 'payment:KEEP-1-1:FAILED']) {
+        expect(stored.get(`me:outbox:msg:${id}`), id).toContain('"receipt":{"payee"');
+      }
+
+      const store = await dump();
+      const numbers = [signIn, '233240000018', ...payers];
+      const holding = [...store].filter(([key, value]) => numbers.some((n) => key.includes(n) || value.includes(n) || value.includes(`0${n.slice(3)}`)));
+      const places = holding.map(([key]) => key.replace(/^me:/, '').replace(/KEEP-\d/, 'KEEP-n').replace(/\d{12}$/, '<number>'));
+      expect([...new Set(places)].sort()).toEqual(['ord:KEEP-n', 'ord:inflight:<number>'].filter((p) => places.includes(p)).sort());
+      expect(places).toContain('ord:KEEP-n');
+
+      // Nor does the log, at its most detailed level (numbers masked: first and last three digits).
+      const logged = h.logs.lines.join('\n');
+      expect(numbers.filter((n) => logged.includes(n) || logged.includes(`0${n.slice(3)}`))).toEqual([]);
+      expect(logged).toContain('233******017');
+
+      // What the rules still need is there, under the number's hash: the limits and the waiting code.
+      const keys = numberKeys(TEST_SECRET);
+      expect(store.has(`me:otp-latest:${keys.of('233240000018')}`)).toBe(true);
+      expect([...store.keys()].some((k) => k.startsWith('me:rl:otpSendPerNumberDay') && k.endsWith(keys.of(signIn)))).toBe(true);
+      expect([...store.keys()].some((k) => k.startsWith('me:rl:paymentPromptsPerNumber') && k.endsWith(keys.of('233240000001')))).toBe(true);
+    }, 120_000);
+  });
+});
