@@ -200,6 +200,8 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   const book = gatedStore(store, format);
   const relay = createOrders({ ...ctx, store: book }, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
   const webhooks = webhookAdmin(relay.outbox, book, now);
+  // A store gone back in time may hold records older than this process's copies: merged under a hold.
+  storeCheck.onMovedBack(() => void relay.movedBack().catch((err: unknown) => logger.warn({ err: String(err) }, 'copies not merged after the store moved back; merged on the next look')));
 
   const router = Router();
   // A silent logger writes no access line: nothing is kept or listened to for it. Checked per request, so a

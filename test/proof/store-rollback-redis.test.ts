@@ -198,3 +198,47 @@ describe('a Redis restarted from its last snapshot, and every process restarted'
     }
   });
 });
+
+describe('a Redis restarted from its last snapshot while the processes run on', () => {
+  let sandbox: StartedSandbox;
+  let redis: SnapshotRedis;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ timeScale: 0.02 });
+    redis = new SnapshotRedis(await freePort());
+    await redis.start();
+  });
+  afterAll(async () => {
+    await redis?.close();
+    await sandbox?.close();
+  });
+
+  it('merges back what a process knew as soon as the move back is seen: the completion is read through the other instance, with nobody looking again', async () => {
+    const ref = order('RB-RUN');
+    const a = await instance(sandbox, redis.url);
+    const b = await instance(sandbox, redis.url);
+    const admin = new Redis(redis.url);
+    try {
+      // The snapshot has the store's epoch: a loss of everything is not what is seen, only a history gone back.
+      await eventually(async () => ((await admin.exists('me:ord:epoch')) === 1 ? true : undefined), 15_000);
+      await redis.snapshot();
+      const paid = await a.post('/payments', { msisdn: '0240000001' }, { token: await a.mintPayment({ referenceNo: ref }) });
+      expect(paid.status, paid.text).toBe(202);
+      await eventually(() => a.payments.find((u) => u.snapshot.orderReference === ref && u.snapshot.status === 'COMPLETED'), 15_000);
+      // Settled: out of the reconciler's set, and no poller of either instance touches it again.
+      await eventually(async () => ((await admin.sismember('me:ord:pending', ref)) === 0 ? true : undefined), 15_000);
+      await new Promise((resolve) => setTimeout(resolve, 10 * relay.sweepIntervalMs));
+      await redis.rollBack();
+      // The store is the snapshot's, which had no record of the order; the instances that saw it restore it
+      // once the store's watch says the history moved back (nobody looks at the order again).
+      const read = await eventually(async () => ((await b.proxy.payments.get(ref))?.status === 'COMPLETED' ? b.proxy.payments.get(ref) : undefined), 12_000);
+      expect(read).toMatchObject({ reference: `${ref}-1`, status: 'COMPLETED' });
+      const restored = (h: typeof a) => h.logs.entries().some((e) => e.msg === 'order restored from this process (the store lost it, or went back behind it)');
+      expect(restored(a) || restored(b)).toBe(true);
+      expect(chargesOf(sandbox, ref)).toEqual({ payments: 1, sessions: 0 });
+    } finally {
+      admin.disconnect();
+      await a.close();
+      await b.close();
+    }
+  });
+});

@@ -67,6 +67,11 @@ export class OrderBook {
     return this.recovery.guard();
   }
 
+  /** The store's history moved back: hold new orders while every process merges its copies (`StoreRecovery.movedBack`). */
+  movedBack(): Promise<void> {
+    return this.recovery.movedBack();
+  }
+
   /** The stored order; put back from this process's copy when the store lost it. */
   async read(ref: string): Promise<Order | null> {
     return (await this.load(ref)).order;

@@ -52,6 +52,8 @@ export interface Orders {
   /** What a sweep reads: the store's unsettled orders and this process's unsettled copies. */
   unsettled(): Promise<string[]>;
   resolve(ref: string, input: OrderResolution): Promise<UnresolvedOrder>;
+  /** The store's history moved back (its watch said so): every process merges its copies under a hold. */
+  movedBack(): Promise<void>;
   /** `listener` is told each change of `subject` until `unwatch`. */
   watch(subject: Subject, listener: Watcher): void;
   unwatch(subject: Subject, listener: Watcher): void;
@@ -200,6 +202,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     reconcile: pass,
     unsettled,
     resolve: (ref, input) => resolveOrder(deps, ref, input),
+    movedBack: () => book.movedBack(),
     watch: (subject, listener) => watchers.watch(subject, listener),
     unwatch: (subject, listener) => watchers.unwatch(subject, listener),
     outbox,

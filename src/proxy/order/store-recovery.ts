@@ -97,6 +97,18 @@ export class StoreRecovery {
   }
 
   /**
+   * The store's history moved back (DESIGN: a store that goes back in time), as the store's watch tells this
+   * process: the hold of a loss, so that no order is begun or moved on while every process merges its copies
+   * (a process that has not noticed writes nothing: its commits are refused by the hold, and its next look
+   * merges its own), and this process's copies merged at once.
+   */
+  async movedBack(): Promise<void> {
+    await this.options.store.setIfAbsent(ORDER_KEYS.recovering, '1', this.options.recoveryMs);
+    await this.restoreAll();
+    this.restored = true;
+  }
+
+  /**
    * Merges every order this process holds a copy of (settled ones too) into the store's record where the copy
    * knows what the record does not: while the store recovers only restores are written, and every instance's
    * copies are merged alike.
