@@ -25,7 +25,7 @@ async function page(tag: string, token: string, fallback?: string, attrs = '') {
 }
 
 /** Defines `tag` now and waits for the element's first render. */
-async function upgrade(el: HTMLElement & { updateComplete: Promise<unknown> }, base: typeof PayByMobile | typeof OtpVerify) {
+async function upgrade(el: HTMLElement & { updateComplete: Promise<unknown> }, base: new (...args: any[]) => HTMLElement) {
   customElements.define(el.localName, class extends base {});
   await el.updateComplete;
 }
