@@ -3,6 +3,7 @@
 // the runner under tsx so that this file can also start the real sandbox and proxy for the journey tests.
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
+import { a11ySnapshotPlugin } from '@web/test-runner-commands/plugins';
 import { chromiumLaunchOptions } from './test/support/chromium.mjs';
 
 /**
@@ -104,6 +105,8 @@ export default {
     // The project's tsconfig: experimentalDecorators and useDefineForClassFields false, as tsc sees them.
     esbuildPlugin({ ts: true, target: 'es2022', tsconfig: new URL('./tsconfig.json', import.meta.url).pathname }),
     { name: 'element-journeys', serverStop: () => journeys?.close() },
+    // The accessibility tree as Chromium builds it (what a screen reader is given).
+    a11ySnapshotPlugin(),
   ],
   browsers: [
     chromeLauncher({

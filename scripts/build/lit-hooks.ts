@@ -9,6 +9,30 @@ const LIT = /\/node_modules\/(lit-html\/lit-html|@lit\/reactive-element\/reactiv
  */
 const noMessages = (code: string) => code.replace(/\bError\("[^"]*"\)/g, 'Error()');
 
+/**
+ * What of reactive-element serves other classes than ours, each piece as Lit's production build writes it:
+ * the decorators' initializers (`static addInitializer`, copied to subclasses and run by each constructor:
+ * the elements declare `static properties`, no decorator), and the default converter's JSON for properties
+ * of type Object or Array (each of ours is a string, a number, a boolean, or set as a property only).
+ */
+const UNUSED_BY_OURS = [
+  'static addInitializer(t){this._$Ei(),(this.l??=[]).push(t)}',
+  'void 0!==t.l&&(this.l=[...t.l]),',
+  ',this.constructor.l?.forEach(t=>t(this))',
+  'case Object:case Array:t=null==t?t:JSON.stringify(t)',
+  'case Object:case Array:try{i=JSON.parse(t)}catch(t){i=null}',
+];
+
+/**
+ * What of lit-html serves the `svg` and `mathml` template tags (the wrapping of such a template's markup, and
+ * its unwrapping): the elements' templates are all `html`, and the CDN files export no Lit to tag others.
+ */
+const UNUSED_IN_TEMPLATES = [
+  ['l=2===i?"<svg>":3===i?"<math>":""', 'l=""'],
+  ['+(2===i?"</svg>":3===i?"</math>":"")', ''],
+  [',2===i||3===i){const t=this.el.content.firstChild;t.replaceWith(...t.childNodes)}', ',0);'],
+] as const;
+
 /** Lit's module of styles, and its test of constructable style sheets. */
 const CSS_TAG = /\/node_modules\/@lit\/reactive-element\/css-tag\.js$/;
 const ADOPTS = /=(\w+)\.ShadowRoot&&\(void 0===\1\.ShadyCSS\|\|\1\.ShadyCSS\.nativeShadow\)&&"adoptedStyleSheets"in Document\.prototype&&"replace"in CSSStyleSheet\.prototype/;
@@ -24,6 +48,8 @@ const ADOPTS = /=(\w+)\.ShadowRoot&&\(void 0===\1\.ShadyCSS\|\|\1\.ShadyCSS\.nat
  * elements are not). And Lit's test for constructable style sheets is taken as passed, so its fallback (a
  * `<style>` per shadow root, for browsers without `adoptedStyleSheets` or with the ShadyCSS polyfill) goes:
  * every browser with the custom states the elements set (`ElementInternals.states`) adopts style sheets.
+ * And what of reactive-element no class of ours uses (`UNUSED_BY_OURS`), and of lit-html no template of ours
+ * (`UNUSED_IN_TEMPLATES`).
  * Each pattern must be found in its module: a Lit release that changes them fails the build rather than
  * keep them silently.
  */
@@ -36,6 +62,18 @@ export function litHooksOff(): Plugin {
         return { code: noMessages(code.replace(ADOPTS, '=!0')), map: null };
       }
       if (!LIT.test(id)) return null;
+      if (id.endsWith('/reactive-element.js')) {
+        for (const piece of UNUSED_BY_OURS) {
+          if (!code.includes(piece)) throw new Error(`lit-hooks-off: ${piece} is not where it was in ${id}`);
+          code = code.replace(piece, '');
+        }
+      }
+      if (id.endsWith('/lit-html.js')) {
+        for (const [piece, by] of UNUSED_IN_TEMPLATES) {
+          if (!code.includes(piece)) throw new Error(`lit-hooks-off: ${piece} is not where it was in ${id}`);
+          code = code.replace(piece, by);
+        }
+      }
       let out = code.replace(/\(\w+\.(litHtml|reactiveElement)Versions\s*\?\?=\s*\[\]\)\.push\("[^"]*"\)/g, '0');
       out = out.replace(/\w+\.(lit(Html|Element)PolyfillSupport|reactiveElementPolyfillSupport|litElementHydrateSupport)\b/g, '(void 0)');
       if (/(litHtml|reactiveElement)Versions|PolyfillSupport/.test(out) || out == code) throw new Error(`lit-hooks-off: Lit's hooks are not where they were in ${id}`);

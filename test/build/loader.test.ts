@@ -27,11 +27,15 @@ const PAGES: Record<string, TestPage> = {
   'one-file-and-loader': { head: `<script type="module" src="CDN/merchant-elements.js"></script>${LOADER}`, body: Object.values(MARKUP).join('\n') },
 };
 
-/** docs/elements.md's loader snippets as pages: the hints and the loader in the head, the element in the body. */
+/** docs/elements.md's loader snippets as pages: the hints and the loader in the head, the element (and its fallback) in the body. */
 const DOC_SNIPPETS = blocksOf('docs/elements.md').filter((b) => b.lang === 'html' && b.code.includes('cdn/loader.js'));
 DOC_SNIPPETS.forEach(({ code }, i) => {
   const lines = code.trim().split('\n');
-  PAGES[`docs-${i}`] = { head: lines.slice(0, -1).join('').replaceAll('/assets/merchant-elements/cdn/', 'CDN/'), body: lines.at(-1)! };
+  const inHead = (line: string) => /^<(link|script)\b/.test(line);
+  PAGES[`docs-${i}`] = {
+    head: lines.filter(inHead).join('').replaceAll('/assets/merchant-elements/cdn/', 'CDN/'),
+    body: lines.filter((line) => !inHead(line)).join('\n'),
+  };
 });
 
 // Once the page has loaded: an open shadow root holding a closed one holding <otp-verify>, and an open one
@@ -101,6 +105,40 @@ describe('cdn/loader.js', () => {
       expect(p.cdnFiles().sort(), code).toEqual([...hinted, 'loader.js'].sort());
       expect(hinted).toContain(sharedChunk);
       expect(p.errors).toEqual([]);
+    }
+  });
+
+  it("docs/elements.md's snippets: typed into before the modules come, the number, caret and focus are the built element's, and the number is looked up", async () => {
+    for (const i of DOC_SNIPPETS.keys()) {
+      const page = await browser.newPage();
+      try {
+        // The CDN's answers held until the customer has typed: the page as a phone shows it before they come.
+        let release!: () => void;
+        const typed = new Promise<void>((resolve) => (release = resolve));
+        await page.route(`**${CDN_PATH}/**`, async (route) => (await typed, route.continue()));
+        await page.goto(`${server.url}/page/docs-${i}`, { waitUntil: 'commit' });
+        const fallback = page.locator('pay-by-mobile > label > input');
+        await fallback.click();
+        await page.keyboard.type('02400001');
+        await page.keyboard.press('ArrowLeft');
+        await page.keyboard.press('ArrowLeft');
+        expect(await page.evaluate(() => customElements.get('pay-by-mobile'))).toBeUndefined();
+        release();
+        await rendered({ page } as OpenPage, ['pay-by-mobile']);
+        const own = () =>
+          page.evaluate(() => {
+            const root = document.querySelector('pay-by-mobile')!.shadowRoot!;
+            const input = root.querySelector('input')!;
+            return { value: input.value, focused: root.activeElement === input, caret: input.selectionStart, fallbackShown: document.querySelector('pay-by-mobile > label')!.checkVisibility() };
+          });
+        expect(await own()).toEqual({ value: '02400001', focused: true, caret: 6, fallbackShown: false });
+        await page.keyboard.type('00');
+        const lookup = page.waitForRequest((r) => r.url().endsWith('/merchant-elements/accounts/lookup'));
+        await page.keyboard.press('Enter');
+        expect((await lookup).postDataJSON()).toEqual({ msisdn: '0240000001' });
+      } finally {
+        await page.close();
+      }
     }
   });
 

@@ -44,7 +44,7 @@ describe('customer journeys against the real proxy and sandbox', () => {
 
   it('takes a mobile-money payment approved on the phone', async () => {
     const el = await fixture<PayByMobile>(html`<pay-by-mobile token=${await token('payment')}></pay-by-mobile>`);
-    expect(text(el, 'amount')).to.equal('GHS 12.50');
+    await waitUntil(() => text(el, 'amount') == 'GHS 12.50', 'the amount');
     // A new order: the proxy says a try may start.
     await stateIs(el, 'idle');
     typeInto(part<HTMLInputElement>(el, 'phone-input')!, '0260000004');

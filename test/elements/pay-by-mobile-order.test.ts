@@ -33,7 +33,7 @@ describe('<pay-by-mobile> and where its order stands', () => {
     const el = await mount();
     expect(el.state).to.equal('idle');
     expect(el.matches(':state(idle)')).to.be.true;
-    expect(text(el, 'amount')).to.equal('GHS 12.50');
+    await waitUntil(() => text(el, 'amount') == 'GHS 12.50', 'the amount');
     const input = part<HTMLInputElement>(el, 'phone-input')!;
     expect(input, 'the form, before the order answers').to.exist;
     expect(input.readOnly || input.disabled, 'usable').to.be.false;

@@ -45,7 +45,7 @@ describe('<pay-by-mobile>', () => {
     const el = await mount();
     expect(el.state).to.equal('idle');
     expect(el.matches(':state(idle)')).to.be.true;
-    expect(text(el, 'amount')).to.equal('GHS 12.50');
+    await waitUntil(() => text(el, 'amount') == 'GHS 12.50', 'the amount');
     expect(text(el, 'error-message')).to.equal('');
     expect(text(el, 'status')).to.equal('');
     const input = part<HTMLInputElement>(el, 'phone-input')!;
@@ -280,19 +280,37 @@ describe('<pay-by-mobile>', () => {
     expect(text(el, 'status')).to.equal('Validez 47,98 GHS (47,50 GHS + 0,48 GHS de frais) sur votre téléphone.');
   });
 
+  it('draws its form before the amount: the first render holds the amount’s line with a space, its digits come after that frame', async () => {
+    const el = document.createElement('pay-by-mobile') as PayByMobile;
+    el.token = TOKEN;
+    document.body.append(el);
+    try {
+      await el.updateComplete;
+      const amount = part(el, 'amount')!;
+      expect(amount.textContent, 'no number formatted in the first render').to.equal('\xa0');
+      expect(part(el, 'phone-input'), 'the form, drawn at once').to.exist;
+      const line = amount.getBoundingClientRect().height;
+      expect(line).to.be.greaterThan(0);
+      await waitUntil(() => text(el, 'amount') == 'GHS 12.50', 'the amount, after the first frame');
+      expect(amount.getBoundingClientRect().height, 'the same line: nothing below it moves').to.equal(line);
+    } finally {
+      el.remove();
+    }
+  });
+
   it("never shows an amount other than the token's, and warns of one that disagrees", async () => {
     const warn = console.warn;
     const warnings: string[] = [];
     console.warn = (m: string) => warnings.push(m);
     try {
       const el = await fixture<PayByMobile>(html`<pay-by-mobile token=${TOKEN} amount="1"></pay-by-mobile>`);
-      expect(text(el, 'amount')).to.equal('GHS 12.50');
+      await waitUntil(() => text(el, 'amount') == 'GHS 12.50', 'the amount');
       expect(warnings.join()).to.contain('amount 1 ignored; the token charges 12.5');
       await waitUntil(() => el.state == 'idle');
       await confirm(el);
       expect(text(el, 'account')).to.equal('Pay GHS 12.50 from KWAME M. on MTN? Your network may add a charge.');
       const free = await fixture<PayByMobile>(html`<pay-by-mobile token=${fakeToken({ referenceNo: 'R' })} amount="3"></pay-by-mobile>`);
-      await waitUntil(() => free.state == 'idle');
+      await waitUntil(() => free.state == 'idle' && text(free, 'amount') != '');
       expect(text(free, 'amount'), 'no amount in the token: the attribute').to.equal('GHS 3.00');
     } finally {
       console.warn = warn;

@@ -112,7 +112,8 @@ describe('React wrappers', () => {
     );
     await pay.current!.updateComplete;
     await waitUntil(() => pay.current!.state == 'idle', 'the form shown');
-    await pay.current!.updateComplete;
+    // The amount's digits follow the frame that shows the form (its first render formats no number).
+    await waitUntil(() => pay.current!.shadowRoot!.textContent!.includes('95,00'), 'the amount shown');
     await otp.current!.updateComplete;
     const words = (el: HTMLElement) => el.shadowRoot!.textContent!.replace(/\s+/g, ' ');
     expect(words(pay.current!)).to.contain('95,00 GHS').and.contain('Numéro mobile money').and.contain('Continuer');

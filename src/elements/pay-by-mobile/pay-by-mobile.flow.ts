@@ -72,6 +72,8 @@ export class PayByMobileFlow extends MerchantElement<PayByMobileState> {
 
   override connectedCallback() {
     super.connectedCallback();
+    // The amount's digits, left out of the first render (see render): after the frame that shows it.
+    if (!this.hasUpdated) requestAnimationFrame(() => setTimeout(() => this.requestUpdate()));
     // Moved in the page: the disconnect stopped the calls (the order's read too) and the watch; the order says where things stand.
     if (this.hasUpdated && (this.busy() || /^(idle|unknown)$/.test(this.state))) this.readOrder();
   }

@@ -68,7 +68,10 @@ export class PayByMobile extends PayByMobileFlow {
     const lang = t.lang;
     const busy = this.busy();
     const blocked = isBlocked(state, failure, p);
-    const m = (x: number) => money(lang, x, p?.currency ?? this.currency);
+    // The first render draws the form without the amount's digits (a space holds their line): a page's first
+    // number format loads the browser's number data, a tenth of a second on a slow phone. They come once that
+    // render is on the screen (connectedCallback).
+    const m = (x: number) => (this.hasUpdated ? money(lang, x, p?.currency ?? this.currency) : '\xa0');
     // The token's amount is what is charged.
     const charged = numberClaim(this.token, 'amount');
     const shown = isNaN(charged) ? this.amount : charged;

@@ -39,6 +39,20 @@ export class MerchantElement<S extends string> extends LitElement {
     this.internals.states.add('idle');
   }
 
+  /**
+   * Adopts the page's fallback, the documented snippet's `<label>` and `<input>` in the element, usable with the
+   * page's first paint, before this code came: at the first render what was typed there, its caret and its
+   * focus pass to the element's own input (an `input` event, as typing would). The first render runs in the
+   * task that defined the element (a microtask), so no keystroke falls between the two inputs, and the focus is
+   * still the fallback's (Chromium takes it off an element no longer shown at its next rendering step). The
+   * fallback, in no slot, is then neither shown nor announced: one label, one input.
+   */
+  protected override firstUpdated() {
+    const f = this.querySelector('input');
+    const i = this.renderRoot.querySelector('input')!;
+    if (f) (i.value = f.value || i.value), i.dispatchEvent(new Event('input')), f.matches(':focus') && i.focus(), i.setSelectionRange(f.selectionStart, f.selectionEnd);
+  }
+
   /** Moves to `next`, updating the custom state. */
   protected setState(next: S) {
     this.internals.states.clear();
