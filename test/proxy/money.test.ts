@@ -126,10 +126,11 @@ describe('money safety of POST /payments', () => {
     await fault({ kind, after: true });
     const before = initiations();
     const answers = await Promise.all(Array.from({ length: 10 }, () => h.post('/payments', { msisdn: '233240000001' }, { token })));
-    // Outcome unknown: answered as pending (the relay settles it), never re-sent.
+    // Outcome unknown: answered as pending (the relay settles it; completed already when its read came first
+    // on a slow machine), never failed, never re-sent.
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
     expect(new Set(answers.map((a) => a.body.reference))).toEqual(new Set([`${referenceNo}-1`]));
-    expect(answers[0]!.body.status).toBe('PENDING');
+    expect(['PENDING', 'COMPLETED']).toContain(answers[0]!.body.status);
     expect(await finalOf(token, `${referenceNo}-1`)).toMatchObject({ status: 'COMPLETED' });
     expect(initiations() - before).toBe(1);
     expect(await upstream(referenceNo)).toHaveLength(1);
