@@ -5,27 +5,8 @@
 import fc from 'fast-check';
 import { brokenRules } from './invariants.js';
 import { FLIP_BOUND_MS, type Fault } from './scripted-provider.js';
-import { AMOUNT, NUMBERS, ORDERS, World, type WorldConfig } from './world.js';
-
-type Command =
-  | { kind: 'pay'; i: number; order: number; number: number }
-  | { kind: 'checkout'; i: number; order: number }
-  | { kind: 'answer'; order: number; how: 'COMPLETED' | 'CANCELLED' }
-  | { kind: 'pay-session'; order: number }
-  | { kind: 'reconcile'; i: number; order: number }
-  | { kind: 'sweep'; i: number }
-  | { kind: 'advance'; ms: number }
-  | { kind: 'fault'; on: 'payment' | 'read' | 'checkout'; fault: Fault }
-  | { kind: 'land-late' }
-  | { kind: 'callbacks'; i: number }
-  | { kind: 'loss'; i: number }
-  | { kind: 'foreign'; order: number }
-  | { kind: 'join' }
-  | { kind: 'operator' }
-  | { kind: 'store-fault'; how: 'lost' | 'applied' | 'resent' }
-  | { kind: 'foreign-same-price'; order: number }
-  | { kind: 'flip'; order: number; what: 'payment' | 'session'; callback: boolean; delayMs: number }
-  | { kind: 'snapshot' };
+import { run, type Command, type Driver } from './run.js';
+import { NUMBERS, ORDERS, World, type WorldConfig } from './world.js';
 
 /** Which instance a command goes to: the third stands for the first until it joined. */
 const instance = fc.integer({ min: 0, max: 2 });
@@ -114,48 +95,6 @@ export function worldConfig(era: Era): fc.Arbitrary<WorldConfig> {
   return era === 'late' || era === 'now' || era === 'clock' ? fc.record({ ...worldOf, skewMs }) : fc.record(worldOf);
 }
 
-function apply(w: World, c: Command, join: boolean): void {
-  const ref = ORDERS[('order' in c ? c.order : 0) as number]!;
-  switch (c.kind) {
-    case 'pay':
-      return w.pay(c.i, ref, NUMBERS[c.number]!);
-    case 'checkout':
-      return w.checkout(c.i, ref);
-    case 'answer':
-      return w.provider.answer(`${w.config.prefix}${ref}-`, c.how);
-    case 'pay-session':
-      return w.provider.paySession(`${w.config.prefix}${ref}`);
-    case 'reconcile':
-      return w.reconcile(c.i, ref);
-    case 'sweep':
-      return w.sweep(c.i);
-    case 'advance':
-      return w.advance(c.ms);
-    case 'fault':
-      return w.provider.queue(c.on, c.fault);
-    case 'land-late':
-      return w.provider.landLate();
-    case 'callbacks':
-      return w.callbacks(c.i);
-    case 'loss':
-      return w.config.losses === 'flush' ? w.flush() : w.config.losses === 'rollback' ? w.rollback() : w.restart(c.i);
-    case 'snapshot':
-      return w.snapshot();
-    case 'foreign':
-      return w.provider.foreignPayment(`${ref}-1`);
-    case 'join':
-      return join ? w.join() : undefined;
-    case 'operator':
-      return w.operator();
-    case 'foreign-same-price':
-      return w.provider.foreignPayment(`${ref}-1`, AMOUNT);
-    case 'store-fault':
-      return void w.storeFaults.push(c.how);
-    case 'flip':
-      return c.what === 'payment' ? w.provider.flip(`${w.config.prefix}${ref}-`, c.callback, c.delayMs) : w.provider.flipSession(`${w.config.prefix}${ref}`, c.delayMs);
-  }
-}
-
 /** Far more steps than any run takes (about 1,500 at most in 3,000 runs of seed 77; half take under 600). */
 const MAX_STEPS = 100_000;
 
@@ -164,33 +103,25 @@ async function drained(): Promise<void> {
   for (let i = 0; i < 16; i++) await Promise.resolve();
 }
 
-/** Runs the scheduled tasks, in the scheduler's order, until nothing of a live instance is under way. */
-async function settle(s: fc.Scheduler, w: World): Promise<void> {
-  for (let rounds = 0; rounds < 1_000; rounds++) {
-    await s.waitIdle();
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (s.count() === 0 && !w.busy) return;
-  }
-  throw new Error('the world never settled');
+/** fast-check's scheduler lets the calls go on, in its (the seed's) order. */
+function fastCheckDriver(s: fc.Scheduler, w: World): Driver {
+  return {
+    async steps(count) {
+      for (let k = 0; k < count && s.count() > 0; k++) {
+        await drained();
+        if (s.count() > 0) await s.waitOne();
+      }
+    },
+    async settle() {
+      for (let rounds = 0; rounds < 1_000; rounds++) {
+        await s.waitIdle();
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (s.count() === 0 && !w.busy) return;
+      }
+      throw new Error('the world never settled');
+    },
+  };
 }
-
-/**
- * After the commands: callbacks, late landings, time past every deadline and window, every instance reading
- * and draining; then the operator resolves what no read could (DESIGN: the operator's part), from the
- * provider's own records, and the instances read and drain again. The operator looks three times: a
- * resolution the proxy could not check (the provider unreadable) is refused with "try again", and is.
- */
-async function quiesce(s: fc.Scheduler, w: World): Promise<void> {
-  await settle(s, w);
-  for (let round = 0; round < 20; round++) {
-    while (w.provider.late.length > 0) w.provider.landLate();
-    w.callbacks(w.instances.findIndex((x) => x.alive));
-    if (round === 14 || round === 16 || round === 18) w.operator();
-    w.advance(30_000);
-    await settle(s, w);
-  }
-}
-
 
 /**
  * The property: a generated run keeps every money rule. Throws an Error listing the broken rules (fast-check
@@ -213,16 +144,7 @@ export function modelProperty(trace = false, record?: (fingerprint: string) => v
       };
       const w = new World({ ...config, readsInFlight: era !== 'first', presence: era === 'now' || era === 'late' || era === 'ledger' }, seed, step);
       try {
-        w.ready();
-        await settle(s, w);
-        for (const [c, steps] of commands) {
-          apply(w, c, join);
-          for (let k = 0; k < steps && s.count() > 0; k++) {
-            await drained();
-            if (s.count() > 0) await s.waitOne();
-          }
-        }
-        await quiesce(s, w);
+        await run(w, commands, fastCheckDriver(s, w), join);
         const broken = await brokenRules(w);
         if (record) {
           const orders = await Promise.all(ORDERS.map((o) => w.memory.get(`ord:${o}`)));

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { resolveConfig } from '../../../src/proxy/config.js';
 import type { ProxyContext } from '../../../src/proxy/context.js';
 import { ProxyError } from '../../../src/proxy/errors.js';
-import { ORDER_CHANNELS } from '../../../src/proxy/order/keys.js';
+import { ORDER_CHANNELS, ORDER_KEYS } from '../../../src/proxy/order/keys.js';
 import { createLimiterFactory } from '../../../src/proxy/limits.js';
 import { createOrders, type Orders } from '../../../src/proxy/order/orders.js';
 import type { OutboxConsumer, OutboxMessage } from '../../../src/proxy/notify/outbox.js';
@@ -18,6 +18,8 @@ import { StoreClock } from '../../../src/proxy/store/store-clock.js';
 import type { ProxyStore } from '../../../src/proxy/store/types.js';
 import type { CheckoutClaims, PaymentClaims } from '../../../src/proxy/tokens/claims.js';
 import { ScriptedProvider, type StatusReference } from './scripted-provider.js';
+import { CommitRules, type Truth } from './commit-rules.js';
+import { reported } from './reported.js';
 
 /** What a run varies besides its commands: how the provider reads, and which loss it suffers. */
 export interface WorldConfig {
@@ -225,9 +227,14 @@ export class World {
         const fault = this.storeFaults.shift();
         if (fault === 'lost') throw new StoreUnavailableError('commit', new Error('timed out before it ran'));
         const done = await this.memory.commit(...args);
+        if (done) this.committed(args[0]);
         if (fault === 'applied') throw new StoreUnavailableError('commit', new Error('ran, and its answer was lost'));
         // Resent after a reconnect (ioredis resends what went unanswered): it runs again, and that run answers.
-        if (fault === 'resent') return this.memory.commit(...args);
+        if (fault === 'resent') {
+          const again = await this.memory.commit(...args);
+          if (again) this.committed(args[0]);
+          return again;
+        }
         return done;
       },
       del: call('del'),
@@ -254,6 +261,26 @@ export class World {
       ping: async () => true,
       close: async () => undefined,
     } as ProxyStore;
+  }
+
+  /** The money rules checked at every commit of an order record (commit-rules.ts). */
+  readonly rules = new CommitRules();
+  /** The command under way (its index in the run), for naming where a rule broke. */
+  command: number | 'start' | 'quiesce' = 'start';
+  /** Every rule a commit broke, with the command under way. */
+  readonly brokenAtCommit: string[] = [];
+
+  private readonly truth: Truth = {
+    payment: (reference) => this.provider.payments.get(reference),
+    session: (checkoutId) => this.provider.sessions.get(checkoutId),
+    told: () => [...this.received.values()].map(reported),
+  };
+
+  /** A commit of an order record ran: the rules that hold at every moment are checked on it. */
+  private committed(write: Parameters<MemoryStore['commit']>[0]): void {
+    if (!ORDERS.some((o) => ORDER_KEYS.order(o) === write.key)) return;
+    const where = typeof this.command === 'number' ? `at command ${this.command}` : `at ${this.command}`;
+    for (const rule of this.rules.check(write.expected, write.value, this.truth)) this.brokenAtCommit.push(`${where}: ${rule}`);
   }
 
   /**
@@ -387,6 +414,7 @@ export class World {
 
   flush(): void {
     this.memory = this.newMemory();
+    this.rules.restore(null);
   }
 
   /** The store as it was at its last snapshot (a Redis's RDB file): what a rollback restores. */
@@ -395,11 +423,16 @@ export class World {
   /** The store takes a snapshot of itself (Redis's `save`, or what a lagging replica has). */
   snapshot(): void {
     this.saved = this.copyOf(this.memory);
+    this.savedVersions = this.rules.save();
   }
+
+  private savedVersions: Map<string, number> | null = null;
 
   /** The store goes back to its last snapshot (none yet: to empty), every epoch and version in it as it was. */
   rollback(): void {
     this.memory = this.saved ? this.copyOf(this.saved) : this.newMemory();
+    // The store's history went back: so do the versions it had committed.
+    this.rules.restore(this.savedVersions);
   }
 
   private copyOf(from: MemoryStore): MemoryStore {
