@@ -4,6 +4,7 @@
  * notifications. Nothing here uses a real timer: the instances run on a manual runtime (no pollers, no sweep
  * timer), sleep moves the model's clock, and ids and jitter come from the run's seed.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino } from 'pino';
 import { resolveConfig } from '../../../src/proxy/config.js';
 import type { ProxyContext } from '../../../src/proxy/context.js';
@@ -84,12 +85,20 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/**
+ * Which piece of the world's work a scheduling point is part of: the number of the `start` that began it (a
+ * customer's request, a callback, a sweep), and in a sweep the order it reads. A script names calls by it.
+ */
+export const WORK = new AsyncLocalStorage<string>();
+
 /** What befalls one store commit (see `World.storeFaults`). */
 export type StoreFault = 'lost' | 'applied' | 'resent' | null;
 
 interface Instance {
   orders: Orders;
   alive: boolean;
+  /** Its reads come from a replica that lags: the store as it was, for so many more reads (`lag`). */
+  lagging?: { replica: MemoryStore; reads: number };
   /** How far this process's own clock is from the true time (the model's clock), in ms. */
   skewMs: number;
   /** It listens on the presence channel (other processes count it). */
@@ -115,6 +124,8 @@ export class World {
    */
   readonly storeFaults: StoreFault[] = [];
   private readonly running = new Map<Promise<unknown>, Instance | null>();
+  /** How many pieces of work were started (`WORK`). */
+  private works = 0;
   private jtis = 0;
   private readonly sweptAt: number[] = [];
   readonly random: () => number;
@@ -210,9 +221,20 @@ export class World {
         if (!alive()) return new Promise(() => undefined);
         return (this.memory[name] as (...a: unknown[]) => unknown)(...args);
       };
+    // A read from the replica while it lags; it has caught up after its reads.
+    const read =
+      <K extends 'get' | 'members'>(name: K) =>
+      async (...args: unknown[]) => {
+        const lag = self.lagging;
+        if (!lag) return call(name)(...args);
+        await this.step(`store ${name}`);
+        if (!alive()) return new Promise(() => undefined);
+        if (--lag.reads <= 0) self.lagging = undefined;
+        return (lag.replica[name] as (...a: unknown[]) => unknown)(...args);
+      };
     return {
       kind: 'memory',
-      get: call('get'),
+      get: read('get'),
       set: call('set'),
       setIfAbsent: call('setIfAbsent'),
       compareAndSet: call('compareAndSet'),
@@ -241,7 +263,7 @@ export class World {
       incr: call('incr'),
       addToSet: call('addToSet'),
       removeFromSet: call('removeFromSet'),
-      members: call('members'),
+      members: read('members'),
       time: call('time'),
       publish: async () => undefined,
       subscribe: async (channel: string) => {
@@ -288,7 +310,7 @@ export class World {
    * Work of an instance that died never ends, and is waited for no more.
    */
   start(instance: Instance | null, work: () => Promise<unknown>): void {
-    const p = work().catch((err: unknown) => {
+    const p = WORK.run(String(this.works++), work).catch((err: unknown) => {
       if (!(err instanceof ProxyError) && !(err instanceof StoreUnavailableError)) this.crashes.push(err);
     });
     this.running.set(p, instance);
@@ -348,7 +370,7 @@ export class World {
     this.sweptAt[i] = this.clock;
     this.start(instance, async () => {
       const refs = await instance.orders.unsettled();
-      await Promise.all(refs.map((ref) => instance.orders.reconcile(ref)));
+      await Promise.all(refs.map((ref) => WORK.run(`${WORK.getStore()}.${ref}`, () => instance.orders.reconcile(ref))));
       instance.orders.outbox.kick();
     });
   }
@@ -415,6 +437,16 @@ export class World {
   flush(): void {
     this.memory = this.newMemory();
     this.rules.restore(null);
+  }
+
+  /**
+   * Instance `i` reads from a replica that stopped at the store as it is now, for its next `reads` reads (its
+   * writes go to the master, where a compare-and-set on what it read fails once the master moved on); then
+   * the replica has caught up.
+   */
+  lag(i: number, reads: number): void {
+    const instance = this.at(i);
+    instance.lagging = { replica: this.copyOf(this.memory), reads };
   }
 
   /** The store as it was at its last snapshot (a Redis's RDB file): what a rollback restores. */
