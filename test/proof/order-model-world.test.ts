@@ -12,15 +12,22 @@ describe("the model's lagging replica", () => {
     await idle(w);
     expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'pending' });
     // The second instance's replica stops here; the customer approves and the first instance reads it.
-    w.lag(1, 1);
+    w.lag(1, 2);
     w.provider.answer('O1-', 'COMPLETED');
     w.reconcile(0, 'O1');
     await idle(w);
     expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'completed' });
-    // The customer returns through the second instance, whose first read is the replica's: the try pending.
-    w.pay(1, 'O1', '233240000001');
+    // The second instance reads the order: its first reads are the replica's, the try pending; it reads the
+    // provider, and its commit of the completion, expecting the pending record, is refused by the master.
+    // Its next read, the replica caught up, is the master's.
+    const refused = w.refusedCommits;
+    w.reconcile(1, 'O1');
     await idle(w);
     expect(w.instances[1]!.lagging).toBeUndefined();
+    expect(w.refusedCommits).toBe(refused + 1);
+    // The customer returns through the second instance: no second charge.
+    w.pay(1, 'O1', '233240000001');
+    await idle(w);
     await rounds(w);
     expect(w.crashes).toEqual([]);
     expect(await brokenRules(w)).toEqual([]);

@@ -250,6 +250,7 @@ export class World {
         if (fault === 'lost') throw new StoreUnavailableError('commit', new Error('timed out before it ran'));
         const done = await this.memory.commit(...args);
         if (done) this.committed(args[0]);
+        else this.refusedCommits++;
         if (fault === 'applied') throw new StoreUnavailableError('commit', new Error('ran, and its answer was lost'));
         // Resent after a reconnect (ioredis resends what went unanswered): it runs again, and that run answers.
         if (fault === 'resent') {
@@ -289,6 +290,8 @@ export class World {
   readonly rules = new CommitRules();
   /** The command under way (its index in the run), for naming where a rule broke. */
   command: number | 'start' | 'quiesce' = 'start';
+  /** Commits the store refused (what they expected was no longer there). */
+  refusedCommits = 0;
   /** Every rule a commit broke, with the command under way. */
   readonly brokenAtCommit: string[] = [];
 
