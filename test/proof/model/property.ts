@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { brokenRules } from './invariants.js';
 import { FLIP_BOUND_MS, type Fault } from './scripted-provider.js';
-import { run, type Command, type Driver } from './run.js';
-import type { ScheduleRecorder } from './script.js';
+import { run as runWorld, type Command, type Driver } from './run.js';
+import type { RunRecord, ScheduleRecorder } from './script.js';
 import { NUMBERS, ORDERS, World, type WorldConfig } from './world.js';
 
 /** Which instance a command goes to: the third stands for the first until it joined. */
@@ -73,7 +73,7 @@ const worldConfig: fc.Arbitrary<WorldConfig> = fc
 const MAX_STEPS = 100_000;
 
 /** fast-check's scheduler lets the calls go on, in its (the seed's) order. */
-function fastCheckDriver(s: fc.Scheduler, w: World, recorder?: ScheduleRecorder): Driver {
+function fastCheckDriver(s: fc.Scheduler, w: World, recorder?: RunRecord): Driver {
   return {
     segment: () => recorder?.next(),
     count: () => s.count(),
@@ -103,21 +103,21 @@ export function modelProperty(trace = false, record?: (fingerprint: string) => v
     fc.integer({ min: 1, max: 2 ** 31 - 1 }),
     fc.array(fc.tuple(command, fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
     async (s, config, seed, commands) => {
+      const world = { ...config, readsInFlight: true, presence: true };
+      const run = recorder?.start({ world, seed, commands });
       const steps: string[] = [];
       const step = (label: string): Promise<void> => {
         // A run that never settles (calls that go on for ever: a livelock) fails instead of hanging its long run.
         if (steps.length > MAX_STEPS) return Promise.reject(new Error(`more than ${MAX_STEPS} steps: the run does not settle`));
-        const wentOn = recorder?.scheduled(label);
+        const wentOn = run?.scheduled(label);
         return s.schedule(Promise.resolve(label)).then(() => {
           wentOn?.();
           steps.push(label);
         });
       };
-      const world = { ...config, readsInFlight: true, presence: true };
-      recorder?.start({ world, seed, commands });
       const w = new World(world, seed, step);
       try {
-        await run(w, commands, fastCheckDriver(s, w, recorder), join);
+        await runWorld(w, commands, fastCheckDriver(s, w, run), join);
         const broken = await brokenRules(w);
         if (record) {
           const orders = await Promise.all(ORDERS.map((o) => w.memory.get(`ord:${o}`)));

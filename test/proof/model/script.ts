@@ -183,37 +183,24 @@ export async function endOf(w: World): Promise<string> {
  * Writes a generated run's schedule out as it runs (fast-check's scheduler decides; this watches): each
  * call when it is scheduled and when it goes on, and where the run's segments begin.
  */
-export class ScheduleRecorder {
+export class RunRecord {
   private readonly waiting: Array<{ label: string }> = [];
-  readonly segments: string[][] = [];
-  /** The run's world, seed and commands (a generated run's values). */
-  values: Omit<Scenario, 'schedule'> | undefined;
+  private readonly segments: string[][] = [];
 
-  /** A run begins: what it was generated with (a recorder watches one run). */
-  start(values: Omit<Scenario, 'schedule'>): void {
-    if (this.runs++ === 0) this.values = values;
-  }
-
-  /**
-   * How many runs began: it watches the first only. fast-check replaying a path runs the run at that path
-   * first, then (when it passes) goes on to the runs its shrinking would have tried next.
-   */
-  runs = 0;
+  constructor(private readonly values: Omit<Scenario, 'schedule'>) {}
 
   /** A segment begins (the driver was asked to let calls go on). */
   next(): void {
-    if (this.runs === 1) this.segments.push([]);
+    this.segments.push([]);
   }
 
-  /** A call reached its scheduling point: the token it will have when it goes on is decided then. */
+  /** A call reached its scheduling point: returns what to call when it goes on. */
   scheduled(step: string): () => void {
-    if (this.runs !== 1) return () => undefined;
     const label = named(step);
     const entry = { label };
     this.waiting.push(entry);
     return () => {
-      const same = this.waiting.filter((x) => x.label === label);
-      const k = same.indexOf(entry);
+      const k = this.waiting.filter((x) => x.label === label).indexOf(entry);
       this.waiting.splice(this.waiting.indexOf(entry), 1);
       this.segments.at(-1)!.push(k === 0 ? label : `${label}#${k}`);
     };
@@ -221,6 +208,26 @@ export class ScheduleRecorder {
 
   /** The run written out. */
   get scenario(): Scenario {
-    return { ...this.values!, schedule: this.segments.map((s) => s.join(' ')) };
+    return { ...this.values, schedule: this.segments.map((s) => s.join(' ')) };
+  }
+}
+
+/**
+ * Every run a property ran, written out. fast-check replaying a path runs the run at that path first, then
+ * (when it passes) goes on to the runs its shrinking would have tried next: `scenario` is the first.
+ */
+export class ScheduleRecorder {
+  readonly runs: RunRecord[] = [];
+
+  /** A run begins, with what it was generated with. */
+  start(values: Omit<Scenario, 'schedule'>): RunRecord {
+    const record = new RunRecord(values);
+    this.runs.push(record);
+    return record;
+  }
+
+  /** The first run written out. */
+  get scenario(): Scenario {
+    return this.runs[0]!.scenario;
   }
 }
