@@ -1,10 +1,13 @@
 /**
  * The model checker can fail (a test that cannot fail is a defect): with one money rule broken on purpose,
  * "unknown blocks everything" (a checkout is let through while the order's mobile-money try is being sent or
- * its outcome is unknown), the same property fails a run with an order charged twice.
+ * its outcome is unknown), the run its search found (the scenario `canary-checkout-beside-unknown-try`) breaks
+ * the rule at the commit that opens the session beside the live try, and ends with the order charged twice.
+ * The search itself runs in `npm run proof:long` (test/proof/long/order-model-canary.test.ts).
  */
-import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
+import type { Scenario } from './model/script.js';
 
 vi.mock('../../src/proxy/order/order-rules.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/proxy/order/order-rules.js')>();
@@ -16,16 +19,13 @@ vi.mock('../../src/proxy/order/order-rules.js', async (importOriginal) => {
   };
 });
 
-const { modelProperty } = await import('./model/property.js');
+const { runScenario } = await import('./model/script.js');
+const SCENARIOS = JSON.parse(readFileSync(new URL('./order-scenarios.json', import.meta.url), 'utf8')) as Record<string, Scenario>;
 
 describe('the order model, with "unknown blocks everything" broken on purpose', () => {
-  it('finds an order charged twice', async () => {
-    // Since every new session reads the provider first (the provider is the ledger), a double charge needs a
-    // checkout opened while the order's try is still on its way, so the search finds it rarely: of seeds 1 to
-    // 5 of the 'late' era, seed 4 within 3,000 runs (run 2,770). Its run is replayed here; the search itself
-    // runs in `npm run proof:long` (test/proof/long/order-model-canary.test.ts).
-    const result = await fc.check(modelProperty(false, undefined, true, 'late'), { seed: 4, path: '2769', numRuns: 1, endOnFailure: true });
-    expect(result.failed).toBe(true);
-    expect(String(result.errorInstance)).toMatch(/was charged 2 times/);
-  }, 120_000);
+  it('finds a session opened beside a live try, at its commit, and the order charged twice', async () => {
+    const { broken } = await runScenario(SCENARIOS['canary-checkout-beside-unknown-try']!);
+    expect(broken[0]).toMatch(/^at command \d+: O1 \(record \w+ v\d+\) has 2 live at once: try O1-1 \w+, session 1 \w+$/);
+    expect(broken.join('\n')).toMatch(/O1 was charged 2 times/);
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * A Redis that goes back in time (DESIGN: the provider is the ledger): restarted from its last snapshot (the
  * default persistence), so every record written after it is as it was at the snapshot. The processes restart
- * too, with no memory of the newer records. Before, the old record said the provider's history was read and the
- * last try or session ended unpaid, so nothing looked at the provider before sending: charged twice.
+ * too, with no memory of the newer records; or none restarts, and the customer returns through a process
+ * that never held the newer record. Before, the old record said the provider's history was read and the last
+ * try or session ended unpaid, so nothing looked at the provider before sending: charged twice.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -208,7 +209,7 @@ describe('a Redis restarted from its last snapshot, and every process restarted'
   });
 });
 
-describe('a Redis restarted from its last snapshot while the processes run on', () => {
+describe('a Redis restarted from its last snapshot under two running processes (none restarted)', () => {
   let sandbox: StartedSandbox;
   let redis: SnapshotRedis;
   beforeAll(async () => {
@@ -250,4 +251,39 @@ describe('a Redis restarted from its last snapshot while the processes run on', 
       await b.close();
     }
   });
+  it('a payment declined, a snapshot, the order paid by checkout through one, the rollback: through the other, no second charge', async () => {
+    const ref = order('RB-TWO');
+    const a = await instance(sandbox, redis.url);
+    const b = await instance(sandbox, redis.url);
+    try {
+      // Both processes know the order as declined; only the first ever sees the checkout.
+      const declined = await a.post('/payments', { msisdn: '0200000003' }, { token: await a.mintPayment({ referenceNo: ref }) });
+      expect(declined.status, declined.text).toBe(202);
+      await eventually(async () => ((await b.proxy.payments.get(ref))?.status === 'CANCELLED' ? true : undefined), 15_000);
+      await redis.snapshot();
+      const created = await a.post('/checkouts', {}, { token: await a.mintCheckout({ reference: ref }) });
+      expect(created.status, created.text).toBe(201);
+      expect((await hostedPay(sandbox, created.body.checkoutId)).status).toBe(303);
+      // Whichever process reads it first reports it (the reconciler's read lease is the fleet's).
+      await eventually(() => [...a.checkouts, ...b.checkouts].find((u) => u.snapshot.reference === ref && u.snapshot.status === 'completed'), 15_000);
+
+      await redis.rollBack();
+      // The customer returns through the process that never held the newer record.
+      const again = await eventually(async () => {
+        const r = await b.post('/payments', { msisdn: '0240000001' }, { token: await b.mintPayment({ referenceNo: ref }) });
+        return r.status === 503 ? undefined : r;
+      }, 20_000);
+      expect(again.status, again.text).toBe(409);
+      expect(again.body).toMatchObject({ error: 'ORDER_IN_OTHER_PAYMENT', details: { method: 'checkout', status: 'completed' } });
+      expect(chargesOf(sandbox, ref)).toEqual({ payments: 0, sessions: 1 });
+      // The completion is the order's again, and was reported under one key (by whichever process read it).
+      expect(await b.proxy.checkouts.get(ref)).toMatchObject({ checkoutId: created.body.checkoutId, status: 'completed' });
+      const reported = [...a.checkouts, ...b.checkouts].filter((u) => u.snapshot.reference === ref && u.snapshot.status === 'completed');
+      expect(new Set(reported.map((u) => u.idempotencyKey)).size).toBe(1);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
 });
+

@@ -4,22 +4,8 @@
  */
 import { ORDER_KEYS } from '../../../src/proxy/order/keys.js';
 import type { Order } from '../../../src/proxy/order/order-record.js';
-import type { OutboxMessage } from '../../../src/proxy/notify/outbox.js';
+import { reported, type Reported } from './reported.js';
 import { ORDERS, type World } from './world.js';
-
-interface Reported {
-  id: string;
-  kind: 'payment' | 'checkout';
-  /** The attempt reference or the checkoutId the snapshot names. */
-  subject: string;
-  status: string;
-}
-
-function reported(message: OutboxMessage): Reported {
-  const payload = message.payload as { snapshot: { reference: string; checkoutId?: string; status: string } };
-  const subject = message.kind === 'payment' ? payload.snapshot.reference : (payload.snapshot.checkoutId as string);
-  return { id: message.id, kind: message.kind, subject, status: payload.snapshot.status };
-}
 
 /** Every broken rule, one sentence each (empty when the run kept them all). */
 export async function brokenRules(w: World): Promise<string[]> {
@@ -27,6 +13,7 @@ export async function brokenRules(w: World): Promise<string[]> {
   w.provider.settle();
   const said = [...w.received.values()].map(reported);
   const { prefix } = w.config;
+  broken.push(...w.brokenAtCommit);
   for (const crash of w.crashes) broken.push(`a request failed with something that is not an answer: ${crash instanceof Error ? crash.stack : String(crash)}`);
 
   for (const order of ORDERS) {

@@ -5,27 +5,9 @@
 import fc from 'fast-check';
 import { brokenRules } from './invariants.js';
 import { FLIP_BOUND_MS, type Fault } from './scripted-provider.js';
-import { AMOUNT, NUMBERS, ORDERS, World, type WorldConfig } from './world.js';
-
-type Command =
-  | { kind: 'pay'; i: number; order: number; number: number }
-  | { kind: 'checkout'; i: number; order: number }
-  | { kind: 'answer'; order: number; how: 'COMPLETED' | 'CANCELLED' }
-  | { kind: 'pay-session'; order: number }
-  | { kind: 'reconcile'; i: number; order: number }
-  | { kind: 'sweep'; i: number }
-  | { kind: 'advance'; ms: number }
-  | { kind: 'fault'; on: 'payment' | 'read' | 'checkout'; fault: Fault }
-  | { kind: 'land-late' }
-  | { kind: 'callbacks'; i: number }
-  | { kind: 'loss'; i: number }
-  | { kind: 'foreign'; order: number }
-  | { kind: 'join' }
-  | { kind: 'operator' }
-  | { kind: 'store-fault'; how: 'lost' | 'applied' | 'resent' }
-  | { kind: 'foreign-same-price'; order: number }
-  | { kind: 'flip'; order: number; what: 'payment' | 'session'; callback: boolean; delayMs: number }
-  | { kind: 'snapshot' };
+import { run as runWorld, type Command, type Driver } from './run.js';
+import type { RunRecord, ScheduleRecorder } from './script.js';
+import { NUMBERS, ORDERS, World, type WorldConfig } from './world.js';
 
 /** Which instance a command goes to: the third stands for the first until it joined. */
 const instance = fc.integer({ min: 0, max: 2 });
@@ -57,172 +39,85 @@ const commands = [
 ] as const;
 
 /**
- * The runs' commands. `first`: as the runs found before the operator could act in the middle of a run (and
- * before reads' answers took a trip back), which replay only so; later eras add the operator, resolving from
- * the provider's records whatever the unresolved list shows, at any moment; `now` also a store commit that
- * times out before it ran, or runs and loses its answer.
+ * A run's commands: the customers', the provider's, time's and the faults' (see `Command`), every one the
+ * model knows. A run worth keeping is kept as a scenario (script.ts), so this one generator can change.
  */
-export function commandOf(era: Era): fc.Arbitrary<Command> {
-  const operator = { weight: 1, arbitrary: fc.constant({ kind: 'operator' as const }) };
-  const storeFault = { weight: 1, arbitrary: fc.record({ kind: fc.constant('store-fault' as const), how: fc.constantFrom('lost' as const, 'applied' as const, 'resent' as const) }) };
-  const samePrice = { weight: 1, arbitrary: fc.record({ kind: fc.constant('foreign-same-price' as const), order }) };
-  const flip = { weight: 2, arbitrary: fc.record({ kind: fc.constant('flip' as const), order, what: fc.constantFrom('payment' as const, 'session' as const), callback: fc.boolean(), delayMs: fc.integer({ min: 0, max: FLIP_BOUND_MS }) }) };
-  const snapshot = { weight: 2, arbitrary: fc.constant({ kind: 'snapshot' as const }) };
-  const refusedAndLanded = { weight: 1, arbitrary: fc.constant({ kind: 'fault' as const, on: 'payment' as const, fault: '0400-late' as const }) };
-  if (era === 'first') return fc.oneof(...commands);
-  if (era === 'operator') return fc.oneof(...commands, operator);
-  if (era === 'clock') return fc.oneof(...commands, operator, storeFault);
-  if (era === 'now') return fc.oneof(...commands, operator, storeFault, samePrice);
-  if (era === 'late') return fc.oneof(...commands, operator, storeFault, samePrice, flip);
-  return fc.oneof(...commands, operator, storeFault, samePrice, flip, snapshot, refusedAndLanded);
-}
-
-/**
- * Which runs a property generates, so that a run found in an era replays exactly: `first`, before reads'
- * answers took a trip back and the operator acted mid-run (see `commandOf`); `operator`, with both, every
- * process on one true clock; `clock`, the second process's own clock may also be ahead of or behind the
- * others', and store commits may fail (before they ran, after with their answer lost, or resent); `now`,
- * another shop may also charge our price under our reference, and the store counts the processes listening
- * on it (a process new to an emptied store holds back); `late`, the provider may also complete a payment it
- * called CANCELLED, or a session that expired, within `FLIP_BOUND_MS`, with its callback or without;
- * `ledger`, the store may also go back to a snapshot it took (a Redis restarted from its last snapshot, a
- * replica that lagged) where the provider can be read by reference, and the gateway may answer `0400` without
- * words and process the request all the same.
- */
-export type Era = 'first' | 'operator' | 'clock' | 'now' | 'late' | 'ledger';
+const command: fc.Arbitrary<Command> = fc.oneof(
+  ...commands,
+  { weight: 1, arbitrary: fc.constant({ kind: 'operator' as const }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('store-fault' as const), how: fc.constantFrom('lost' as const, 'applied' as const, 'resent' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('foreign-same-price' as const), order }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('flip' as const), order, what: fc.constantFrom('payment' as const, 'session' as const), callback: fc.boolean(), delayMs: fc.integer({ min: 0, max: FLIP_BOUND_MS }) }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'snapshot' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'fault' as const, on: 'payment' as const, fault: '0400-late' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('lag' as const), i: instance, reads: fc.integer({ min: 1, max: 6 }) }) },
+);
 
 const worldOf = {
   statusReference: fc.constantFrom('either' as const, 'referenceNo' as const, 'referenceId' as const),
   lists: fc.boolean(),
   prefix: fc.constantFrom('' as const, 'SHOP-A-' as const),
-  losses: fc.constantFrom('flush' as const, 'restart' as const),
 };
 
 /**
- * The world a run varies: how the provider reads, which loss; from the `now` era, how far the second
- * process's clock is off (none, a little, or more than the grace, either way).
+ * The world a run varies: how the provider reads, which loss, how far the second process's clock is off
+ * (none, a little, or more than the grace, either way). A store that goes back in time only where the
+ * provider can be read by reference (DESIGN: the provider is the ledger; elsewhere the store is required not
+ * to).
  */
-export function worldConfig(era: Era): fc.Arbitrary<WorldConfig> {
-  const skewMs = fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000);
-  if (era === 'ledger') {
-    // A store that goes back in time only where the provider can be read by reference (DESIGN: the provider
-    // is the ledger; elsewhere the store is required not to).
-    return fc
-      .record({ ...worldOf, losses: fc.constantFrom('flush' as const, 'restart' as const, 'rollback' as const), skewMs })
-      .map((c) => (c.losses === 'rollback' ? { ...c, lists: true, statusReference: c.statusReference === 'referenceId' ? ('either' as const) : c.statusReference } : c));
-  }
-  return era === 'late' || era === 'now' || era === 'clock' ? fc.record({ ...worldOf, skewMs }) : fc.record(worldOf);
-}
-
-function apply(w: World, c: Command, join: boolean): void {
-  const ref = ORDERS[('order' in c ? c.order : 0) as number]!;
-  switch (c.kind) {
-    case 'pay':
-      return w.pay(c.i, ref, NUMBERS[c.number]!);
-    case 'checkout':
-      return w.checkout(c.i, ref);
-    case 'answer':
-      return w.provider.answer(`${w.config.prefix}${ref}-`, c.how);
-    case 'pay-session':
-      return w.provider.paySession(`${w.config.prefix}${ref}`);
-    case 'reconcile':
-      return w.reconcile(c.i, ref);
-    case 'sweep':
-      return w.sweep(c.i);
-    case 'advance':
-      return w.advance(c.ms);
-    case 'fault':
-      return w.provider.queue(c.on, c.fault);
-    case 'land-late':
-      return w.provider.landLate();
-    case 'callbacks':
-      return w.callbacks(c.i);
-    case 'loss':
-      return w.config.losses === 'flush' ? w.flush() : w.config.losses === 'rollback' ? w.rollback() : w.restart(c.i);
-    case 'snapshot':
-      return w.snapshot();
-    case 'foreign':
-      return w.provider.foreignPayment(`${ref}-1`);
-    case 'join':
-      return join ? w.join() : undefined;
-    case 'operator':
-      return w.operator();
-    case 'foreign-same-price':
-      return w.provider.foreignPayment(`${ref}-1`, AMOUNT);
-    case 'store-fault':
-      return void w.storeFaults.push(c.how);
-    case 'flip':
-      return c.what === 'payment' ? w.provider.flip(`${w.config.prefix}${ref}-`, c.callback, c.delayMs) : w.provider.flipSession(`${w.config.prefix}${ref}`, c.delayMs);
-  }
-}
+const worldConfig: fc.Arbitrary<WorldConfig> = fc
+  .record({ ...worldOf, losses: fc.constantFrom('flush' as const, 'restart' as const, 'rollback' as const), skewMs: fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000) })
+  .map((c) => (c.losses === 'rollback' ? { ...c, lists: true, statusReference: c.statusReference === 'referenceId' ? ('either' as const) : c.statusReference } : c));
 
 /** Far more steps than any run takes (about 1,500 at most in 3,000 runs of seed 77; half take under 600). */
 const MAX_STEPS = 100_000;
 
-/** Lets the microtasks run (continuations of resolved scheduled tasks register their next step). */
-async function drained(): Promise<void> {
-  for (let i = 0; i < 16; i++) await Promise.resolve();
+/** fast-check's scheduler lets the calls go on, in its (the seed's) order. */
+function fastCheckDriver(s: fc.Scheduler, w: World, recorder?: RunRecord): Driver {
+  return {
+    segment: () => recorder?.next(),
+    count: () => s.count(),
+    one: () => s.waitOne(),
+    async settle() {
+      recorder?.next();
+      for (let rounds = 0; rounds < 1_000; rounds++) {
+        await s.waitIdle();
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (s.count() === 0 && !w.busy) return;
+      }
+      throw new Error('the world never settled');
+    },
+  };
 }
-
-/** Runs the scheduled tasks, in the scheduler's order, until nothing of a live instance is under way. */
-async function settle(s: fc.Scheduler, w: World): Promise<void> {
-  for (let rounds = 0; rounds < 1_000; rounds++) {
-    await s.waitIdle();
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (s.count() === 0 && !w.busy) return;
-  }
-  throw new Error('the world never settled');
-}
-
-/**
- * After the commands: callbacks, late landings, time past every deadline and window, every instance reading
- * and draining; then the operator resolves what no read could (DESIGN: the operator's part), from the
- * provider's own records, and the instances read and drain again. The operator looks three times: a
- * resolution the proxy could not check (the provider unreadable) is refused with "try again", and is.
- */
-async function quiesce(s: fc.Scheduler, w: World): Promise<void> {
-  await settle(s, w);
-  for (let round = 0; round < 20; round++) {
-    while (w.provider.late.length > 0) w.provider.landLate();
-    w.callbacks(w.instances.findIndex((x) => x.alive));
-    if (round === 14 || round === 16 || round === 18) w.operator();
-    w.advance(30_000);
-    await settle(s, w);
-  }
-}
-
 
 /**
  * The property: a generated run keeps every money rule. Throws an Error listing the broken rules (fast-check
  * reports it with the run's seed and path). `join`: the third process joins when told to (`MODEL_JOIN=0`
- * turns joins into nothing, the generated commands unchanged). `era`: which runs (see `Era`), so that those
- * found in an earlier one replay.
+ * turns joins into nothing, the generated commands unchanged). `recorder`: writes the first run out as a
+ * scenario.
  */
-export function modelProperty(trace = false, record?: (fingerprint: string) => void, join = process.env['MODEL_JOIN'] !== '0', era: Era = 'ledger') {
+export function modelProperty(trace = false, record?: (fingerprint: string) => void, join = process.env['MODEL_JOIN'] !== '0', recorder?: ScheduleRecorder) {
   return fc.asyncProperty(
     fc.scheduler(),
-    worldConfig(era),
+    worldConfig,
     fc.integer({ min: 1, max: 2 ** 31 - 1 }),
-    fc.array(fc.tuple(commandOf(era), fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
+    fc.array(fc.tuple(command, fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
     async (s, config, seed, commands) => {
+      const world = { ...config, readsInFlight: true, presence: true };
+      const run = recorder?.start({ world, seed, commands });
       const steps: string[] = [];
       const step = (label: string): Promise<void> => {
         // A run that never settles (calls that go on for ever: a livelock) fails instead of hanging its long run.
         if (steps.length > MAX_STEPS) return Promise.reject(new Error(`more than ${MAX_STEPS} steps: the run does not settle`));
-        return s.schedule(Promise.resolve(label)).then(() => void steps.push(label));
+        const wentOn = run?.scheduled(label);
+        return s.schedule(Promise.resolve(label)).then(() => {
+          wentOn?.();
+          steps.push(label);
+        });
       };
-      const w = new World({ ...config, readsInFlight: era !== 'first', presence: era === 'now' || era === 'late' || era === 'ledger' }, seed, step);
+      const w = new World(world, seed, step);
       try {
-        w.ready();
-        await settle(s, w);
-        for (const [c, steps] of commands) {
-          apply(w, c, join);
-          for (let k = 0; k < steps && s.count() > 0; k++) {
-            await drained();
-            if (s.count() > 0) await s.waitOne();
-          }
-        }
-        await quiesce(s, w);
+        await runWorld(w, commands, fastCheckDriver(s, w, run), join);
         const broken = await brokenRules(w);
         if (record) {
           const orders = await Promise.all(ORDERS.map((o) => w.memory.get(`ord:${o}`)));

@@ -4,11 +4,12 @@
  * notifications. Nothing here uses a real timer: the instances run on a manual runtime (no pollers, no sweep
  * timer), sleep moves the model's clock, and ids and jitter come from the run's seed.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino } from 'pino';
 import { resolveConfig } from '../../../src/proxy/config.js';
 import type { ProxyContext } from '../../../src/proxy/context.js';
 import { ProxyError } from '../../../src/proxy/errors.js';
-import { ORDER_CHANNELS } from '../../../src/proxy/order/keys.js';
+import { ORDER_CHANNELS, ORDER_KEYS } from '../../../src/proxy/order/keys.js';
 import { createLimiterFactory } from '../../../src/proxy/limits.js';
 import { createOrders, type Orders } from '../../../src/proxy/order/orders.js';
 import type { OutboxConsumer, OutboxMessage } from '../../../src/proxy/notify/outbox.js';
@@ -18,6 +19,8 @@ import { StoreClock } from '../../../src/proxy/store/store-clock.js';
 import type { ProxyStore } from '../../../src/proxy/store/types.js';
 import type { CheckoutClaims, PaymentClaims } from '../../../src/proxy/tokens/claims.js';
 import { ScriptedProvider, type StatusReference } from './scripted-provider.js';
+import { CommitRules, type Truth } from './commit-rules.js';
+import { reported } from './reported.js';
 
 /** What a run varies besides its commands: how the provider reads, and which loss it suffers. */
 export interface WorldConfig {
@@ -82,12 +85,20 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/**
+ * Which piece of the world's work a scheduling point is part of: the number of the `start` that began it (a
+ * customer's request, a callback, a sweep), and in a sweep the order it reads. A script names calls by it.
+ */
+export const WORK = new AsyncLocalStorage<string>();
+
 /** What befalls one store commit (see `World.storeFaults`). */
 export type StoreFault = 'lost' | 'applied' | 'resent' | null;
 
 interface Instance {
   orders: Orders;
   alive: boolean;
+  /** Its reads come from a replica that lags: the store as it was, for so many more reads (`lag`). */
+  lagging?: { replica: MemoryStore; reads: number };
   /** How far this process's own clock is from the true time (the model's clock), in ms. */
   skewMs: number;
   /** It listens on the presence channel (other processes count it). */
@@ -113,6 +124,8 @@ export class World {
    */
   readonly storeFaults: StoreFault[] = [];
   private readonly running = new Map<Promise<unknown>, Instance | null>();
+  /** How many pieces of work were started (`WORK`). */
+  private works = 0;
   private jtis = 0;
   private readonly sweptAt: number[] = [];
   readonly random: () => number;
@@ -208,9 +221,20 @@ export class World {
         if (!alive()) return new Promise(() => undefined);
         return (this.memory[name] as (...a: unknown[]) => unknown)(...args);
       };
+    // A read from the replica while it lags; it has caught up after its reads.
+    const read =
+      <K extends 'get' | 'members'>(name: K) =>
+      async (...args: unknown[]) => {
+        const lag = self.lagging;
+        if (!lag) return call(name)(...args);
+        await this.step(`store ${name}`);
+        if (!alive()) return new Promise(() => undefined);
+        if (--lag.reads <= 0) self.lagging = undefined;
+        return (lag.replica[name] as (...a: unknown[]) => unknown)(...args);
+      };
     return {
       kind: 'memory',
-      get: call('get'),
+      get: read('get'),
       set: call('set'),
       setIfAbsent: call('setIfAbsent'),
       compareAndSet: call('compareAndSet'),
@@ -225,16 +249,22 @@ export class World {
         const fault = this.storeFaults.shift();
         if (fault === 'lost') throw new StoreUnavailableError('commit', new Error('timed out before it ran'));
         const done = await this.memory.commit(...args);
+        if (done) this.committed(args[0]);
+        else this.refusedCommits++;
         if (fault === 'applied') throw new StoreUnavailableError('commit', new Error('ran, and its answer was lost'));
         // Resent after a reconnect (ioredis resends what went unanswered): it runs again, and that run answers.
-        if (fault === 'resent') return this.memory.commit(...args);
+        if (fault === 'resent') {
+          const again = await this.memory.commit(...args);
+          if (again) this.committed(args[0]);
+          return again;
+        }
         return done;
       },
       del: call('del'),
       incr: call('incr'),
       addToSet: call('addToSet'),
       removeFromSet: call('removeFromSet'),
-      members: call('members'),
+      members: read('members'),
       time: call('time'),
       publish: async () => undefined,
       subscribe: async (channel: string) => {
@@ -256,12 +286,34 @@ export class World {
     } as ProxyStore;
   }
 
+  /** The money rules checked at every commit of an order record (commit-rules.ts). */
+  readonly rules = new CommitRules();
+  /** The command under way (its index in the run), for naming where a rule broke. */
+  command: number | 'start' | 'quiesce' = 'start';
+  /** Commits the store refused (what they expected was no longer there). */
+  refusedCommits = 0;
+  /** Every rule a commit broke, with the command under way. */
+  readonly brokenAtCommit: string[] = [];
+
+  private readonly truth: Truth = {
+    payment: (reference) => this.provider.payments.get(reference),
+    session: (checkoutId) => this.provider.sessions.get(checkoutId),
+    told: () => [...this.received.values()].map(reported),
+  };
+
+  /** A commit of an order record ran: the rules that hold at every moment are checked on it. */
+  private committed(write: Parameters<MemoryStore['commit']>[0]): void {
+    if (!ORDERS.some((o) => ORDER_KEYS.order(o) === write.key)) return;
+    const where = typeof this.command === 'number' ? `at command ${this.command}` : `at ${this.command}`;
+    for (const rule of this.rules.check(write.expected, write.value, this.truth)) this.brokenAtCommit.push(`${where}: ${rule}`);
+  }
+
   /**
    * Runs an instance's work in the background; an error that is not an answer is kept (the run fails on it).
    * Work of an instance that died never ends, and is waited for no more.
    */
   start(instance: Instance | null, work: () => Promise<unknown>): void {
-    const p = work().catch((err: unknown) => {
+    const p = WORK.run(String(this.works++), work).catch((err: unknown) => {
       if (!(err instanceof ProxyError) && !(err instanceof StoreUnavailableError)) this.crashes.push(err);
     });
     this.running.set(p, instance);
@@ -321,7 +373,7 @@ export class World {
     this.sweptAt[i] = this.clock;
     this.start(instance, async () => {
       const refs = await instance.orders.unsettled();
-      await Promise.all(refs.map((ref) => instance.orders.reconcile(ref)));
+      await Promise.all(refs.map((ref) => WORK.run(`${WORK.getStore()}.${ref}`, () => instance.orders.reconcile(ref))));
       instance.orders.outbox.kick();
     });
   }
@@ -387,6 +439,17 @@ export class World {
 
   flush(): void {
     this.memory = this.newMemory();
+    this.rules.restore(null);
+  }
+
+  /**
+   * Instance `i` reads from a replica that stopped at the store as it is now, for its next `reads` reads (its
+   * writes go to the master, where a compare-and-set on what it read fails once the master moved on); then
+   * the replica has caught up.
+   */
+  lag(i: number, reads: number): void {
+    const instance = this.at(i);
+    instance.lagging = { replica: this.copyOf(this.memory), reads };
   }
 
   /** The store as it was at its last snapshot (a Redis's RDB file): what a rollback restores. */
@@ -395,11 +458,16 @@ export class World {
   /** The store takes a snapshot of itself (Redis's `save`, or what a lagging replica has). */
   snapshot(): void {
     this.saved = this.copyOf(this.memory);
+    this.savedVersions = this.rules.save();
   }
+
+  private savedVersions: Map<string, number> | null = null;
 
   /** The store goes back to its last snapshot (none yet: to empty), every epoch and version in it as it was. */
   rollback(): void {
     this.memory = this.saved ? this.copyOf(this.saved) : this.newMemory();
+    // The store's history went back: so do the versions it had committed.
+    this.rules.restore(this.savedVersions);
   }
 
   private copyOf(from: MemoryStore): MemoryStore {
