@@ -25,7 +25,7 @@ const SCENARIOS = JSON.parse(readFileSync(new URL('./order-scenarios.json', impo
 describe('the order model, with "unknown blocks everything" broken on purpose', () => {
   it('finds a session opened beside a live try, at its commit, and the order charged twice', async () => {
     const { broken } = await runScenario(SCENARIOS['canary-checkout-beside-unknown-try']!);
-    expect(broken[0]).toMatch(/^at command \d+: O1 \(record \w+ v\d+\) has 2 live at once: try O1-1 \w+, session 1 \w+$/);
+    expect(broken[0]).toMatch(/^at command \d+: O1 \(record \w+ v\d+\) started session 1 with 2 live at once: try O1-1 \w+, session 1 \w+$/);
     expect(broken.join('\n')).toMatch(/O1 was charged 2 times/);
   });
 });

@@ -9,8 +9,8 @@ import { isLiveSession, isLiveTry, mayLandLate, tryByReference, type CheckoutTry
  * Tries are matched by their send (reference number and send id), sessions by their creation (create id or
  * checkoutId); what the copy has and the record has not joins after the record's own (`ordinal` is a place in
  * the list, the reference numbers stay). A matched try or session keeps the record's version, unless the store
- * went back behind the copy (the same record at a lower version: a snapshot, a lagging replica), where the
- * copy's is the later word. The provider's histories are to be read again wherever anything joined: a try or
+ * went back behind the copy (the same record at a lower version: a snapshot, a lagging replica), or the copy
+ * holds the provider's later word on it (`laterWord`). The provider's histories are to be read again wherever anything joined: a try or
  * session made after the copy is known only to the provider.
  */
 export function mergeCopy(stored: Order, copy: Order): Order {
@@ -33,10 +33,10 @@ export function mergeCopy(stored: Order, copy: Order): Order {
 function mergeTries(stored: Order, copy: Order, behind: boolean): PaymentTry[] {
   let changed = false;
   const tries = stored.tries.map((x) => {
-    const theirs = behind ? copy.tries.find((t) => sameSend(x, t)) : undefined;
-    if (!theirs || sameWord(theirs, x)) return x;
+    const theirs = copy.tries.find((t) => sameSend(x, t));
+    if (!theirs || sameWord(theirs, x) || !(behind || laterWord(isLiveTry(x), x.phase, theirs.phase))) return x;
     changed = true;
-    return { ...theirs, ordinal: x.ordinal };
+    return { ...theirs, ordinal: x.ordinal, callbackId: x.callbackId };
   });
   const joining = copy.tries.filter((t) => (t.phase !== 'void' || mayLandLate(t)) && !knows(stored, t));
   if (!changed && joining.length === 0) return stored.tries;
@@ -46,10 +46,11 @@ function mergeTries(stored: Order, copy: Order, behind: boolean): PaymentTry[] {
 function mergeSessions(stored: Order, copy: Order, behind: boolean): CheckoutTry[] {
   let changed = false;
   const sessions = stored.sessions.map((x) => {
-    const theirs = behind ? copy.sessions.find((s) => sameCreation(x, s)) : undefined;
-    if (!theirs || sameWord(theirs, x)) return x;
+    const theirs = copy.sessions.find((s) => sameCreation(x, s));
+    const later = theirs?.checkoutId === x.checkoutId && laterWord(isLiveSession(x), x.phase, theirs.phase);
+    if (!theirs || sameWord(theirs, x) || !(behind || later)) return x;
     changed = true;
-    return { ...theirs, ordinal: x.ordinal };
+    return { ...theirs, ordinal: x.ordinal, createId: x.createId };
   });
   // A session without a checkoutId (its creation under way, or its answer lost) joins only a record holding
   // nothing live: beside a live try it would be a second live thing, and the listing finds it if it exists.
@@ -79,6 +80,17 @@ function sameSend(x: PaymentTry, t: PaymentTry): boolean {
 
 function sameCreation(x: CheckoutTry, s: CheckoutTry): boolean {
   return x.createId === s.createId || (s.checkoutId !== null && x.checkoutId === s.checkoutId);
+}
+
+/**
+ * True when the copy's phase is the provider's later word whatever the two histories: a final status it read
+ * (or a refusal in words) over one the record still holds live, a completion over any other. Such a word is
+ * never taken back, so taking it cannot make two processes take turns; a record left live beside it was a
+ * second live thing in the order (a stale session open beside the try made after it ended).
+ */
+function laterWord(recordLive: boolean, record: string, copy: string): boolean {
+  if (copy === 'completed') return record !== 'completed';
+  return recordLive && ['failed', 'cancelled', 'expired', 'refused'].includes(copy);
 }
 
 /** The same word on a try or session, whatever its place and the stamps of when it was written. */

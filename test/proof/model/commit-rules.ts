@@ -56,8 +56,13 @@ export class CommitRules {
     const broken: string[] = [];
     const name = `${after.ref} (record ${after.id} v${after.v})`;
 
+    // What the order's machine starts: a try claimed for sending or a session claimed for creating while
+    // something else of the order is live. A second live thing the provider made (a request landing after
+    // its try was judged void or refused, a payment found by a read, a copy's try merged after a loss) is
+    // the provider's truth, read and reported; the money rules at the end judge what came of it.
     const live = liveMoney(after);
-    if (live.count > 1) broken.push(`${name} has ${live.count} live at once: ${live.names.join(', ')}`);
+    const started = startedNow(before, after);
+    if (live.count > 1 && started.length > 0) broken.push(`${name} started ${started.join(', ')} with ${live.count} live at once: ${live.names.join(', ')}`);
 
     // Strictly rising in the store's history; with `acrossLosses`, never two different records under one id
     // and version even across a loss (a process that read v5 before it and v5 after takes one for the other).
@@ -116,6 +121,13 @@ export class CommitRules {
  * (one per checkoutId). A session whose creation's answer is still on its way (no checkoutId yet) and one a
  * read of the provider found meanwhile (adopted) may be the same session: they count once.
  */
+/** The tries and sessions `after` claims that `before` did not (a send or a creation this commit began). */
+export function startedNow(before: Order | null, after: Order): string[] {
+  const tries = after.tries.filter((t) => t.phase === 'sending' && !before?.tries.some((x) => x.callbackId === t.callbackId && x.phase === 'sending'));
+  const sessions = after.sessions.filter((s) => s.phase === 'creating' && !before?.sessions.some((x) => x.createId === s.createId && x.phase === 'creating'));
+  return [...tries.map((t) => `try ${t.reference}`), ...sessions.map((s) => `session ${s.ordinal}`)];
+}
+
 export function liveMoney(order: Order): { count: number; names: string[] } {
   const tries = order.tries.filter((t) => LIVE_TRY_PHASES.includes(t.phase));
   const sessions = order.sessions.filter((s) => LIVE_SESSION_PHASES.includes(s.phase));

@@ -153,4 +153,19 @@ describe('mergeCopy', () => {
     expect(step.order.v).toBe(4);
     expect(transition(base, { type: 'restore', copy: order({ id: 'a' }) }, ENV).order).toBe(base);
   });
+
+  it('takes the copy’s final word on a try or session the record still holds live, whatever the versions', () => {
+    // Another process read the session expired and the try cancelled; the record (written on by others since,
+    // at a higher version) still holds both live: the provider's final word is never taken back.
+    const open = session({ checkoutId: 'CO1', createId: 'c1', phase: 'open' });
+    const pending = paymentTry({ phase: 'pending' });
+    const stored = order({ id: 'a', v: 9, tries: [pending], sessions: [open] });
+    const copy = order({ id: 'a', v: 6, tries: [{ ...pending, phase: 'cancelled' }], sessions: [{ ...open, phase: 'expired', status: 'expired' }] });
+    const merged = mergeCopy(stored, copy);
+    expect(merged.tries.map((t) => t.phase)).toEqual(['cancelled']);
+    expect(merged.sessions.map((s) => s.phase)).toEqual(['expired']);
+    // Never the other way: a live word of the copy's over the record's final one.
+    expect(mergeCopy(copy, { ...stored, v: 5 })).toBe(copy);
+  });
 });
+
