@@ -28,6 +28,8 @@ export interface StoreSetup {
   maxLagSeconds?: number;
   /** The operator accepts the memory store where the mode needs durability (`ALLOW_MEMORY_STORE`). */
   allowMemory?: boolean;
+  /** The store reaches Redis through a Cluster client (REDIS_CLUSTER_NODES), which follows the slot map. */
+  clusterClient?: boolean;
 }
 
 /** The default bound of a replica's lag: Redis's own default `min-replicas-max-lag`. */
@@ -73,7 +75,7 @@ export async function probeWrite(store: ProxyStore, key: string, value: string):
 }
 
 const CLUSTER_REASON =
-  'Redis Cluster is not supported by this store: one order\'s commit writes several keys, which a cluster spreads over its slots; use one Redis master (with Sentinel for failover: REDIS_SENTINELS)';
+  'Redis is a Cluster node reached as a single server: commands for keys in slots it does not serve are redirected (MOVED), which a single-server client cannot follow; give the Cluster\'s nodes in REDIS_CLUSTER_NODES instead of REDIS_URL';
 
 /** The reason of a store that does not answer a ping. */
 export function silentReason(kind: ProxyStore['kind']): string {
@@ -98,7 +100,7 @@ function writeReason(kind: ProxyStore['kind'], message: string): string {
 export function judgeStore(kind: ProxyStore['kind'], setup: StoreSetup, writeFailure: string | null, facts: RedisFacts | null): StoreCheck {
   const reasons: string[] = [];
   const notes: string[] = [];
-  if (writeFailure !== null) reasons.push(writeReason(kind, writeFailure));
+  if (writeFailure !== null) reasons.push(setup.clusterClient ? `the redis store refused the readiness write: ${writeFailure}` : writeReason(kind, writeFailure));
   const check = { kind, writable: writeFailure === null, needsDurability: setup.durable, notes, reasons };
   if (kind === 'memory') {
     const loses =
@@ -111,7 +113,8 @@ export function judgeStore(kind: ProxyStore['kind'], setup: StoreSetup, writeFai
     notes.push('this store does not say how it keeps records: make sure it neither evicts nor loses acknowledged writes (docs/operations.md: what the store must guarantee)');
     return { ...check, ok: reasons.length === 0, persistence: 'unknown', evictionPolicy: 'unknown', replication: 'unknown', cluster: 'unknown' };
   }
-  if (facts.cluster === true && !reasons.includes(CLUSTER_REASON)) reasons.push(CLUSTER_REASON);
+  if (facts.cluster === true && !setup.clusterClient && !reasons.includes(CLUSTER_REASON)) reasons.push(CLUSTER_REASON);
+  if (facts.cluster === true && setup.clusterClient) notes.push('Redis Cluster: every key of the proxy\'s is under one hash tag, on one master (these facts are that master\'s)');
   if (facts.role === 'replica') reasons.push('Redis is a replica: the store must be the master (point REDIS_URL at it, or use REDIS_SENTINELS, which follows failovers)');
 
   const policy = facts.evictionPolicy;
@@ -220,7 +223,7 @@ export async function checkStore(store: ProxyStore, setup: StoreSetup, key: stri
     store.inspect ? store.inspect().catch(() => null) : Promise.resolve(null),
     formatReason(store).catch(() => null),
   ]);
-  const check = judgeStore(store.kind, setup, writeFailure, facts);
+  const check = judgeStore(store.kind, { ...setup, clusterClient: (store as { cluster?: boolean }).cluster === true }, writeFailure, facts);
   return format === null ? check : { ...check, ok: false, reasons: [...check.reasons, format] };
 }
 
