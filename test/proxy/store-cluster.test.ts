@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import calculateSlot from 'cluster-key-slot';
+import { createRequire } from 'node:module';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,10 +18,12 @@ import { READY_PATH } from '../../src/proxy/routes/ready.js';
 import { MemoryStore, RedisStore } from '../../src/proxy/store/index.js';
 import { clusterPrefix } from '../../src/proxy/store/redis-cluster.js';
 import type { CommitWrite } from '../../src/proxy/store/types.js';
-import { startHarness, startRedis, type Harness, type TestRedis } from './helpers.js';
+import { freePort, startHarness, startRedis, type Harness, type TestRedis } from './helpers.js';
 import { eventually } from './sse-client.js';
 import { startReceiver, TEST_WEBHOOK_SECRET, type TestReceiver } from './webhook-receiver.js';
 
+/** The hash slot of a key, as ioredis computes it (its `cluster-key-slot`, which ships without types). */
+const calculateSlot = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number;
 const run = Date.now().toString(36).toUpperCase();
 const relay = { minIntervalMs: 20, maxIntervalMs: 100, sweepIntervalMs: 200, deadlineMs: 60_000 };
 
@@ -148,6 +150,17 @@ describe('the keys on a Cluster', () => {
     );
     expect(() => resolveConfig({ ...configFromEnv(base), redisCluster: { nodes: [] } })).toThrow(/must list at least one node/);
   });
+
+  it('fails a command, rather than holding it, while no node of the Cluster answers', async () => {
+    const store = new RedisStore({ cluster: { nodes: [{ host: '127.0.0.1', port: await freePort() }] } });
+    try {
+      await expect(store.get('anything')).rejects.toThrow(/^store get failed: /);
+      await expect(store.commit({ key: ORDER_KEYS.order('X'), expected: null, value: '{}' })).rejects.toThrow(/^store commit failed: /);
+      expect(await store.ping()).toBe(false);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 });
 
 const exec = promisify(execFile);
@@ -177,7 +190,8 @@ describe('a real three-node Redis Cluster', () => {
     const h = await startHarness({
       sandbox: { timeScale: 0.02 },
       config: {
-        redisCluster: { nodes: nodes.slice(0, 1).map((n) => ({ host: '127.0.0.1', port: n.port })) },
+        // As `serve` reads it: one node is enough, the client learns the others.
+        redisCluster: configFromEnv({ PROVIDER_ENV: 'sandbox', REDIS_CLUSTER_NODES: `127.0.0.1:${nodes[0]!.port}` }).redisCluster!,
         redisPrefix: prefix,
         relay,
         webhooks: { url: receiver.url, secret: TEST_WEBHOOK_SECRET },
@@ -242,4 +256,19 @@ describe('a real three-node Redis Cluster', () => {
       await h.close();
     }
   }, 60_000);
+
+  // Last: it stops the Cluster.
+  it('fails commands, rather than holding them, once every node of it stops answering', async () => {
+    const store = new RedisStore({ cluster: { nodes: [{ host: '127.0.0.1', port: nodes[1]!.port }] }, prefix: `down-${run}:` });
+    try {
+      await store.set('k', 'v');
+      expect(await store.get('k')).toBe('v');
+      await Promise.all(nodes.map((n) => n.stop()));
+      await expect(store.get('k')).rejects.toThrow(/^store get failed: /);
+      await expect(store.get('k')).rejects.toThrow(/^store get failed: /);
+      expect(await store.ping()).toBe(false);
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
 });

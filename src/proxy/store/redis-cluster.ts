@@ -30,6 +30,9 @@ export function clusterPrefix(prefix: string): string {
  */
 export function clusterClient(options: RedisClusterOptions, nodeOptions: Record<string, unknown>): Cluster {
   return new Cluster(options.nodes, {
+    // No queue while the Cluster is unreachable: a queued command waits with no timeout (a single server's
+    // client gives up after one retry). Commands wait for the slot map instead (`usable`), or fail.
+    enableOfflineQueue: false,
     scaleReads: 'master',
     redisOptions: { ...nodeOptions, ...(options.password ? { password: options.password } : {}) },
     // A slot map that does not come is asked of another node as fast as a command would fail.
@@ -37,6 +40,28 @@ export function clusterClient(options: RedisClusterOptions, nodeOptions: Record<
     maxRedirections: 16,
     retryDelayOnFailover: 200,
     retryDelayOnClusterDown: 200,
+  });
+}
+
+/**
+ * Resolves once the Cluster client has its slot map (at once when it has); rejects at its next error while it
+ * connects or reconnects (no node answers), and when it was closed: so a command fails as fast as on a single
+ * server, rather than waiting in a queue for a Cluster that is down.
+ */
+export function usable(cluster: Cluster): Promise<void> {
+  if (cluster.status === 'ready') return Promise.resolve();
+  if (cluster.status === 'end' || cluster.status === 'close') return Promise.reject(new Error('the Cluster client is closed'));
+  return new Promise((resolve, reject) => {
+    const ready = () => {
+      cluster.off('error', failed);
+      resolve();
+    };
+    const failed = (err: Error) => {
+      cluster.off('ready', ready);
+      reject(err);
+    };
+    cluster.once('ready', ready);
+    cluster.once('error', failed);
   });
 }
 

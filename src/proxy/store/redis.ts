@@ -1,6 +1,6 @@
 import { Redis, type Cluster } from 'ioredis';
 import type { Logger } from 'pino';
-import { clusterClient, clusterPrefix, clusterSubscribers, clusterTime, isCluster, slotMaster, type RedisClusterOptions } from './redis-cluster.js';
+import { clusterClient, clusterPrefix, clusterSubscribers, clusterTime, isCluster, slotMaster, usable, type RedisClusterOptions } from './redis-cluster.js';
 import { readRedisFacts, type RedisFacts } from './redis-facts.js';
 import { COMMIT, COMPARE_AND_SET, INCR_WITH_TTL } from './redis-scripts.js';
 import { ReplicaWait } from './replica-wait.js';
@@ -120,6 +120,7 @@ export class RedisStore implements ProxyStore {
   /** Runs one Redis call; any failure of it becomes a StoreUnavailableError naming the operation. */
   private async run<T>(operation: string, call: () => Promise<T>): Promise<T> {
     try {
+      if (isCluster(this.client)) await usable(this.client);
       return await call();
     } catch (err) {
       throw new StoreUnavailableError(operation, err);
@@ -222,7 +223,7 @@ export class RedisStore implements ProxyStore {
     let set = this.handlers.get(name);
     if (!set) {
       this.handlers.set(name, (set = new Set()));
-      await this.run('subscribe', () => subscriber.subscribe(name));
+      await this.run('subscribe', async () => (isCluster(subscriber) ? usable(subscriber).then(() => subscriber.subscribe(name)) : subscriber.subscribe(name)));
     }
     const own = (message: string) => handler(message);
     set.add(own);
@@ -275,6 +276,7 @@ export class RedisStore implements ProxyStore {
 
   async ping(): Promise<boolean> {
     try {
+      if (isCluster(this.client)) await usable(this.client);
       return (await this.client.ping()) === 'PONG';
     } catch {
       return false;
