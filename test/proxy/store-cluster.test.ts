@@ -18,8 +18,9 @@ import { READY_PATH } from '../../src/proxy/routes/ready.js';
 import { MemoryStore, RedisStore } from '../../src/proxy/store/index.js';
 import { clusterPrefix } from '../../src/proxy/store/redis-cluster.js';
 import type { CommitWrite } from '../../src/proxy/store/types.js';
+import type { PaymentUpdate } from '../../src/proxy/context.js';
 import { freePort, startHarness, startRedis, type Harness, type TestRedis } from './helpers.js';
-import { eventually } from './sse-client.js';
+import { eventually, openStream } from './sse-client.js';
 import { startReceiver, TEST_WEBHOOK_SECRET, type TestReceiver } from './webhook-receiver.js';
 
 /** The hash slot of a key, as ioredis computes it (its `cluster-key-slot`, which ships without types). */
@@ -227,6 +228,8 @@ describe('a real three-node Redis Cluster', () => {
         }),
       );
       expect(counts.filter((c) => c > 0)).toHaveLength(1);
+      // The store's history is the slot's master's: nothing moved back.
+      expect(h.logs.entries().filter((e) => String(e.msg).startsWith("the store's history moved back"))).toEqual([]);
       expect(Math.max(...counts)).toBeGreaterThan(10);
       // The store sees its subscribers on every node (processes count each other through it).
       const store = new RedisStore({ cluster: { nodes: [{ host: '127.0.0.1', port: nodes[2]!.port }] }, prefix });
@@ -256,6 +259,30 @@ describe('a real three-node Redis Cluster', () => {
       await h.close();
     }
   }, 60_000);
+
+  it('shares orders between two instances: a payment sent through one is watched to its end through the other, once', async () => {
+    const prefix = `pair-${run}:`;
+    const updates: string[] = [];
+    const config = { redisCluster: { nodes: [{ host: '127.0.0.1', port: nodes[2]!.port }] }, redisPrefix: prefix, relay, hooks: { onPaymentUpdate: (u: PaymentUpdate) => void updates.push(`${u.snapshot.reference} ${u.snapshot.status}`) } };
+    const a = await startHarness({ sandbox: { timeScale: 0.02 }, config });
+    const b = await startHarness({ provider: () => a.proxy.config.provider as never, config });
+    try {
+      const token = await a.mintPayment({ referenceNo: `CL-PAIR-${run}` });
+      const sent = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? b : a).post('/payments', { msisdn: '233240000001' }, { token })));
+      expect(sent.map((r) => r.status)).toEqual(Array(10).fill(202));
+      const reference = `CL-PAIR-${run}-1`;
+      expect(new Set(sent.map((r) => r.body.reference))).toEqual(new Set([reference]));
+      const stream = await openStream(`${b.baseUrl}/payments/${reference}/events`, token);
+      await stream.ended;
+      expect(stream.events.at(-1)!.data.status).toBe('COMPLETED');
+      expect([...a.sandbox.app.sandbox.payments.values()].filter((p) => p.referenceNo === reference)).toHaveLength(1);
+      await eventually(() => (updates.includes(`${reference} COMPLETED`) ? true : undefined), 60_000);
+      expect(updates.filter((u) => u === `${reference} COMPLETED`)).toHaveLength(1);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  }, 120_000);
 
   // Last: it stops the Cluster.
   it('fails commands, rather than holding them, once every node of it stops answering', async () => {
