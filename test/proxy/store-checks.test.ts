@@ -70,6 +70,9 @@ describe('judging what Redis says', () => {
     const check = judgeStore('redis', { durable: false }, 'store commit failed: MOVED 12539 127.0.0.1:7002', null);
     expect(check.reasons).toEqual([expect.stringMatching(/^Redis is a Cluster node reached as a single server: .*REDIS_CLUSTER_NODES/)]);
     expect(check).toMatchObject({ ok: false, writable: false, cluster: 'unknown' });
+    // Through a Cluster client a redirect it could not follow is the Cluster's moment, not the wrong client.
+    const through = judgeStore('redis', { durable: false, clusterClient: true }, 'store commit failed: TRYAGAIN Multiple keys request during rehashing of slot', null);
+    expect(through.reasons).toEqual([expect.stringMatching(/^the Redis Cluster refused the readiness write \(a slot moving, or a failover under way\): .*TRYAGAIN/)]);
   });
 
   it("reads a master's replicas and how far behind each is from INFO replication", () => {

@@ -83,8 +83,10 @@ export function silentReason(kind: ProxyStore['kind']): string {
 }
 
 /** Why a readiness write failed on a store that answers a ping, in the operator's words. */
-function writeReason(kind: ProxyStore['kind'], message: string): string {
-  if (/\b(MOVED|ASK|CROSSSLOT|CLUSTERDOWN)\b/.test(message)) return CLUSTER_REASON;
+function writeReason(kind: ProxyStore['kind'], message: string, clusterClient = false): string {
+  if (/\b(MOVED|ASK|CROSSSLOT|CLUSTERDOWN|TRYAGAIN)\b/.test(message)) {
+    return clusterClient ? `the Redis Cluster refused the readiness write (a slot moving, or a failover under way): ${message}` : CLUSTER_REASON;
+  }
   if (/\bREADONLY\b/.test(message)) return 'Redis refuses writes: it is a replica (READONLY); point REDIS_URL at the master, or use REDIS_SENTINELS';
   if (/\bOOM\b/.test(message)) return 'Redis refuses writes: it is out of memory (maxmemory reached); give it more memory (maxmemory) rather than an evicting policy';
   if (/\bNOREPLICAS\b/.test(message)) return 'Redis refuses writes: fewer replicas are in reach than min-replicas-to-write asks';
@@ -100,7 +102,7 @@ function writeReason(kind: ProxyStore['kind'], message: string): string {
 export function judgeStore(kind: ProxyStore['kind'], setup: StoreSetup, writeFailure: string | null, facts: RedisFacts | null): StoreCheck {
   const reasons: string[] = [];
   const notes: string[] = [];
-  if (writeFailure !== null) reasons.push(setup.clusterClient ? `the redis store refused the readiness write: ${writeFailure}` : writeReason(kind, writeFailure));
+  if (writeFailure !== null) reasons.push(writeReason(kind, writeFailure, setup.clusterClient));
   const check = { kind, writable: writeFailure === null, needsDurability: setup.durable, notes, reasons };
   if (kind === 'memory') {
     const loses =
