@@ -51,19 +51,27 @@ export function clusterClient(options: RedisClusterOptions, nodeOptions: Record<
 export function usable(cluster: Cluster): Promise<void> {
   if (cluster.status === 'ready') return Promise.resolve();
   if (cluster.status === 'end' || cluster.status === 'close') return Promise.reject(new Error('the Cluster client is closed'));
-  return new Promise((resolve, reject) => {
-    const ready = () => {
-      cluster.off('error', failed);
-      resolve();
-    };
-    const failed = (err: Error) => {
-      cluster.off('ready', ready);
-      reject(err);
-    };
-    cluster.once('ready', ready);
-    cluster.once('error', failed);
-  });
+  // One wait shared by every command meanwhile (not a pair of listeners each).
+  let waiting = waits.get(cluster);
+  if (!waiting) {
+    waiting = new Promise<void>((resolve, reject) => {
+      const ready = () => {
+        cluster.off('error', failed);
+        resolve();
+      };
+      const failed = (err: Error) => {
+        cluster.off('ready', ready);
+        reject(err);
+      };
+      cluster.once('ready', ready);
+      cluster.once('error', failed);
+    }).finally(() => waits.delete(cluster));
+    waits.set(cluster, waiting);
+  }
+  return waiting;
 }
+
+const waits = new WeakMap<Cluster, Promise<void>>();
 
 /**
  * The master that holds `key`'s slot (the one every key of the proxy's is on, under {@link clusterPrefix}):
