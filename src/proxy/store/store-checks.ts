@@ -74,8 +74,7 @@ export async function probeWrite(store: ProxyStore, key: string, value: string):
   }
 }
 
-const CLUSTER_REASON =
-  'Redis is a Cluster node reached as a single server: commands for keys in slots it does not serve are redirected (MOVED), which a single-server client cannot follow; give the Cluster\'s nodes in REDIS_CLUSTER_NODES instead of REDIS_URL';
+const CLUSTER_REASON = 'Redis is a Cluster node reached as a single server: commands for keys in slots it does not serve are redirected (MOVED), which a single-server client cannot follow; give the Cluster\'s nodes in REDIS_CLUSTER_NODES instead of REDIS_URL';
 
 /** The reason of a store that does not answer a ping. */
 export function silentReason(kind: ProxyStore['kind']): string {
@@ -115,8 +114,8 @@ export function judgeStore(kind: ProxyStore['kind'], setup: StoreSetup, writeFai
     notes.push('this store does not say how it keeps records: make sure it neither evicts nor loses acknowledged writes (docs/operations.md: what the store must guarantee)');
     return { ...check, ok: reasons.length === 0, persistence: 'unknown', evictionPolicy: 'unknown', replication: 'unknown', cluster: 'unknown' };
   }
-  if (facts.cluster === true && !setup.clusterClient && !reasons.includes(CLUSTER_REASON)) reasons.push(CLUSTER_REASON);
-  if (facts.cluster === true && setup.clusterClient) notes.push('Redis Cluster: every key of the proxy\'s is under one hash tag, on one master (these facts are that master\'s)');
+  if (facts.cluster === true && setup.clusterClient) notes.push("Redis Cluster: every key of the proxy's is under one hash tag, on one master (these facts are that master's)");
+  else if (facts.cluster === true && !reasons.includes(CLUSTER_REASON)) reasons.push(CLUSTER_REASON);
   if (facts.role === 'replica') reasons.push('Redis is a replica: the store must be the master (point REDIS_URL at it, or use REDIS_SENTINELS, which follows failovers)');
 
   const policy = facts.evictionPolicy;
