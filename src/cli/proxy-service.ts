@@ -118,7 +118,7 @@ export async function startProxyService(options: ServiceOptions): Promise<Runnin
   const proxy = createMerchantProxy(serviceConfig(options.env, logger));
   const log = proxy.logger;
   try {
-    await withTimeout(proxy.ready(), SERVICE_TIMEOUTS.readyTimeoutMs, 'the store did not answer in time (check REDIS_URL or REDIS_SENTINELS)');
+    await withTimeout(proxy.ready(), SERVICE_TIMEOUTS.readyTimeoutMs, 'the store did not answer in time (check REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES)');
   } catch (err) {
     await proxy.close();
     throw err;
@@ -150,7 +150,7 @@ export async function startProxyService(options: ServiceOptions): Promise<Runnin
       // Only on the server API's own port: without one, nothing serves them (set SERVER_API_PORT).
       metrics: serverApiUrl ? `${serverApiUrl}${METRICS_PATH}` : null,
       trustProxy: options.trustProxy,
-      store: proxy.config.redisUrl || proxy.config.redisSentinel ? 'redis' : 'memory',
+      store: proxy.config.redisUrl || proxy.config.redisSentinel || proxy.config.redisCluster ? 'redis' : 'memory',
     },
     'listening',
   );

@@ -37,7 +37,7 @@ Run the merchant proxy as a service of its own, for shops whose server is not Ex
 Rails, Next.js): the elements' routes at the mount path, the server API under <path>/server/ for the
 shop's backend, /health (liveness) and /ready (readiness) for probes, JSON logs on stdout. Configured by
 the proxy's environment variables (PROVIDER_ENV, credentials, PROXY_TOKEN_SECRET, PROXY_SERVER_KEY,
-PROXY_ALLOWED_ORIGINS, REDIS_URL or REDIS_SENTINELS, ...; see the README). Stops gracefully on SIGTERM or SIGINT.
+PROXY_ALLOWED_ORIGINS, REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES, ...; see the README). Stops gracefully on SIGTERM or SIGINT.
 
 Options (each also read from the variable named):
   --port N              port to listen on (PORT, default ${DEFAULT_SERVE_PORT}; 0 picks a free one)

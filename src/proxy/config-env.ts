@@ -137,6 +137,7 @@ function readEnv(env: NodeJS.ProcessEnv): EnvReading {
   sources.set('webhooks.maxAgeMs', 'WEBHOOK_MAX_AGE_MS');
 
   readSentinel(given, config, problems, sources);
+  readCluster(given, config, problems, sources);
   readReplicas(given, config, sources);
 
   const optional: [name: string, path: string, set: (value: string) => void][] = [
@@ -193,24 +194,49 @@ function readSentinel(given: (name: string) => string | undefined, config: Proxy
   if (list === undefined) {
     if (name !== undefined) problems.push('REDIS_MASTER_NAME: applies only with REDIS_SENTINELS');
     if (given('REDIS_SENTINEL_PASSWORD') !== undefined) problems.push('REDIS_SENTINEL_PASSWORD: applies only with REDIS_SENTINELS');
-    if (given('REDIS_PASSWORD') !== undefined) problems.push('REDIS_PASSWORD: applies only with REDIS_SENTINELS (with REDIS_URL, put it in the URL)');
+    if (given('REDIS_PASSWORD') !== undefined && given('REDIS_CLUSTER_NODES') === undefined) {
+      problems.push('REDIS_PASSWORD: applies only with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL, put it in the URL)');
+    }
     return;
   }
   if (given('REDIS_URL') !== undefined) problems.push('REDIS_SENTINELS: give either REDIS_URL or REDIS_SENTINELS, not both');
-  const sentinels: { host: string; port: number }[] = [];
-  for (const entry of list.split(',').map((e) => e.trim()).filter(Boolean)) {
-    const match = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(entry);
-    const port = Number(match?.[2]);
-    if (!match || port < 1 || port > 65_535) {
-      problems.push(`REDIS_SENTINELS: "${entry}" is not host:port (for example 10.0.0.5:26379,10.0.0.6:26379)`);
-      continue;
-    }
-    sentinels.push({ host: match[1]!.replace(/^\[|\]$/g, ''), port });
-  }
+  const sentinels = hostPorts(list, 'REDIS_SENTINELS', '10.0.0.5:26379,10.0.0.6:26379', problems);
   if (name === undefined) problems.push("REDIS_MASTER_NAME: is required with REDIS_SENTINELS (the master's name in the Sentinels' configuration)");
   const password = given('REDIS_PASSWORD');
   const sentinelPassword = given('REDIS_SENTINEL_PASSWORD');
   config.redisSentinel = { sentinels, name: name ?? '', ...(password ? { password } : {}), ...(sentinelPassword ? { sentinelPassword } : {}) };
+}
+
+/** A `host:port` list (IPv6 in brackets); each entry that is not one is a problem under `name`. */
+function hostPorts(list: string, name: string, example: string, problems: string[]): { host: string; port: number }[] {
+  const out: { host: string; port: number }[] = [];
+  for (const entry of list.split(',').map((e) => e.trim()).filter(Boolean)) {
+    const match = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65_535) {
+      problems.push(`${name}: "${entry}" is not host:port (for example ${example})`);
+      continue;
+    }
+    out.push({ host: match[1]!.replace(/^\[|\]$/g, ''), port });
+  }
+  return out;
+}
+
+/**
+ * REDIS_CLUSTER_NODES (`host:port` list of some of the Cluster's nodes), with REDIS_PASSWORD: Redis Cluster
+ * (ioredis documents no URL form for it).
+ */
+function readCluster(given: (name: string) => string | undefined, config: ProxyConfig, problems: string[], sources: Map<string, string>): void {
+  const list = given('REDIS_CLUSTER_NODES');
+  sources.set('redisCluster', 'REDIS_CLUSTER_NODES');
+  sources.set('redisCluster.nodes', 'REDIS_CLUSTER_NODES');
+  if (list === undefined) return;
+  if (given('REDIS_URL') !== undefined || given('REDIS_SENTINELS') !== undefined) {
+    problems.push('REDIS_CLUSTER_NODES: give one of REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES');
+  }
+  const nodes = hostPorts(list, 'REDIS_CLUSTER_NODES', '10.0.0.5:7000,10.0.0.6:7000', problems);
+  const password = given('REDIS_PASSWORD');
+  config.redisCluster = { nodes, ...(password ? { password } : {}) };
 }
 
 /**

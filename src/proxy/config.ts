@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ProviderClientConfig } from '../provider/client.js';
 import { limitsSchema } from './config-limits.js';
-import { redisSentinelSchema } from './config-redis.js';
+import { redisClusterSchema, redisProblems, redisSentinelSchema } from './config-redis.js';
 import { MIN_PRODUCTION_HEARTBEAT_MS, relaySchema } from './config-relay.js';
 import { webhooksSchema } from './config-webhooks.js';
 import type { ProxyHooks } from './context.js';
@@ -149,6 +149,8 @@ export const proxyConfigSchema = z.strictObject({
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
   /** Redis through a Sentinel group instead of `redisUrl` (REDIS_SENTINELS, REDIS_MASTER_NAME). */
   redisSentinel: redisSentinelSchema.optional(),
+  /** Redis Cluster instead of `redisUrl` (REDIS_CLUSTER_NODES): every key under one hash tag. */
+  redisCluster: redisClusterSchema.optional(),
   /**
    * Prefix of every Redis key and channel (default `me:`), rate limits included: shops, or staging and
    * production, sharing one Redis never read each other's orders when their prefixes differ.
@@ -276,10 +278,7 @@ function parsedOptions(config: ProxyConfig): Partial<Resolved> & { env?: Resolve
 function crossChecks(out: Partial<Resolved> & { env?: Resolved['provider']['env'] }): string[] {
   const problems: string[] = [];
   const env = out.provider?.env ?? out.env;
-  if (out.redisUrl && out.redisSentinel) problems.push('redisSentinel: give either redisUrl or redisSentinel, not both');
-  if (out.redisReplicas && out.redisReplicas.acknowledge > 0 && !out.redisUrl && !out.redisSentinel) {
-    problems.push('redisReplicas.acknowledge: applies only with redisUrl or redisSentinel (a store of your own: RedisStore\'s replicas option)');
-  }
+  problems.push(...redisProblems(out));
   if (out.relay && out.relay.minIntervalMs > out.relay.maxIntervalMs) problems.push('relay.minIntervalMs: must not exceed relay.maxIntervalMs');
   if (env === 'production' && out.relay?.heartbeatMs !== undefined && out.relay.heartbeatMs < MIN_PRODUCTION_HEARTBEAT_MS) {
     // Each heartbeat is bytes on every open stream, paid for by the customer's phone plan and written by the proxy.

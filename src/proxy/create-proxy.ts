@@ -153,6 +153,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     store: config.store,
     redisUrl: config.redisUrl,
     redisSentinel: config.redisSentinel,
+    redisCluster: config.redisCluster,
     redisPrefix: config.redisPrefix,
     redisReplicas: { acknowledge: config.redisReplicas.acknowledge, timeoutMs: config.redisReplicas.timeoutMs },
     logger,
@@ -279,7 +280,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     logger,
     ready: async () => {
       if (!(await store.ping().catch(() => false))) {
-        throw new Error(`the ${store.kind} store does not answer${store.kind === 'redis' ? ' (check REDIS_URL or REDIS_SENTINELS)' : ''}`);
+        throw new Error(`the ${store.kind} store does not answer${store.kind === 'redis' ? ' (check REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES)' : ''}`);
       }
       await format.format;
       await relay.ready;

@@ -68,8 +68,11 @@ describe('which modes need durability', () => {
 describe('judging what Redis says', () => {
   it('takes a redirect on the readiness write for a Cluster node, even where INFO could not be read', () => {
     const check = judgeStore('redis', { durable: false }, 'store commit failed: MOVED 12539 127.0.0.1:7002', null);
-    expect(check.reasons).toEqual([expect.stringMatching(/^Redis Cluster is not supported by this store/)]);
+    expect(check.reasons).toEqual([expect.stringMatching(/^Redis is a Cluster node reached as a single server: .*REDIS_CLUSTER_NODES/)]);
     expect(check).toMatchObject({ ok: false, writable: false, cluster: 'unknown' });
+    // Through a Cluster client a redirect it could not follow is the Cluster's moment, not the wrong client.
+    const through = judgeStore('redis', { durable: false, clusterClient: true }, 'store commit failed: TRYAGAIN Multiple keys request during rehashing of slot', null);
+    expect(through.reasons).toEqual([expect.stringMatching(/^the Redis Cluster refused the readiness write \(a slot moving, or a failover under way\): .*TRYAGAIN/)]);
   });
 
   it("reads a master's replicas and how far behind each is from INFO replication", () => {
@@ -265,7 +268,7 @@ describe('GET /ready on replicas and Cluster nodes', () => {
       expect(status).toBe(503);
       expect(body.checks.store.cluster).toBe('yes');
       expect(body.reasons).toEqual([
-        "Redis Cluster is not supported by this store: one order's commit writes several keys, which a cluster spreads over its slots; use one Redis master (with Sentinel for failover: REDIS_SENTINELS)",
+        "Redis is a Cluster node reached as a single server: commands for keys in slots it does not serve are redirected (MOVED), which a single-server client cannot follow; give the Cluster's nodes in REDIS_CLUSTER_NODES instead of REDIS_URL",
       ]);
     } finally {
       await node.stop();

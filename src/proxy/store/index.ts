@@ -1,15 +1,17 @@
 import type { Logger } from 'pino';
 import { MemoryStore } from './memory.js';
 import { RedisStore, type RedisSentinelOptions, type ReplicaAcknowledgement } from './redis.js';
+import type { RedisClusterOptions } from './redis-cluster.js';
 import type { ProxyStore } from './types.js';
 
 export { MemoryStore } from './memory.js';
 export { RedisStore, type RedisSentinelOptions, type RedisStoreOptions, type ReplicaAcknowledgement } from './redis.js';
 export type { ProxyStore } from './types.js';
 export { StoreUnavailableError } from './store-error.js';
+export type { RedisClusterOptions } from './redis-cluster.js';
 
 /**
- * Picks the store: the one injected by the merchant, else Redis when `redisUrl` or `redisSentinel` is set,
+ * Picks the store: the one injected by the merchant, else Redis when `redisUrl`, `redisSentinel` or `redisCluster` is set,
  * else memory.
  * `owned` is false for an injected store (the proxy does not close what it did not open).
  */
@@ -18,6 +20,8 @@ export function createStore(options: {
   redisUrl?: string | undefined;
   /** Redis through a Sentinel group (instead of `redisUrl`). */
   redisSentinel?: RedisSentinelOptions | undefined;
+  /** Redis Cluster (instead of `redisUrl`): every key under one hash tag. */
+  redisCluster?: RedisClusterOptions | undefined;
   /** Prefix of every key and channel in Redis (default `me:`). */
   redisPrefix?: string | undefined;
   /** How many replicas acknowledge each commit, and how long it waits (Redis only). */
@@ -26,9 +30,9 @@ export function createStore(options: {
   now?: () => number;
 }): { store: ProxyStore; owned: boolean } {
   if (options.store) return { store: options.store, owned: false };
-  if (options.redisUrl || options.redisSentinel) {
+  if (options.redisUrl || options.redisSentinel || options.redisCluster) {
     const store = new RedisStore({
-      ...(options.redisUrl ? { url: options.redisUrl } : { sentinel: options.redisSentinel! }),
+      ...(options.redisUrl ? { url: options.redisUrl } : options.redisSentinel ? { sentinel: options.redisSentinel } : { cluster: options.redisCluster! }),
       ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}),
       ...(options.redisReplicas ? { replicas: options.redisReplicas } : {}),
       ...(options.logger ? { logger: options.logger } : {}),

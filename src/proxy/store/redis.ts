@@ -1,5 +1,6 @@
-import { Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import type { Logger } from 'pino';
+import { clusterClient, clusterPrefix, clusterSubscribers, clusterTime, isCluster, slotMaster, usable, type RedisClusterOptions } from './redis-cluster.js';
 import { readRedisFacts, type RedisFacts } from './redis-facts.js';
 import { COMMIT, COMPARE_AND_SET, INCR_WITH_TTL } from './redis-scripts.js';
 import { ReplicaWait } from './replica-wait.js';
@@ -27,9 +28,10 @@ export const REDIS_CLIENT_OPTIONS = { maxRetriesPerRequest: 1, commandTimeout: 2
 /** The longest WAIT (ms): a commit written while one is in flight waits for it, under the command timeout. */
 export const MAX_WAIT_TIMEOUT_MS = 1_500;
 
-/** A connection to one server by URL, or to the master a Sentinel group names, with the proxy's options. */
-export function redisClient(target: { url: string } | { sentinel: RedisSentinelOptions }): Redis {
+/** A connection to one server by URL, to the master a Sentinel group names, or to a Cluster, with the proxy's options. */
+export function redisClient(target: { url: string } | { sentinel: RedisSentinelOptions } | { cluster: RedisClusterOptions }): Redis | Cluster {
   if ('url' in target) return new Redis(target.url, { ...REDIS_CLIENT_OPTIONS });
+  if ('cluster' in target) return clusterClient(target.cluster, { ...REDIS_CLIENT_OPTIONS });
   const { sentinels, name, password, sentinelPassword } = target.sentinel;
   return new Redis({
     sentinels,
@@ -45,11 +47,12 @@ export function redisClient(target: { url: string } | { sentinel: RedisSentinelO
 }
 
 export interface RedisStoreOptions {
-  /** A `redis://` URL, or a Sentinel group; or `client` to share a connection the caller owns. */
+  /** A `redis://` URL, a Sentinel group or a Cluster; or `client` to share a connection the caller owns. */
   url?: string;
   sentinel?: RedisSentinelOptions;
-  client?: Redis;
-  /** Prefix of every key and channel (default `me:`). */
+  cluster?: RedisClusterOptions;
+  client?: Redis | Cluster;
+  /** Prefix of every key and channel (default `me:`; on a Cluster made a hash tag: `{me:}`). */
   prefix?: string;
   logger?: Logger;
   /** Where the master has replicas: how many must acknowledge each commit ({@link ReplicaAcknowledgement}). */
@@ -74,9 +77,11 @@ export interface ReplicaAcknowledgement {
  */
 export class RedisStore implements ProxyStore {
   readonly kind = 'redis' as const;
-  /** The command connection; rate limiters share it. */
-  readonly client: Redis;
-  private subscriber: Redis | undefined;
+  /** The command connection (a Cluster client on a Cluster); rate limiters share it. */
+  readonly client: Redis | Cluster;
+  /** True on a Redis Cluster: every key is under one hash tag ({@link clusterPrefix}). */
+  readonly cluster: boolean;
+  private subscriber: Redis | Cluster | undefined;
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
   /** Prefix of every key and channel (rate limiters built on this store use it too). */
   readonly prefix: string;
@@ -91,11 +96,15 @@ export class RedisStore implements ProxyStore {
   private waits: ReplicaWait | undefined;
 
   constructor(options: RedisStoreOptions) {
-    if (!options.client && !options.url && !options.sentinel) throw new Error('RedisStore needs a url, a sentinel group or a client');
-    this.prefix = options.prefix ?? 'me:';
+    if (!options.client && !options.url && !options.sentinel && !options.cluster) throw new Error('RedisStore needs a url, a sentinel group, a cluster or a client');
     this.ownsClient = !options.client;
-    this.client = options.client ?? redisClient(options.url ? { url: options.url } : { sentinel: options.sentinel! });
+    this.client = options.client ?? redisClient(options.url ? { url: options.url } : options.sentinel ? { sentinel: options.sentinel } : { cluster: options.cluster! });
+    this.cluster = isCluster(this.client);
+    this.prefix = this.cluster ? clusterPrefix(options.prefix ?? 'me:') : (options.prefix ?? 'me:');
     this.replicas = options.replicas ?? { acknowledge: 0, timeoutMs: 0 };
+    if (this.cluster && this.replicas.acknowledge > 0) {
+      throw new Error('RedisStore: replicas.acknowledge is not supported on a Redis Cluster (a WAIT there is not sent on the connection that wrote the commit); leave REDIS_WAIT_REPLICAS unset');
+    }
     if (this.replicas.acknowledge > 0 && !(this.replicas.timeoutMs > 0 && this.replicas.timeoutMs <= MAX_WAIT_TIMEOUT_MS)) {
       throw new Error(`RedisStore: replicas.timeoutMs must be between 1 and ${MAX_WAIT_TIMEOUT_MS} (a commit written behind a WAIT waits for it, under the 2 s command timeout)`);
     }
@@ -111,6 +120,7 @@ export class RedisStore implements ProxyStore {
   /** Runs one Redis call; any failure of it becomes a StoreUnavailableError naming the operation. */
   private async run<T>(operation: string, call: () => Promise<T>): Promise<T> {
     try {
+      if (isCluster(this.client)) await usable(this.client);
       return await call();
     } catch (err) {
       throw new StoreUnavailableError(operation, err);
@@ -170,7 +180,8 @@ export class RedisStore implements ProxyStore {
 
   private commitConnection(): Redis {
     if (this.committer) return this.committer;
-    const committer = this.client.duplicate();
+    // Never a Cluster: the constructor refuses replicas' acknowledgements there.
+    const committer = (this.client as Redis).duplicate();
     committer.on('error', () => undefined);
     this.committer = committer;
     this.waits = new ReplicaWait(committer, this.replicas);
@@ -212,7 +223,7 @@ export class RedisStore implements ProxyStore {
     let set = this.handlers.get(name);
     if (!set) {
       this.handlers.set(name, (set = new Set()));
-      await this.run('subscribe', () => subscriber.subscribe(name));
+      await this.run('subscribe', async () => (isCluster(subscriber) ? usable(subscriber).then(() => subscriber.subscribe(name)) : subscriber.subscribe(name)));
     }
     const own = (message: string) => handler(message);
     set.add(own);
@@ -226,14 +237,17 @@ export class RedisStore implements ProxyStore {
 
   /** `PUBSUB NUMSUB`: the connections subscribed to the channel, across every process on this Redis. */
   async subscribers(channel: string): Promise<number> {
+    const client = this.client;
+    if (isCluster(client)) return this.run('pubsub', () => clusterSubscribers(client, this.k(channel)));
     const reply = (await this.run('pubsub', () => this.client.call('PUBSUB', 'NUMSUB', this.k(channel)))) as unknown[];
     return Number(reply[1] ?? 0);
   }
 
   /** Pub/sub needs a connection of its own: a subscribed connection runs no other command. */
-  private subscriberConnection(): Redis {
+  private subscriberConnection(): Redis | Cluster {
     if (this.subscriber) return this.subscriber;
-    const subscriber = this.client.duplicate();
+    const client = this.client;
+    const subscriber: Redis | Cluster = isCluster(client) ? client.duplicate() : client.duplicate();
     subscriber.on('error', () => undefined);
     subscriber.on('message', (channel: string, message: string) => {
       for (const handler of this.handlers.get(channel) ?? []) handler(message);
@@ -247,17 +261,22 @@ export class RedisStore implements ProxyStore {
    * checks); what it will not say (a managed Redis may refuse CONFIG) is null.
    */
   async inspect(): Promise<RedisFacts> {
-    return this.run('inspect', () => readRedisFacts(this.client));
+    const client = this.client;
+    // On a Cluster, the master of the proxy's one slot: the server that keeps every record of the proxy's.
+    return this.run('inspect', async () => readRedisFacts(isCluster(client) ? await slotMaster(client, this.prefix) : client));
   }
 
   /** Redis's `TIME`: the server's clock, seconds and microseconds. */
   async time(): Promise<number> {
-    const [seconds, micros] = await this.run('time', () => this.client.time());
+    const client = this.client;
+    if (isCluster(client)) return this.run('time', () => clusterTime(client, this.prefix));
+    const [seconds, micros] = await this.run('time', () => client.time());
     return Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
   }
 
   async ping(): Promise<boolean> {
     try {
+      if (isCluster(this.client)) await usable(this.client);
       return (await this.client.ping()) === 'PONG';
     } catch {
       return false;

@@ -28,6 +28,8 @@ export interface StoreSetup {
   maxLagSeconds?: number;
   /** The operator accepts the memory store where the mode needs durability (`ALLOW_MEMORY_STORE`). */
   allowMemory?: boolean;
+  /** The store reaches Redis through a Cluster client (REDIS_CLUSTER_NODES), which follows the slot map. */
+  clusterClient?: boolean;
 }
 
 /** The default bound of a replica's lag: Redis's own default `min-replicas-max-lag`. */
@@ -72,8 +74,7 @@ export async function probeWrite(store: ProxyStore, key: string, value: string):
   }
 }
 
-const CLUSTER_REASON =
-  'Redis Cluster is not supported by this store: one order\'s commit writes several keys, which a cluster spreads over its slots; use one Redis master (with Sentinel for failover: REDIS_SENTINELS)';
+const CLUSTER_REASON = 'Redis is a Cluster node reached as a single server: commands for keys in slots it does not serve are redirected (MOVED), which a single-server client cannot follow; give the Cluster\'s nodes in REDIS_CLUSTER_NODES instead of REDIS_URL';
 
 /** The reason of a store that does not answer a ping. */
 export function silentReason(kind: ProxyStore['kind']): string {
@@ -81,8 +82,10 @@ export function silentReason(kind: ProxyStore['kind']): string {
 }
 
 /** Why a readiness write failed on a store that answers a ping, in the operator's words. */
-function writeReason(kind: ProxyStore['kind'], message: string): string {
-  if (/\b(MOVED|ASK|CROSSSLOT|CLUSTERDOWN)\b/.test(message)) return CLUSTER_REASON;
+function writeReason(kind: ProxyStore['kind'], message: string, clusterClient = false): string {
+  if (/\b(MOVED|ASK|CROSSSLOT|CLUSTERDOWN|TRYAGAIN)\b/.test(message)) {
+    return clusterClient ? `the Redis Cluster refused the readiness write (a slot moving, or a failover under way): ${message}` : CLUSTER_REASON;
+  }
   if (/\bREADONLY\b/.test(message)) return 'Redis refuses writes: it is a replica (READONLY); point REDIS_URL at the master, or use REDIS_SENTINELS';
   if (/\bOOM\b/.test(message)) return 'Redis refuses writes: it is out of memory (maxmemory reached); give it more memory (maxmemory) rather than an evicting policy';
   if (/\bNOREPLICAS\b/.test(message)) return 'Redis refuses writes: fewer replicas are in reach than min-replicas-to-write asks';
@@ -98,7 +101,7 @@ function writeReason(kind: ProxyStore['kind'], message: string): string {
 export function judgeStore(kind: ProxyStore['kind'], setup: StoreSetup, writeFailure: string | null, facts: RedisFacts | null): StoreCheck {
   const reasons: string[] = [];
   const notes: string[] = [];
-  if (writeFailure !== null) reasons.push(writeReason(kind, writeFailure));
+  if (writeFailure !== null) reasons.push(writeReason(kind, writeFailure, setup.clusterClient));
   const check = { kind, writable: writeFailure === null, needsDurability: setup.durable, notes, reasons };
   if (kind === 'memory') {
     const loses =
@@ -111,7 +114,8 @@ export function judgeStore(kind: ProxyStore['kind'], setup: StoreSetup, writeFai
     notes.push('this store does not say how it keeps records: make sure it neither evicts nor loses acknowledged writes (docs/operations.md: what the store must guarantee)');
     return { ...check, ok: reasons.length === 0, persistence: 'unknown', evictionPolicy: 'unknown', replication: 'unknown', cluster: 'unknown' };
   }
-  if (facts.cluster === true && !reasons.includes(CLUSTER_REASON)) reasons.push(CLUSTER_REASON);
+  if (facts.cluster === true && setup.clusterClient) notes.push("Redis Cluster: every key of the proxy's is under one hash tag, on one master (these facts are that master's)");
+  else if (facts.cluster === true && !reasons.includes(CLUSTER_REASON)) reasons.push(CLUSTER_REASON);
   if (facts.role === 'replica') reasons.push('Redis is a replica: the store must be the master (point REDIS_URL at it, or use REDIS_SENTINELS, which follows failovers)');
 
   const policy = facts.evictionPolicy;
@@ -220,7 +224,7 @@ export async function checkStore(store: ProxyStore, setup: StoreSetup, key: stri
     store.inspect ? store.inspect().catch(() => null) : Promise.resolve(null),
     formatReason(store).catch(() => null),
   ]);
-  const check = judgeStore(store.kind, setup, writeFailure, facts);
+  const check = judgeStore(store.kind, { ...setup, clusterClient: (store as { cluster?: boolean }).cluster === true }, writeFailure, facts);
   return format === null ? check : { ...check, ok: false, reasons: [...check.reasons, format] };
 }
 
