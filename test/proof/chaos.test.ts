@@ -30,9 +30,10 @@ const CONCURRENCY = 25;
 /**
  * How long a customer told "try again" (503 UPSTREAM_UNAVAILABLE) keeps pressing Pay, as the element lets them
  * (same token). Counted in time, not presses: an open circuit refuses for up to its longest wait between
- * trials (5 s), and on a loaded machine a count of presses ran out inside one such window.
+ * trials (5 s), and on a loaded machine (a long model run beside the suite) a count of presses, or 12 s of
+ * them, left 35 of 200 orders unsent.
  */
-const CUSTOMER_PATIENCE_MS = 12_000;
+const CUSTOMER_PATIENCE_MS = 30_000;
 /** How long the proxy gets, after the last flow, to agree with the sandbox. */
 const CONVERGE_MS = 30_000;
 

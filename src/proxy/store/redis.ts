@@ -179,7 +179,9 @@ export class RedisStore implements ProxyStore {
   }
 
   private commitConnection(): Redis {
-    if (this.committer) return this.committer;
+    // A connection that gave up reconnecting (a failover longer than its retries) is made anew, or every
+    // commit after it would fail with "Connection is closed" until the process restarts.
+    if (this.committer && this.committer.status !== 'end') return this.committer;
     // Never a Cluster: the constructor refuses replicas' acknowledgements there.
     const committer = (this.client as Redis).duplicate();
     committer.on('error', () => undefined);
