@@ -17,7 +17,9 @@ export type CheckoutButtonState = 'idle' | 'creating' | 'open' | 'completed' | '
  * @tagname checkout-button
  *
  *
- * @slot - The button's label (default "Pay now").
+ * @slot - The button's label (default "Pay now"). With the snippet's fallback form inside the tag instead (a
+ *   `<form>` posting the token to the proxy's `/checkouts/start`, its `<button>` labelled as this button is),
+ *   the label is that button's, and the element's token, when not set, is the form's `token` field.
  *
  * @event {MerchantEvent<CheckoutOpenedDetail>} checkout-opened - The page was opened: `detail` `{ checkoutId, checkoutUrl, mode }`.
  * @event {MerchantEvent<CheckoutDetail>} checkout-completed - Paid: `detail` `{ checkoutId }`.
@@ -67,6 +69,8 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   /** Sends this tab to a URL (the redirect mode and the fallback); replaceable for tests and single-page apps. */
   navigate = (url: string) => location.assign(url);
 
+  /** The label of the fallback form's button, when the page gave one (the form is then in no slot: not shown). */
+  private fallback?: string;
   private failure?: ProxyClientError;
   private session?: CheckoutCreateResponse;
   /**
@@ -87,12 +91,23 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   }
 
   protected override willUpdate(changed: PropertyValues<this>) {
+    // The fallback form, before the first render: drawn without a slot, the form is neither shown nor announced.
+    const form = !this.hasUpdated && this.querySelector('form');
+    if (form) (this.fallback = form.querySelector('button')?.textContent?.trim() || this.t.strings.label), (this.token ||= form.token?.value ?? '');
     if (this.hasUpdated && changed.has('token') && this.state != 'completed') {
       this.statusStream.stop();
       this.client.abort();
       this.session = this.failure = undefined;
       this.setState('idle');
     }
+  }
+
+  /**
+   * Adopts the fallback form: a press on it before now posted the form (the proxy gives that press and the
+   * element's the same session); from now on presses are the element's, and the focus passes to its button.
+   */
+  protected override firstUpdated() {
+    if (this.querySelector('form button:focus')) this.renderRoot.querySelector('button')!.focus();
   }
 
   private async handleClick() {
@@ -168,7 +183,7 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     const status = state == 'failed' || state == 'idle' || state == 'error' ? '' : s[state] + (state == 'open' && this.statusStream.offline ? ' ' + s.offline : '');
     return html`
       <button part="button" ?disabled=${busy || state == 'completed'} aria-busy=${busy} aria-describedby="error"
-        @click=${this.handleClick}><slot>${s.label}</slot></button>
+        @click=${this.handleClick}>${this.fallback ?? html`<slot>${s.label}</slot>`}</button>
       <p part="status" aria-live="polite" class=${state == 'completed' ? 'ok' : ''}>${status}</p>
       <p id="error" part="error-message" aria-live="assertive">
         ${failed ? (state == 'failed' ? s.failed : this.t.error(this.failure!.code, this.failure!.details)) : ''}
