@@ -27,8 +27,8 @@ export const BUDGETS = { loader: 1_500, all: 16_000, one: 12_400 } as const;
  * section of `npm run bench` measures the pages). They are held at the figures of that day.
  */
 export const CEILINGS: Readonly<Record<string, number>> = {
-  'page with <otp-verify>: loader + shared + element': 11_860,
-  'page with <pay-by-mobile>: loader + shared + element': 13_712,
+  'page with <otp-verify>: loader + shared + element': 11_700,
+  'page with <pay-by-mobile>: loader + shared + element': 13_552,
   'page with <checkout-button>: loader + shared + element': 10_989,
 };
 

@@ -13,15 +13,27 @@ const noMessages = (code: string) => code.replace(/\bError\("[^"]*"\)/g, 'Error(
  * What of reactive-element serves other classes than ours, each piece as Lit's production build writes it:
  * the decorators' initializers (`static addInitializer`, copied to subclasses and run by each constructor:
  * the elements declare `static properties`, no decorator), and the default converter's JSON for properties
- * of type Object or Array (each of ours is a string, a number, a boolean, or set as a property only).
+ * of type Object or Array (each of ours is a string, a number, a boolean, or set as a property only); the
+ * decorators' metadata (`Symbol.metadata`, `litPropertyMetadata`: where `@property` records its options, read
+ * by `finalize`); and the `useDefault` option (an attribute's removal restoring a property's initial value,
+ * kept in `_$Ej`), which no property of ours sets. Each pair: the piece, and what replaces it.
  */
 const UNUSED_BY_OURS = [
-  'static addInitializer(t){this._$Ei(),(this.l??=[]).push(t)}',
-  'void 0!==t.l&&(this.l=[...t.l]),',
-  ',this.constructor.l?.forEach(t=>t(this))',
-  'case Object:case Array:t=null==t?t:JSON.stringify(t)',
-  'case Object:case Array:try{i=JSON.parse(t)}catch(t){i=null}',
-];
+  ['static addInitializer(t){this._$Ei(),(this.l??=[]).push(t)}', ''],
+  ['void 0!==t.l&&(this.l=[...t.l]),', ''],
+  [',this.constructor.l?.forEach(t=>t(this))', ''],
+  ['case Object:case Array:t=null==t?t:JSON.stringify(t)', ''],
+  ['case Object:case Array:try{i=JSON.parse(t)}catch(t){i=null}', ''],
+  ['Symbol.metadata??=Symbol("metadata"),a.litPropertyMetadata??=new WeakMap;', ''],
+  ['const t=this[Symbol.metadata];if(null!==t){const s=litPropertyMetadata.get(t);if(void 0!==s)for(const[t,i]of s)this.elementProperties.set(t,i)}', ''],
+  ['useDefault:!1,', ''],
+  ['this[e]=r??this._$Ej?.get(e)??r', 'this[e]=r'],
+  ['||i.useDefault&&i.reflect&&h===this._$Ej?.get(t)&&!this.hasAttribute(r._$Eu(t,i))', ''],
+  [
+    '{useDefault:i,reflect:e,wrapped:h},r){i&&!(this._$Ej??=new Map).has(t)&&(this._$Ej.set(t,r??s??this[t]),!0!==h||void 0!==r)||(this._$AL.has(t)||(this.hasUpdated||i||(s=void 0)',
+    '{reflect:e}){(this._$AL.has(t)||(this.hasUpdated||(s=void 0)',
+  ],
+] as const;
 
 /**
  * What of lit-html serves the `svg` and `mathml` template tags (the wrapping of such a template's markup, and
@@ -63,9 +75,9 @@ export function litHooksOff(): Plugin {
       }
       if (!LIT.test(id)) return null;
       if (id.endsWith('/reactive-element.js')) {
-        for (const piece of UNUSED_BY_OURS) {
+        for (const [piece, by] of UNUSED_BY_OURS) {
           if (!code.includes(piece)) throw new Error(`lit-hooks-off: ${piece} is not where it was in ${id}`);
-          code = code.replace(piece, '');
+          code = code.replace(piece, by);
         }
       }
       if (id.endsWith('/lit-html.js')) {

@@ -62,14 +62,15 @@ export function openApiReference(): string {
   const document = openApiDocument('reference') as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
   const rows = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => {
-      const body = op.requestBody?.content['application/json']?.schema;
+      const [type, media] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
+      const body = media?.schema;
       const answers = Object.entries(op.responses).map(([status, r]) => {
         const media = Object.values(r.content ?? {})[0];
         const ref = media?.['x-event-data']?.$ref ?? media?.schema.$ref;
         if (status.startsWith('2') || !media?.schema.allOf) return `${status}${ref ? ` ${named(ref)}` : ''}`;
         return `${status} ${r.description.split(', ').map((code) => `\`${code}\``).join(' ')}`;
       });
-      return `| \`${op.operationId}\` | ${method.toUpperCase()} \`${path}\` | ${op.tags.join(', ')} | ${body?.$ref ? named(body.$ref) : ''} | ${answers.join('; ')} |`;
+      return `| \`${op.operationId}\` | ${method.toUpperCase()} \`${path}\` | ${op.tags.join(', ')} | ${body?.$ref ? named(body.$ref) + (type === 'application/json' ? '' : ` (\`${type}\`)`) : ''} | ${answers.join('; ')} |`;
     }),
   );
   const schemas = Object.entries(document.components.schemas).map(([name, schema]) => {

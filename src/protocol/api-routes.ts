@@ -10,6 +10,7 @@ import {
   accountLookupResponse,
   checkoutCreateRequest,
   checkoutCreateResponse,
+  checkoutStartForm,
   checkoutSnapshot,
   healthResponse,
   orderView,
@@ -55,6 +56,8 @@ export interface ApiRoute {
   summary: string;
   /** The JSON body, when the route takes one. */
   body?: z.ZodType;
+  /** The body is a form (`application/x-www-form-urlencoded`, a browser's plain form) carrying the token, not JSON with a bearer token. */
+  form?: true;
   query?: z.ZodObject;
   /** The success answer: its status, its JSON schema (none: no body), or the data of its `status` events. */
   ok: { status: number; json?: z.ZodType; events?: z.ZodType; description: string };
@@ -121,6 +124,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
   {
     method: 'post', operationId: 'createCheckout', path: PROXY_PATHS.checkouts, caller: 'element', summary: "Create (or reuse) the token's hosted checkout session",
     body: checkoutCreateRequest, ok: { status: 201, json: checkoutCreateResponse, description: 'The session and the page to send the customer to' },
+    errors: ['ORDER_CHANGED', 'ORDER_IN_OTHER_PAYMENT', 'PAYMENT_UNCONFIRMED', 'UPSTREAM_ERROR'],
+  },
+  {
+    method: 'post', operationId: 'startCheckout', path: PROXY_PATHS.checkoutStart, caller: 'element', form: true,
+    summary: "`<checkout-button>`'s fallback form: the token's session as `POST /checkouts` makes it, the browser sent there",
+    body: checkoutStartForm,
+    ok: { status: 303, description: "`Location`: the session's `checkoutUrl`. A refusal is answered to a browser (`Accept: text/html`) as a page saying what to do, with a link back to the page it came from; to other clients in the error shape" },
     errors: ['ORDER_CHANGED', 'ORDER_IN_OTHER_PAYMENT', 'PAYMENT_UNCONFIRMED', 'UPSTREAM_ERROR'],
   },
   {
@@ -223,6 +233,7 @@ export const REQUEST_SCHEMAS = {
   AccountLookupRequest: accountLookupRequest,
   PaymentCreateRequest: paymentCreateRequest,
   CheckoutCreateRequest: checkoutCreateRequest,
+  CheckoutStartForm: checkoutStartForm,
   OtpTokenInput: otpTokenInput,
   PaymentTokenInput: paymentTokenInput,
   CheckoutTokenInput: checkoutTokenInput,

@@ -79,12 +79,12 @@ function operation(route: ApiRoute): JsonSchema {
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.caller],
-    security: route.caller === 'element' ? [{ elementToken: [] }] : route.caller === 'server' ? [{ serverKey: [] }] : [],
+    security: route.form ? [] : route.caller === 'element' ? [{ elementToken: [] }] : route.caller === 'server' ? [{ serverKey: [] }] : [],
     parameters: [
       ...names.map((n) => ({ name: n, in: 'path', required: true, schema: { type: 'string' } })),
       ...Object.entries(query).map(([n, schema]) => ({ name: n, in: 'query', required: false, schema })),
     ],
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: refTo(REQUEST_SCHEMAS, route.body, route) } } } } : {}),
+    ...(route.body ? { requestBody: { required: true, content: { [route.form ? 'application/x-www-form-urlencoded' : 'application/json']: { schema: refTo(REQUEST_SCHEMAS, route.body, route) } } } } : {}),
     responses,
   };
 }

@@ -1,5 +1,5 @@
 import { accountLookupPath, orderPath, paymentEventsPath, paymentPath, paymentsPath } from './payment-paths.js';
-import { checkoutEventsPath, checkoutPath, checkoutsPath } from './checkout-paths.js';
+import { checkoutEventsPath, checkoutPath, checkoutStartPath, checkoutsPath } from './checkout-paths.js';
 import { otpDeliveryPath, otpSendPath, otpVerifyPath } from './otp-paths.js';
 
 // The paths of the browser-to-proxy protocol are one export each, in a module per element (otp-paths.ts,
@@ -22,6 +22,7 @@ export const PROXY_PATHS = {
   payment: paymentPath,
   paymentEvents: paymentEventsPath,
   checkouts: checkoutsPath,
+  checkoutStart: checkoutStartPath,
   checkout: checkoutPath,
   checkoutEvents: checkoutEventsPath,
   paymentCallback: (callbackId: string) => `/callbacks/payments/${encodeURIComponent(callbackId)}`,

@@ -125,6 +125,13 @@ export type OrderView = z.infer<typeof orderView>;
 export const checkoutCreateRequest = z.strictObject({});
 export type CheckoutCreateRequest = z.infer<typeof checkoutCreateRequest>;
 
+/**
+ * `POST /checkouts/start`'s form (`application/x-www-form-urlencoded`): the checkout token, in the hidden
+ * field of `<checkout-button>`'s fallback form, where a browser without the element's script sends it.
+ */
+export const checkoutStartForm = z.strictObject({ token: z.string().min(1).max(4096) });
+export type CheckoutStartForm = z.infer<typeof checkoutStartForm>;
+
 export const checkoutCreateResponse = z.object({
   checkoutId: z.string(),
   checkoutUrl: z.string(),

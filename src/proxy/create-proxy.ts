@@ -1,7 +1,7 @@
 import { Router, type Express } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { CheckoutSnapshot, PaymentSnapshot } from '../protocol/index.js';
+import { PROXY_PATHS, type CheckoutSnapshot, type PaymentSnapshot } from '../protocol/index.js';
 import { createProviderClient } from '../provider/client.js';
 import { type ProxyConfig, type ResolvedProxyConfig, resolveConfig } from './config.js';
 import type { ProxyContext } from './context.js';
@@ -10,7 +10,7 @@ import { createLimiterFactory } from './limits.js';
 import { accessLogger, createProxyLogger } from './logger.js';
 import { countedStore, createMetrics, type ProxyMetrics } from './metrics.js';
 import { OutageLog, registerOutageLog } from './outage-log.js';
-import { anyBody, holdBodyToDeadline, jsonBodies } from './middleware/body.js';
+import { anyBody, formBodies, holdBodyToDeadline, jsonBodies } from './middleware/body.js';
 import { originPolicy } from './middleware/origins.js';
 import { createOrders } from './order/orders.js';
 import { accountsRoutes } from './routes/accounts.js';
@@ -211,12 +211,13 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   const callbackBodies = anyBody(config.bodyTimeoutMs);
   const origins = originPolicy(config.allowedOrigins, logger);
   const bodies = jsonBodies(config.bodyTimeoutMs);
+  const forms = formBodies(config.bodyTimeoutMs);
   // One layer in front of the routes (each layer is a path match and a hop per request): the access line,
   // then, for provider callbacks (server-to-server), any body (never trusted, still 10 kB at most) and no
   // origin rule; for the server API (the merchant's backend, no Origin) JSON bodies without the origin rule;
-  // for everything else the origin rule and JSON bodies. First of all, a router called outside Express
-  // (Fastify's middie, Connect, a bare node:http server) runs inside a small Express app of its own, which
-  // gives the plain Node request and response Express's extensions.
+  // for everything else the origin rule and JSON bodies (a form for `<checkout-button>`'s fallback form).
+  // First of all, a router called outside Express (Fastify's middie, Connect, a bare node:http server) runs
+  // inside a small Express app of its own, which gives the plain Node request and response Express's extensions.
   let host: Express | undefined;
   router.use((req, res, next) => {
     if (notExpress(req, res)) {
@@ -234,7 +235,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
       if (err) next(err);
       else if (path.startsWith('/callbacks/')) callbackBodies(req, res, next);
       else if (path.startsWith('/server/')) bodies(req, res, next);
-      else origins(req, res, (refused?: unknown) => (refused ? next(refused) : bodies(req, res, next)));
+      else origins(req, res, (refused?: unknown) => (refused ? next(refused) : (path === PROXY_PATHS.checkoutStart && req.method === 'POST' ? forms : bodies)(req, res, next)));
     };
     if (logger.isLevelEnabled('error')) accessLog(req, res);
     guard();

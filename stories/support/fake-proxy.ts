@@ -20,6 +20,7 @@ const METHODS: Record<RouteName, 'GET' | 'POST'> = {
   payment: 'GET',
   paymentEvents: 'GET',
   checkouts: 'POST',
+  checkoutStart: 'POST',
   checkout: 'GET',
   checkoutEvents: 'GET',
   paymentCallback: 'POST',

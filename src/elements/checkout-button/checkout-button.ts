@@ -17,7 +17,9 @@ export type CheckoutButtonState = 'idle' | 'creating' | 'open' | 'completed' | '
  * @tagname checkout-button
  *
  *
- * @slot - The button's label (default "Pay now").
+ * @slot - The button's label (default "Pay now"). With the snippet's fallback form inside the tag instead (a
+ *   `<form>` posting the token to the proxy's `/checkouts/start`, its `<button>` labelled as this button is),
+ *   the label is that button's, and the element's token, when not set, is the form's `token` field.
  *
  * @event {MerchantEvent<CheckoutOpenedDetail>} checkout-opened - The page was opened: `detail` `{ checkoutId, checkoutUrl, mode }`.
  * @event {MerchantEvent<CheckoutDetail>} checkout-completed - Paid: `detail` `{ checkoutId }`.
@@ -51,7 +53,6 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   static override properties: PropertyDeclarations = {
     mode: {},
     strings: { attribute: false },
-    failure: { state: true },
   };
 
   /**
@@ -67,6 +68,9 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   /** Sends this tab to a URL (the redirect mode and the fallback); replaceable for tests and single-page apps. */
   navigate = (url: string) => location.assign(url);
 
+  /** The words of the fallback form's button, when the page gave one (the form is then in no slot: not shown). */
+  private formLabel?: string;
+  /** Why the last call failed: set with the state that shows it (whose change renders it), read only in that state. */
   private failure?: ProxyClientError;
   private session?: CheckoutCreateResponse;
   /**
@@ -87,12 +91,26 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
   }
 
   protected override willUpdate(changed: PropertyValues<this>) {
+    // The snippet's fallback form, before the first render: the element's button is then drawn without a slot,
+    // so the form is neither shown nor announced, with the form's words (its button's: a hidden field has none);
+    // the token is the form's when the element has none.
+    const form = !this.hasUpdated && this.querySelector('form');
+    if (form) (this.formLabel = form.textContent!.trim()), (this.token ||= form.token?.value);
     if (this.hasUpdated && changed.has('token') && this.state != 'completed') {
       this.statusStream.stop();
       this.client.abort();
-      this.session = this.failure = undefined;
+      this.session = undefined;
       this.setState('idle');
     }
+  }
+
+  /**
+   * Adopts the fallback form: a press on it before now posted the form (the proxy gives that press and the
+   * element's the same session); from now on presses are the element's, and the focus passes to its button.
+   */
+  protected override firstUpdated() {
+    // The form's button is the only thing in the tag that takes the focus; the host passes it to its own button.
+    if (this.querySelector(':focus')) this.renderRoot.querySelector('button')!.focus();
   }
 
   private async handleClick() {
@@ -100,7 +118,6 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     if (state == 'creating' || state == 'completed') return;
     // Open already: show the same page again rather than start a second session (or a second tab).
     if (state == 'open' && checkout) return this.win && !this.win.closed ? this.win.focus() : this.showPage(checkout);
-    this.failure = undefined;
     // Open the popup or tab inside the click: after the await the click's user activation may be gone (a
     // slow network) and the browser would block it. It is pointed at the checkout page once that exists.
     const win = this.newWindow('about:blank');
@@ -146,11 +163,9 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     this.statusStream.start({
       events: checkoutEventsPath(checkoutId),
       snapshot: checkoutPath(checkoutId),
-      isFinal: (c) => c.status != 'pending' && c.status != 'processing',
-      onStatus: ({ status }) => {
-        if (status == 'pending' || status == 'processing') return;
-        this.setState(status);
-        this.emit(`checkout-${status}`, { checkoutId });
+      isFinal,
+      onStatus: (c) => {
+        if (isFinal(c)) this.setState(c.status), this.emit(`checkout-${c.status}`, { checkoutId });
       },
       onError: (e) => {
         this.failure = e;
@@ -168,7 +183,7 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     const status = state == 'failed' || state == 'idle' || state == 'error' ? '' : s[state] + (state == 'open' && this.statusStream.offline ? ' ' + s.offline : '');
     return html`
       <button part="button" ?disabled=${busy || state == 'completed'} aria-busy=${busy} aria-describedby="error"
-        @click=${this.handleClick}><slot>${s.label}</slot></button>
+        @click=${this.handleClick}>${this.formLabel ?? html`<slot>${s.label}</slot>`}</button>
       <p part="status" aria-live="polite" class=${state == 'completed' ? 'ok' : ''}>${status}</p>
       <p id="error" part="error-message" aria-live="assertive">
         ${failed ? (state == 'failed' ? s.failed : this.t.error(this.failure!.code, this.failure!.details)) : ''}
@@ -176,6 +191,9 @@ export class CheckoutButton extends MerchantElement<CheckoutButtonState> {
     `;
   }
 }
+
+/** A session's status that no longer changes. */
+const isFinal = (c: CheckoutSnapshot): c is CheckoutSnapshot & { status: 'completed' | 'failed' | 'cancelled' | 'expired' } => c.status != 'pending' && c.status != 'processing';
 
 /**
  * True for an address the customer may be sent to: `https:`, or `http:` on this machine (the sandbox). Never

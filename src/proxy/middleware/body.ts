@@ -10,6 +10,7 @@ export const MAX_BODY_BYTES = 10 * 1024;
 
 const jsonParser = express.json({ limit: MAX_BODY_BYTES, strict: true, type: () => true });
 const rawParser = express.raw({ limit: MAX_BODY_BYTES, type: () => true });
+const formParser = express.urlencoded({ limit: MAX_BODY_BYTES, extended: false, parameterLimit: 20, type: () => true });
 
 /** How long a request body may take to arrive by default (DESIGN: bodies). */
 export const BODY_TIMEOUT_MS = 10_000;
@@ -76,6 +77,21 @@ export function jsonBodies(timeoutMs = BODY_TIMEOUT_MS) {
 /** `application/json`, with or without parameters (`; charset=utf-8`). */
 function isJson(contentType: string | undefined): boolean {
   return contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim());
+}
+
+/**
+ * `<checkout-button>`'s fallback form (`POST /checkouts/start`): `application/x-www-form-urlencoded`, as a
+ * browser posts a plain form (415 otherwise), with the same size and time limits as JSON.
+ */
+export function formBodies(timeoutMs = BODY_TIMEOUT_MS): Middleware {
+  const parse = withDeadline(formParser, timeoutMs);
+  return (req, res, next) => {
+    if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(req.get('content-type')?.trim() ?? '')) {
+      next(new ProxyError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be a form (Content-Type: application/x-www-form-urlencoded).'));
+      return;
+    }
+    parse(req, res, next);
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import { clientIp, clientKey } from '../client-address.js';
 import type { ProxyContext } from '../context.js';
 import { parseInput, ProxyError } from '../errors.js';
 import { withToken } from '../middleware/require-token.js';
+import { checkoutStartRoutes } from './checkout-start.js';
 import type { CheckoutTry, Order } from '../order/order-record.js';
 import type { Orders } from '../order/orders.js';
 import { serveEvents } from '../notify/serve-events.js';
@@ -12,9 +13,11 @@ import type { CheckoutClaims } from '../tokens/claims.js';
 
 /**
  * POST /checkouts (the order's hosted session, one live at a time), GET /checkouts/:checkoutId (snapshot) and
- * GET /checkouts/:checkoutId/events (SSE), all with a checkout-scope token.
+ * GET /checkouts/:checkoutId/events (SSE), all with a checkout-scope token; and POST /checkouts/start, the
+ * fallback form's way to the same session (checkout-start.ts).
  */
 export function checkoutsRoutes(router: Router, ctx: ProxyContext, orders: Orders): void {
+  checkoutStartRoutes(router, ctx, orders);
   router.post(PROXY_PATHS.checkouts, withToken(ctx, 'checkout', async (req, res, claims) => {
     parseInput(checkoutCreateRequest, req.body);
     sendJson(res, 201, await orders.checkout(claims));
