@@ -34,7 +34,7 @@ function mergeTries(stored: Order, copy: Order, behind: boolean): PaymentTry[] {
   let changed = false;
   const tries = stored.tries.map((x) => {
     const theirs = copy.tries.find((t) => sameSend(x, t));
-    if (!theirs || sameWord(theirs, x) || !(behind || laterWord(isLiveTry(x), x.phase, theirs.phase))) return x;
+    if (!theirs || sameWord(theirs, x) || !((behind && !takesBack(isLiveTry(theirs), x.phase, theirs.phase)) || laterWord(isLiveTry(x), x.phase, theirs.phase))) return x;
     changed = true;
     return { ...theirs, ordinal: x.ordinal, callbackId: x.callbackId };
   });
@@ -48,7 +48,7 @@ function mergeSessions(stored: Order, copy: Order, behind: boolean): CheckoutTry
   const sessions = stored.sessions.map((x) => {
     const theirs = copy.sessions.find((s) => sameCreation(x, s));
     const later = theirs?.checkoutId === x.checkoutId && laterWord(isLiveSession(x), x.phase, theirs.phase);
-    if (!theirs || sameWord(theirs, x) || !(behind || later)) return x;
+    if (!theirs || sameWord(theirs, x) || !((behind && !takesBack(isLiveSession(theirs), x.phase, theirs.phase)) || later)) return x;
     changed = true;
     return { ...theirs, ordinal: x.ordinal, createId: x.createId };
   });
@@ -91,6 +91,16 @@ function sameCreation(x: CheckoutTry, s: CheckoutTry): boolean {
 function laterWord(recordLive: boolean, record: string, copy: string): boolean {
   if (copy === 'completed') return record !== 'completed';
   return recordLive && ['failed', 'cancelled', 'expired', 'refused'].includes(copy);
+}
+
+/**
+ * True when the copy's phase would take back the provider's final word the record holds (a live phase over a
+ * final one, anything over a completion): the copy is older than that word even where the store went back
+ * behind the copy's version (a read made after the rollback wrote it).
+ */
+function takesBack(copyLive: boolean, record: string, copy: string): boolean {
+  if (record === 'completed') return copy !== 'completed';
+  return copyLive && ['failed', 'cancelled', 'expired', 'refused'].includes(record);
 }
 
 /** The same word on a try or session, whatever its place and the stamps of when it was written. */

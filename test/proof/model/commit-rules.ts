@@ -123,8 +123,11 @@ export class CommitRules {
  */
 /** The tries and sessions `after` claims that `before` did not (a send or a creation this commit began). */
 export function startedNow(before: Order | null, after: Order): string[] {
-  const tries = after.tries.filter((t) => t.phase === 'sending' && !before?.tries.some((x) => x.callbackId === t.callbackId && x.phase === 'sending'));
-  const sessions = after.sessions.filter((s) => s.phase === 'creating' && !before?.sessions.some((x) => x.createId === s.createId && x.phase === 'creating'));
+  // Claimed by this commit: stamped with its time. A copy's claim merged back after a loss keeps the time it was
+  // made (the in-flight request a loss hides is the hold's to cover, and the money rules at the end judge it).
+  const now = (t: { updatedAt: number }) => t.updatedAt === after.updatedAt;
+  const tries = after.tries.filter((t) => t.phase === 'sending' && now(t) && !before?.tries.some((x) => x.callbackId === t.callbackId && x.phase === 'sending'));
+  const sessions = after.sessions.filter((s) => s.phase === 'creating' && now(s) && !before?.sessions.some((x) => x.createId === s.createId && x.phase === 'creating'));
   return [...tries.map((t) => `try ${t.reference}`), ...sessions.map((s) => `session ${s.ordinal}`)];
 }
 

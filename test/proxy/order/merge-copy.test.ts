@@ -167,5 +167,15 @@ describe('mergeCopy', () => {
     // Never the other way: a live word of the copy's over the record's final one.
     expect(mergeCopy(copy, { ...stored, v: 5 })).toBe(copy);
   });
+
+  it('never takes back the provider’s final word the record holds, even where the store went back behind the copy', () => {
+    // Rolled back, then read again: the try cancelled at v4; the copy, from before the rollback, at v5 with it
+    // pending. The later read's word stands.
+    const pending = paymentTry({ phase: 'pending' });
+    const stored = order({ id: 'a', v: 4, tries: [{ ...pending, phase: 'cancelled' }] });
+    expect(mergeCopy(stored, order({ id: 'a', v: 5, tries: [pending] }))).toBe(stored);
+    // A completion the copy has still wins over it.
+    expect(mergeCopy(stored, order({ id: 'a', v: 5, tries: [{ ...pending, phase: 'completed' }] })).tries[0]!.phase).toBe('completed');
+  });
 });
 
