@@ -1,7 +1,7 @@
 // The flash sale's upstream reads on a fleet: the same pending payments on one proxy instance, then on three
 // instances sharing one Redis, the provider's status reads counted the way the scale section counts them.
 // One read per pending payment per interval must hold for the fleet, not only for one instance.
-import { DEFAULT_MAX_READS_IN_FLIGHT } from '../../src/proxy/reconcile/relay-options.js';
+import { DEFAULT_MAX_READS_IN_FLIGHT } from '../../src/proxy/config-relay.js';
 import { startRedis } from '../../test/proxy/helpers.js';
 import { BENCH_SECRET, browserHeaders, call, mapLimit, mint, MOUNT, sleep } from '../lib/http.js';
 import { startProcess, type BenchProcess } from '../lib/processes.js';

@@ -1,5 +1,5 @@
 import { backoffDelay } from '../../src/proxy/reconcile/backoff.js';
-import { DEFAULT_MAX_READS_IN_FLIGHT } from '../../src/proxy/reconcile/relay-options.js';
+import { DEFAULT_MAX_READS_IN_FLIGHT } from '../../src/proxy/config-relay.js';
 import { MOUNT } from '../lib/http.js';
 import type { Figure, SectionResult } from '../lib/report.js';
 import { fmt, median, percentile, times } from '../lib/stats.js';

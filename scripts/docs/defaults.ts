@@ -5,15 +5,13 @@ import { DEFAULT_PRE_STOP_SECONDS } from '../../src/cli/serve-command.js';
 import { providerClientConfigSchema } from '../../src/provider/client.js';
 import { resolveConfig, type ResolvedProxyConfig } from '../../src/proxy/config.js';
 import { DEFAULT_LIMITS, type LimitName } from '../../src/proxy/config-limits.js';
-import { MIN_PRODUCTION_HEARTBEAT_MS } from '../../src/proxy/config-relay.js';
+import { MIN_PRODUCTION_HEARTBEAT_MS, relayOptions } from '../../src/proxy/config-relay.js';
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from '../../src/proxy/middleware/body.js';
 import { DEFAULT_OUTBOX_OPTIONS } from '../../src/proxy/notify/outbox-types.js';
 import { RECORD_TTL_MS } from '../../src/proxy/order/keys.js';
 import { MOVED_BACK_NOTE_MS } from '../../src/proxy/store/store-checks.js';
 import { HISTORY_INTERVAL_MS } from '../../src/proxy/store/store-history.js';
-import { relayOptions } from '../../src/proxy/reconcile/relay-options.js';
 import { RECHECK_CEILING_MS } from '../../src/proxy/reconcile/reconcile-plan.js';
-import type { ProxyContext } from '../../src/proxy/context.js';
 import { DEFAULT_TOKEN_TTL_SEC } from '../../src/proxy/tokens/service.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../../src/protocol/server-schemas.js';
 import { SSE_HEARTBEAT_MS } from '../../src/protocol/paths.js';
@@ -60,7 +58,7 @@ const policy = (name: LimitName) => {
 /** The defaults table of docs/operations.md. */
 export function defaultsTable(): string {
   const config = resolvedDefaults();
-  const relay = relayOptions({ config } as unknown as ProxyContext);
+  const relay = relayOptions(config);
   const webhooks = config.webhooks!;
   const breaker = providerClientConfigSchema.shape.circuitBreaker.parse(undefined);
   if (!breaker) throw new Error('the circuit breaker is on by default');

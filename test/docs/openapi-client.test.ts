@@ -54,14 +54,14 @@ beforeAll(async () => {
   await writeFile(join(dir, 'merchant-proxy.ts'), fileOf(DOC, 'merchant-proxy.ts'));
   await writeFile(join(dir, 'journey.ts'), JOURNEY);
   h = await startHarness({ config: { serverKey: SERVER_KEY } });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await h?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe('a client generated from the OpenAPI document (docs/openapi.md)', { timeout: 120_000 }, () => {
+describe('a client generated from the OpenAPI document (docs/openapi.md)', { timeout: 300_000 }, () => {
   it('has a type per operation, named by its operationId, and one per named schema', async () => {
     const types = await readFile(join(dir, 'merchant-proxy-types.d.ts'), 'utf8');
     const operations = /^export interface operations \{\n([\s\S]*?)^\}/m.exec(types)?.[1] ?? '';

@@ -40,7 +40,21 @@ describe('resolveConfig', () => {
     expect(config.otp).toMatchObject({ pinLength: 6, pinType: 'NUMERIC', expiryMinutes: 5, maxRetries: 5 });
     expect(config.limits.otpSendPerNumberShort).toEqual({ points: 3, durationSec: 600 });
     expect(config.limits.otpSendCooldown).toEqual({ points: 1, durationSec: 60 });
-    expect(config.relay).toEqual({ minIntervalMs: 1_000, maxIntervalMs: 10_000, deadlineMs: 900_000 });
+    expect(config.relay).toEqual({
+      minIntervalMs: 1_000,
+      maxIntervalMs: 10_000,
+      deadlineMs: 900_000,
+      heartbeatMs: 5_000,
+      reconcileWindowMs: 86_400_000,
+      lateIntervalMs: 60_000,
+      unknownGraceMs: 60_000,
+      maxReadsInFlight: 32,
+      sweepIntervalMs: 15_000,
+      outboxBackoffMs: 1_000,
+      outboxMaxBackoffMs: 600_000,
+      outboxLeaseMs: 30_000,
+      outboxMaxAgeMs: 86_400_000,
+    });
   });
 
   it('lets one limit be overridden and keeps the others', () => {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentUpdate } from '../../src/proxy/context.js';
-import type { RelayOptions } from '../../src/proxy/reconcile/relay-options.js';
+import type { RelayOptions } from '../../src/proxy/config-relay.js';
 import { startHarness, startRedis, type Harness, type TestRedis } from './helpers.js';
 import { eventually, openStream } from './sse-client.js';
 

@@ -17,7 +17,8 @@ import { references } from '../../src/proxy/order/references.js';
 import { PollerPool, type PoolTimers, type TickResult } from '../../src/proxy/reconcile/poller-pool.js';
 import { ReadGate } from '../../src/proxy/reconcile/read-gate.js';
 import { Reconciler } from '../../src/proxy/reconcile/reconciler.js';
-import type { RelayOptions } from '../../src/proxy/reconcile/relay-options.js';
+import { relaySchema, type RelayOptions } from '../../src/proxy/config-relay.js';
+import { DEFAULT_OUTBOX_OPTIONS } from '../../src/proxy/notify/outbox-types.js';
 import { MemoryStore } from '../../src/proxy/store/memory.js';
 import { ENV, NOW, order, paymentTry, session, tx, upstreamSession } from './order/fixtures.js';
 import { eventually } from './sse-client.js';
@@ -86,20 +87,12 @@ function slowProvider() {
 }
 
 const RELAY: RelayOptions = {
-  minIntervalMs: 60_000,
-  maxIntervalMs: 60_000,
-  deadlineMs: 15 * 60_000,
-  reconcileWindowMs: 24 * 3_600_000,
-  lateIntervalMs: 60_000,
-  sweepIntervalMs: 3_600_000,
-  heartbeatMs: 20_000,
+  ...relaySchema.parse({ minIntervalMs: 60_000, maxIntervalMs: 60_000, maxReadsInFlight: 4, sweepIntervalMs: 3_600_000 }),
   maxStreamsPerClient: 3,
   maxStreamsPerAddress: 30,
-  minWakeGapMs: 0,
-  maxReadsInFlight: 4,
   initiationWaitMs: 15_000,
   initiationLeaseMs: 40_000,
-  unknownGraceMs: 60_000,
+  outbox: DEFAULT_OUTBOX_OPTIONS,
 };
 
 /** A reconciler on a memory store whose passes are reads of `provider`, with `unsettled` for its sweep. */

@@ -1,10 +1,10 @@
 import type { CheckoutCreateResponse, CheckoutSnapshot, OrderResolution, OrderView, PaymentSnapshot, UnresolvedOrder } from '../../protocol/index.js';
 import { BoundedMap } from '../bounded-map.js';
 import type { ProxyContext } from '../context.js';
-import { DEFAULT_OUTBOX_OPTIONS, Outbox, type OutboxConsumer } from '../notify/outbox.js';
+import { Outbox, type OutboxConsumer } from '../notify/outbox.js';
 import { Reconciler } from '../reconcile/reconciler.js';
 import { hooksConsumer, receiptsConsumer } from '../notify/consumers.js';
-import { relayOptions, type RelayOptions } from '../reconcile/relay-options.js';
+import { relayOptions, type RelayOptions } from '../config-relay.js';
 import { StreamLimiter } from '../notify/stream-limiter.js';
 import { LiveStreams } from '../notify/sse.js';
 import { type Watcher, Watchers } from '../notify/watchers.js';
@@ -78,15 +78,9 @@ const REAL_RUNTIME: OrdersRuntime = { ...HOST_RUNTIME, manual: false };
 
 /** Builds the money side of one instance and starts reconciling what the store holds. */
 export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxConsumer[] = [], runtime: OrdersRuntime = REAL_RUNTIME): Orders {
-  const options = relayOptions(ctx);
+  const options = relayOptions(ctx.config);
   const { config, logger, store, client } = ctx;
-  const relayConfig = (config.relay ?? {}) as Partial<Record<string, number>>;
-  const outbox = new Outbox(store, [hooksConsumer(ctx), receiptsConsumer(ctx), ...extraConsumers], logger, ctx.now, {
-    leaseMs: relayConfig['outboxLeaseMs'] ?? DEFAULT_OUTBOX_OPTIONS.leaseMs,
-    backoffMs: relayConfig['outboxBackoffMs'] ?? DEFAULT_OUTBOX_OPTIONS.backoffMs,
-    maxBackoffMs: relayConfig['outboxMaxBackoffMs'] ?? DEFAULT_OUTBOX_OPTIONS.maxBackoffMs,
-    maxAgeMs: relayConfig['outboxMaxAgeMs'] ?? DEFAULT_OUTBOX_OPTIONS.maxAgeMs,
-  }, runtime);
+  const outbox = new Outbox(store, [hooksConsumer(ctx), receiptsConsumer(ctx), ...extraConsumers], logger, ctx.now, options.outbox, runtime);
   const refs = references(config.referencePrefix);
   const payments = new PaymentUpstream(client, logger, config.provider.statusReference);
   const lists = config.provider.checkoutListing ?? config.provider.env === 'sandbox';

@@ -6,7 +6,7 @@ import type { Outbox } from '../notify/outbox.js';
 import { describeError } from '../describe-error.js';
 import { PollerPool } from './poller-pool.js';
 import { ReadGate } from './read-gate.js';
-import type { RelayOptions } from './relay-options.js';
+import type { RelayOptions } from '../config-relay.js';
 import type { ProxyStore } from '../store/types.js';
 import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
@@ -62,7 +62,6 @@ export class Reconciler {
     this.pool = new PollerPool({
       minIntervalMs: o.options.minIntervalMs,
       maxIntervalMs: o.options.maxIntervalMs,
-      minWakeGapMs: o.options.minWakeGapMs,
       gate: this.gate,
       failureCeilingMs: Math.max(o.options.lateIntervalMs, o.options.maxIntervalMs),
       onError: (key, err) => o.logger.warn({ subject: key, err: describeError(err) }, 'reconciling pass failed'),
