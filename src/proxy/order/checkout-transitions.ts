@@ -45,26 +45,10 @@ export function checkout(order: Order, e: CheckoutEvent, env: TransitionEnv): St
 
   const unread = providerUnread(order, e.seen, env);
   if (unread) return { order, reply: unread };
-  const ordinal = order.sessions.length + 1;
-  const fresh: CheckoutTry = {
-    ordinal,
-    jti: e.jti,
-    phase: 'creating',
-    createId: e.createId,
-    startedAt: env.now,
-    checkoutId: null,
-    checkoutUrl: null,
-    status: 'pending',
-    amount: e.terms.amount,
-    currency: 'GHS',
-    expiresAt: null,
-    completedAt: null,
-    seq: 0,
-    updatedAt: env.now,
-  };
+  const fresh = newSession(order, env, { jti: e.jti, phase: 'creating', createId: e.createId, amount: e.terms.amount, currency: 'GHS' });
   return {
     order: { ...order, checkoutTerms: order.checkoutTerms ?? e.terms, sessions: [...order.sessions, fresh] },
-    reply: { kind: 'create', ordinal },
+    reply: { kind: 'create', ordinal: fresh.ordinal },
   };
 }
 
@@ -129,23 +113,7 @@ export function sessionsListed(order: Order, e: ListedEvent, env: TransitionEnv)
       next = withSession(next, lost.ordinal, (x) => found({ ...x, adopted: true }, u));
       continue;
     }
-    const adopted: CheckoutTry = {
-      ordinal: next.sessions.length + 1,
-      jti: e.jti,
-      phase: 'open',
-      createId: e.createId,
-      startedAt: env.now,
-      checkoutId: null,
-      checkoutUrl: null,
-      status: 'pending',
-      amount: u.amount,
-      currency: u.currency,
-      expiresAt: null,
-      completedAt: null,
-      adopted: true,
-      seq: 0,
-      updatedAt: env.now,
-    };
+    const adopted = newSession(next, env, { jti: e.jti, phase: 'open', createId: e.createId, amount: u.amount, currency: u.currency, adopted: true });
     next = { ...next, checkoutTerms: next.checkoutTerms ?? terms, sessions: [...next.sessions, found(adopted, u)] };
   }
   if (!e.complete) return { order: next, reply: none };
@@ -155,6 +123,12 @@ export function sessionsListed(order: Order, e: ListedEvent, env: TransitionEnv)
     next = withSession(next, s.ordinal, (x) => (seen === 'absent' ? { ...x, phase: 'void', voidReason: 'not-found', notFound: undefined } : { ...x, notFound: seen }));
   }
   return { order: next, reply: none };
+}
+
+/** The order's next session: nothing of it known at the provider yet. */
+function newSession(order: Order, env: TransitionEnv, s: Pick<CheckoutTry, 'jti' | 'phase' | 'createId' | 'amount' | 'currency' | 'adopted'>): CheckoutTry {
+  const none = { checkoutId: null, checkoutUrl: null, expiresAt: null, completedAt: null };
+  return { ordinal: order.sessions.length + 1, startedAt: env.now, status: 'pending', ...none, seq: 0, updatedAt: env.now, ...s };
 }
 
 /** Time passed: a creation whose lease ended is unknown. */

@@ -1,5 +1,5 @@
 import type { CheckoutCreateResponse, CheckoutSnapshot, OrderResolution, OrderView, PaymentSnapshot, UnresolvedOrder } from '../../protocol/index.js';
-import { BoundedMap } from '../bounded-map.js';
+import { BoundedMap, Throttle } from '../bounded-map.js';
 import type { ProxyContext } from '../context.js';
 import { Outbox, type OutboxConsumer } from '../notify/outbox.js';
 import { Reconciler } from '../reconcile/reconciler.js';
@@ -17,7 +17,7 @@ import { ORDER_KEYS, type Subject } from './keys.js';
 import { OrderBook } from './order-book.js';
 import type { OrderDeps } from './order-deps.js';
 import { estimateCharge, OrderQueries } from './order-queries.js';
-import { tryByReference, type Order, type PaymentTry } from './order-record.js';
+import { tryByReference, type CheckoutTry, type Order, type PaymentTry } from './order-record.js';
 import { resolveOrder, unresolvedOrders } from './operator.js';
 import { payFlow } from './pay-flow.js';
 import { readPayment } from './reads.js';
@@ -147,8 +147,17 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
   const live = new LiveStreams(options.heartbeatMs);
 
   const look = (order: Order, t: PaymentTry) => reconciler.look(order.ref, queries.isLate(order, t));
-  // When each try read final was last read again for a callback: a callback replayed a hundred times is one read.
-  const finalReads = new BoundedMap<string, number>(10_000);
+  // What the merchant reads is looked at too: a try no page waits on anymore is read now, a session kept read.
+  const shownPayment = (found: { order: Order; t: PaymentTry } | null) => {
+    if (found) look(found.order, found.t);
+    return found && queries.paymentSnapshot(found);
+  };
+  const shownCheckout = (found: { order: Order; s: CheckoutTry } | null) => {
+    if (found) reconciler.track(found.order.ref);
+    return found && queries.checkoutSnapshot(found);
+  };
+  // A try read final is read again for its callbacks at most once per interval.
+  const finalReads = new Throttle(options.maxIntervalMs, ctx.now);
 
   return {
     pay: (claims, msisdn) => payFlow(deps, claims, msisdn),
@@ -156,30 +165,12 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     view: (claims) => queries.view(claims, estimateCharge(claims.amount, config.payments.chargePercent)),
     queries,
     payments: {
-      async get(ref) {
-        const found = await queries.payment(ref);
-        if (!found) return null;
-        look(found.order, found.t);
-        return queries.paymentSnapshot(found);
-      },
-      async getAttempt(reference) {
-        const found = await queries.attempt(reference);
-        if (!found) return null;
-        look(found.order, found.t);
-        return queries.paymentSnapshot(found);
-      },
+      get: async (ref) => shownPayment(await queries.payment(ref)),
+      getAttempt: async (reference) => shownPayment(await queries.attempt(reference)),
     },
     checkouts: {
-      async get(ref) {
-        const found = await queries.checkout(ref);
-        if (found) reconciler.track(ref);
-        return found ? queries.checkoutSnapshot(found) : null;
-      },
-      async getSession(checkoutId) {
-        const found = await queries.session(checkoutId);
-        if (found) reconciler.track(found.order.ref);
-        return found ? queries.checkoutSnapshot(found) : null;
-      },
+      get: async (ref) => shownCheckout(await queries.checkout(ref)),
+      getSession: async (checkoutId) => shownCheckout(await queries.session(checkoutId)),
     },
     look,
     track: (ref) => void reconciler.track(ref),
@@ -188,7 +179,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
       const parsed = reference ? refs.parseAttempt(reference) : null;
       if (!reference || !parsed) return;
       await hintReferenceId(deps, parsed.orderReference, reference, body);
-      await readFinalAgain(deps, parsed.orderReference, reference, finalReads, options.maxIntervalMs);
+      await readFinalAgain(deps, parsed.orderReference, reference, finalReads);
       await reconciler.hint(parsed.orderReference);
     },
     rememberNetwork: (msisdn, network) => void networks.set(msisdn, network),
@@ -231,16 +222,13 @@ async function hintReferenceId(deps: OrderDeps, ref: string, reference: string, 
  * A callback for a try read FAILED or CANCELLED: the provider's transitions after those are not shown, so it may
  * have changed its word (a network's late confirmation). Read once, and a COMPLETED found is the order's (the
  * provider's word wins: reported, and the order held by it). Nobody waits on that read: it goes under the
- * background circuit, sent once, and at most once per `minGapMs` per try however often the callback comes
+ * background circuit, sent once, and at most once per `relay.maxIntervalMs` per try however often the callback comes
  * (callbacks for declined payments during a status-read outage opened the circuit customers pay through).
  */
-async function readFinalAgain(deps: OrderDeps, ref: string, reference: string, lastReads: BoundedMap<string, number>, minGapMs: number): Promise<void> {
+async function readFinalAgain(deps: OrderDeps, ref: string, reference: string, reads: Throttle): Promise<void> {
   const order = await deps.book.read(ref);
   const t = order ? tryByReference(order, reference) : undefined;
-  if (!t || (t.phase !== 'failed' && t.phase !== 'cancelled')) return;
-  const last = lastReads.get(reference);
-  if (last !== undefined && deps.now() - last < minGapMs) return;
-  lastReads.set(reference, deps.now());
+  if (!t || (t.phase !== 'failed' && t.phase !== 'cancelled') || !reads.pass(reference)) return;
   await readPayment(deps, ref, reference, t.referenceId, { background: true, pass: order as Order });
 }
 

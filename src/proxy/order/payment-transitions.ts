@@ -64,30 +64,18 @@ export function pay(order: Order, e: PayEvent, env: TransitionEnv): Step<Order> 
   }
   const unread = providerUnread(next, e.seen, env);
   if (unread) return { order: next, reply: unread };
-  const n = nextNumber(next);
-  const ordinal = next.tries.length + 1;
-  const fresh: PaymentTry = {
-    ordinal,
-    n,
-    reference: env.references.attempt(order.ref, n),
+  const fresh = newTry(next, nextNumber(next), env, {
     jti: e.jti,
     maxAttempts: e.maxAttempts,
     msisdn: e.msisdn,
     phase: 'sending',
     sendId: e.sendId,
     sentAt: env.now,
-    referenceId: null,
     callbackId: e.callbackId,
     amount: e.terms.amount,
-    charge: 0,
-    totalAmount: e.terms.amount,
-    completedAt: null,
-    deadlineAt: env.now + env.deadlineMs,
     promptExpiresAt: e.promptLifetimeMs === null ? null : env.now + e.promptLifetimeMs,
-    seq: 0,
-    updatedAt: env.now,
-  };
-  return { order: { ...next, terms: next.terms ?? e.terms, tries: [...next.tries, fresh] }, reply: { kind: 'send', ordinal } };
+  });
+  return { order: { ...next, terms: next.terms ?? e.terms, tries: [...next.tries, fresh] }, reply: { kind: 'send', ordinal: fresh.ordinal } };
 }
 
 /** What a send's answer means; it counts only for its own send (a later send of the number has its own id). */
@@ -198,31 +186,33 @@ export function paymentProbed(order: Order, e: ProbeEvent, env: TransitionEnv): 
     const history = { ...order.history, payments: 'read' as const };
     return { order: { ...order, history, conflict: { reference, at: env.now } }, reply: { kind: 'conflict', reference } };
   }
-  const base: PaymentTry = {
-    ordinal: order.tries.length + 1,
-    n: e.n,
-    reference,
+  const base = newTry(order, e.n, env, {
     jti: e.jti,
     maxAttempts: e.maxAttempts,
     msisdn: r.tx.msisdn,
     phase: 'unknown',
     sendId: null,
     sentAt: null,
-    referenceId: null,
     callbackId: e.callbackId,
     amount: terms.amount,
-    charge: 0,
-    totalAmount: terms.amount,
-    completedAt: null,
-    deadlineAt: env.now + env.deadlineMs,
     promptExpiresAt: null,
     adopted: true,
-    seq: 0,
-    updatedAt: env.now,
-  };
+  });
   const found = taken(base, r.tx, undefined);
   const history = found.phase === 'failed' || found.phase === 'cancelled' ? order.history : { ...order.history, payments: 'read' as const };
   return { order: { ...order, terms, history, tries: [...order.tries, found] }, reply: none };
+}
+
+/** The order's next try, under reference number `n`: nothing read of it yet. */
+function newTry(
+  order: Order,
+  n: number,
+  env: TransitionEnv,
+  t: Pick<PaymentTry, 'jti' | 'maxAttempts' | 'msisdn' | 'phase' | 'sendId' | 'sentAt' | 'callbackId' | 'amount' | 'promptExpiresAt' | 'adopted'>,
+): PaymentTry {
+  const reference = env.references.attempt(order.ref, n);
+  const deadlineAt = env.now + env.deadlineMs;
+  return { ordinal: order.tries.length + 1, n, reference, referenceId: null, charge: 0, totalAmount: t.amount, completedAt: null, deadlineAt, seq: 0, updatedAt: env.now, ...t };
 }
 
 /** Time passed: a send whose lease ended is unknown; a pending try past its deadline is shown TIMED_OUT. */

@@ -42,7 +42,20 @@ export type TryEvent = (typeof TRY_EVENTS)[number];
 
 export const TRY_STATES: readonly (TryState | 'none')[] = ['none', 'sending', 'unknown', 'unknown-0400', 'pending', 'completed', 'failed', 'cancelled', 'refused', 'void'];
 
-export const TRY_TABLE: readonly Row<TryState, TryEvent>[] = [
+/**
+ * A status read finding the try's payment, as the provider's word: the try takes its state (and the provider's
+ * number and amounts), and the merchant is notified of it (a void or refused number found revives).
+ */
+const READ_STATES = [
+  ['read: PENDING', 'pending', 'PENDING'],
+  ['read: COMPLETED', 'completed', 'COMPLETED'],
+  ['read: FAILED', 'failed', 'FAILED'],
+  ['read: CANCELLED', 'cancelled', 'CANCELLED'],
+] as const;
+const readRows = (from: TryState, does: string, only?: readonly TryPhase[]): Row<TryState, TryEvent>[] =>
+  READ_STATES.filter(([, to]) => !only || only.includes(to)).map(([on, to, status]) => ({ from, on, to, does: `${does}notify ${status}` }));
+
+export const TRY_TABLE: readonly Row<TryState, TryEvent>[] = ([
   { from: 'none', on: 'pay', to: 'sending', does: 'claim the next number, once this request read the provider has nothing under it and listed the order\'s sessions (the provider is the ledger); send its one request' },
   { from: 'none', on: 'pay, another number', to: 'sending', does: 'as pay: the customer chooses the number' },
   { from: 'sending', on: 'pay', to: 'sending', does: 'wait for its outcome, then answer it' },
@@ -54,51 +67,33 @@ export const TRY_TABLE: readonly Row<TryState, TryEvent>[] = [
   { from: 'sending', on: 'sent: 0400 without words', to: 'unknown-0400', does: 'read: it may mean "already exists"' },
   { from: 'sending', on: 'sent: no answer', to: 'unknown', does: '202 PENDING; read by reference, never sent again' },
   { from: 'sending', on: 'sent: not sent', to: 'void', does: 'the provider\'s error to the customer; not counted' },
-  { from: 'sending', on: 'read: PENDING', to: 'pending', does: 'notify PENDING' },
-  { from: 'sending', on: 'read: COMPLETED', to: 'completed', does: 'notify COMPLETED' },
-  { from: 'sending', on: 'read: FAILED', to: 'failed', does: 'notify FAILED' },
-  { from: 'sending', on: 'read: CANCELLED', to: 'cancelled', does: 'notify CANCELLED' },
   { from: 'unknown', on: 'sent: accepted', to: 'pending', does: 'notify PENDING (a late answer of its own send)' },
   { from: 'unknown', on: 'sent: refused in words', to: 'refused', does: 'notify FAILED (the try\'s own key)' },
   { from: 'unknown', on: 'sent: 0400 without words', to: 'unknown-0400', does: 'a late answer: read to tell "exists" from "invalid"' },
-  { from: 'unknown', on: 'read: PENDING', to: 'pending', does: 'notify PENDING; the provider\'s number and amounts taken' },
-  { from: 'unknown', on: 'read: COMPLETED', to: 'completed', does: 'notify COMPLETED' },
-  { from: 'unknown', on: 'read: FAILED', to: 'failed', does: 'notify FAILED' },
-  { from: 'unknown', on: 'read: CANCELLED', to: 'cancelled', does: 'notify CANCELLED' },
   { from: 'unknown', on: 'read: not found, seen, twice after grace', to: 'void', does: 'nothing exists: the number is free; read slowly for the reconcile window in case it lands late' },
   { from: 'unknown', on: 'operator: absent', to: 'void', does: 'the provider\'s records have nothing (logged); read slowly for the reconcile window in case it lands late; before the grace after the send, or once a callback named a referenceId the check did not read by, 409 PAYMENT_UNCONFIRMED and nothing changes' },
-  { from: 'unknown-0400', on: 'read: PENDING', to: 'pending', does: 'it existed: adopted (one key per charge), notify PENDING' },
-  { from: 'unknown-0400', on: 'read: COMPLETED', to: 'completed', does: 'adopted, notify COMPLETED' },
-  { from: 'unknown-0400', on: 'read: FAILED', to: 'failed', does: 'adopted, notify FAILED' },
-  { from: 'unknown-0400', on: 'read: CANCELLED', to: 'cancelled', does: 'adopted, notify CANCELLED' },
   { from: 'unknown-0400', on: 'sent: accepted', to: 'pending', does: 'notify PENDING' },
   { from: 'unknown-0400', on: 'sent: refused in words', to: 'refused', does: 'notify FAILED (the try\'s own key)' },
   { from: 'unknown-0400', on: 'read: not found, seen, twice after grace', to: 'refused', does: 'it was refused, not a duplicate: notify FAILED' },
   { from: 'unknown-0400', on: 'operator: absent', to: 'void', does: 'the provider\'s records have nothing (logged); read slowly for the reconcile window; before the grace after the send, or once a callback named a referenceId the check did not read by, 409 PAYMENT_UNCONFIRMED and nothing changes' },
   { from: 'pending', on: 'tick, deadline passed', to: 'pending', does: 'TIMED_OUT to the page and the merchant (not final); read once a minute for 24 h' },
-  { from: 'pending', on: 'read: COMPLETED', to: 'completed', does: 'notify COMPLETED' },
-  { from: 'pending', on: 'read: FAILED', to: 'failed', does: 'notify FAILED' },
-  { from: 'pending', on: 'read: CANCELLED', to: 'cancelled', does: 'notify CANCELLED' },
-  { from: 'failed', on: 'read: COMPLETED', to: 'completed', does: 'the provider\'s word wins: notify COMPLETED' },
-  { from: 'cancelled', on: 'read: COMPLETED', to: 'completed', does: 'the provider\'s word wins: notify COMPLETED' },
-  { from: 'failed', on: 'pay', to: 'sending', does: 'the next try (next number), while tries are left' },
-  { from: 'failed', on: 'pay, another number', to: 'sending', does: 'the next try (next number), while tries are left' },
-  { from: 'cancelled', on: 'pay', to: 'sending', does: 'the next try (next number), while tries are left' },
-  { from: 'cancelled', on: 'pay, another number', to: 'sending', does: 'the next try (next number), while tries are left' },
   { from: 'refused', on: 'pay', to: 'sending', does: 'the next try, on the same number, while tries are left' },
   { from: 'refused', on: 'pay, another number', to: 'sending', does: 'the next try, on the same number, while tries are left' },
-  { from: 'refused', on: 'read: PENDING', to: 'pending', does: 'found after all: the provider\'s word wins' },
-  { from: 'refused', on: 'read: COMPLETED', to: 'completed', does: 'found after all: notify COMPLETED' },
-  { from: 'refused', on: 'read: FAILED', to: 'failed', does: 'found after all' },
-  { from: 'refused', on: 'read: CANCELLED', to: 'cancelled', does: 'found after all' },
   { from: 'void', on: 'pay', to: 'sending', does: 'the next try, on the same number (the provider refuses it if the lost one landed after all)' },
   { from: 'void', on: 'pay, another number', to: 'sending', does: 'the next try, on the same number' },
-  { from: 'void', on: 'read: PENDING', to: 'pending', does: 'a late landing: revived, notify PENDING' },
-  { from: 'void', on: 'read: COMPLETED', to: 'completed', does: 'a late landing: notify COMPLETED' },
-  { from: 'void', on: 'read: FAILED', to: 'failed', does: 'a late landing' },
-  { from: 'void', on: 'read: CANCELLED', to: 'cancelled', does: 'a late landing' },
   { from: 'void', on: 'sent: accepted', to: 'pending', does: 'its request landed after all (found void, not one never sent): revived, notify PENDING, unless a later try took its number' },
-];
+  ...readRows('sending', ''),
+  ...readRows('unknown', ''),
+  ...readRows('unknown-0400', 'it existed: adopted (one key per charge), '),
+  ...readRows('pending', '', ['completed', 'failed', 'cancelled']),
+  ...readRows('failed', 'the provider\'s word wins: ', ['completed']),
+  ...readRows('cancelled', 'the provider\'s word wins: ', ['completed']),
+  ...readRows('refused', 'found after all: '),
+  ...readRows('void', 'a late landing: '),
+  ...(['failed', 'cancelled'] as const).flatMap((from) =>
+    (['pay', 'pay, another number'] as const).map((on) => ({ from, on, to: 'sending' as const, does: 'the next try (next number), while tries are left' })),
+  ),
+] as Row<TryState, TryEvent>[]).sort((a, b) => TRY_STATES.indexOf(a.from) - TRY_STATES.indexOf(b.from));
 
 /** Changes of a try that no row lists and that are no change at all to the money: said once, here. */
 export const TRY_NOTES = [

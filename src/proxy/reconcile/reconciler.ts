@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { BoundedMap } from '../bounded-map.js';
+import { Throttle } from '../bounded-map.js';
 import { ORDER_CHANNELS, ORDER_KEYS } from '../order/keys.js';
 import type { PassResult } from './reconcile-flow.js';
 import type { Outbox } from '../notify/outbox.js';
@@ -38,12 +38,11 @@ export class Reconciler {
   readonly pool: PollerPool;
   /** Bounds the passes (so the upstream reads) in flight in this process; waiting reads go before routine polls. */
   readonly gate: ReadGate;
-  /** When a customer's look last woke an order's slow reader (see `look`). */
-  private readonly looked = new BoundedMap<string, number>(10_000);
+  /** Looks and callback hints wake an order's readers at most once per `maxIntervalMs` each (see `look`, `hint`). */
+  private readonly looks: Throttle;
+  private readonly hints: Throttle;
   /** This process's name in the orders' read leases (see `fleetPass`). */
   private readonly id: string;
-  /** When a callback hint last woke an order's readers (see `hint`). */
-  private readonly hinted = new BoundedMap<string, number>(10_000);
   private readonly unsubscribes: Array<() => Promise<void>> = [];
   private subscribed = false;
   private storeWasDown = false;
@@ -58,6 +57,8 @@ export class Reconciler {
     private readonly onChanged: (subject: string) => void,
   ) {
     this.id = (o.runtime?.newId ?? HOST_RUNTIME.newId)();
+    this.looks = new Throttle(o.options.maxIntervalMs, o.now);
+    this.hints = new Throttle(o.options.maxIntervalMs, o.now);
     this.gate = new ReadGate(o.options.maxReadsInFlight);
     this.pool = new PollerPool({
       minIntervalMs: o.options.minIntervalMs,
@@ -110,18 +111,9 @@ export class Reconciler {
    * this process, so a page reading in a loop never becomes a loop of upstream reads.
    */
   look(ref: string, late: boolean): void {
-    if (!late && !this.pool.failing(`order:${ref}`)) {
-      this.track(ref, true);
-      return;
-    }
-    const now = this.o.now();
-    const last = this.looked.get(ref);
-    if (last !== undefined && now - last < this.o.options.maxIntervalMs) {
-      this.track(ref);
-      return;
-    }
-    this.looked.set(ref, now);
-    this.readSoon(ref);
+    if (!late && !this.pool.failing(`order:${ref}`)) this.track(ref, true);
+    else if (this.looks.pass(ref)) this.readSoon(ref);
+    else this.track(ref);
   }
 
   /**
@@ -130,13 +122,7 @@ export class Reconciler {
    * read each; the pollers read on at their own cadence meanwhile).
    */
   async hint(ref: string): Promise<void> {
-    const now = this.o.now();
-    const last = this.hinted.get(ref);
-    if (last !== undefined && now - last < this.o.options.maxIntervalMs) {
-      this.track(ref);
-      return;
-    }
-    this.hinted.set(ref, now);
+    if (!this.hints.pass(ref)) return void this.track(ref);
     this.readSoon(ref);
     if (this.o.manual) return;
     await this.o.store.publish(ORDER_CHANNELS.wake, ref);
