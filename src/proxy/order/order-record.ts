@@ -211,6 +211,25 @@ export function nextNumber(order: Order): number {
   return top + 1;
 }
 
+/**
+ * `x` with `fields` set over it (a field given as undefined: removed), or `x` itself when it already says every
+ * one of them. Nearly every read of a pending payment or an open session says what the record says: it is
+ * answered field by field, without building a try or session (the flash sale's garbage), and nothing is written.
+ */
+export function overlay<T extends object>(x: T, fields: { [K in keyof T]?: T[K] | undefined }): T {
+  const own = x as Record<string, unknown>;
+  const given = fields as Record<string, unknown>;
+  let same = true;
+  for (const key in given) same &&= own[key] === given[key];
+  if (same) return x;
+  const next = { ...own };
+  for (const key in given) {
+    if (given[key] === undefined) delete next[key];
+    else next[key] = given[key];
+  }
+  return next as T;
+}
+
 /** The order with try `ordinal` changed. */
 export function withTry(order: Order, ordinal: number, change: (t: PaymentTry) => PaymentTry): Order {
   return { ...order, tries: order.tries.map((t) => (t.ordinal === ordinal ? change(t) : t)) };
