@@ -42,8 +42,11 @@ export interface Orders {
   look(order: Order, t: PaymentTry): void;
   /** Keeps the order read while a page watches it. */
   track(ref: string): void;
-  /** The provider's status callback: a hint to read now (its body believed only as far as a read confirms it). */
-  callback(callbackId: string, body: unknown): Promise<void>;
+  /**
+   * The provider's status callback: a hint to read now. `referenceId`: one its body named, believed only as far
+   * as a read by it answers with the try's own reference.
+   */
+  callback(callbackId: string, referenceId?: string): Promise<void>;
   /** The account lookup saw this number's network (for the prompt's lifetime). */
   rememberNetwork(msisdn: string, network: string): void;
   unresolved(limit: number): Promise<UnresolvedOrder[]>;
@@ -174,11 +177,14 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     },
     look,
     track: (ref) => void reconciler.track(ref),
-    async callback(callbackId, body) {
+    async callback(callbackId, referenceId) {
       const reference = /^[A-Za-z0-9_-]{1,64}$/.test(callbackId) ? await store.get(ORDER_KEYS.callback(callbackId)) : null;
       const parsed = reference ? refs.parseAttempt(reference) : null;
       if (!reference || !parsed) return;
-      await hintReferenceId(deps, parsed.orderReference, reference, body);
+      // Kept on the try only where no read can see it without its referenceId (status by referenceId only).
+      if (referenceId !== undefined && !payments.readsByReferenceNo) {
+        await book.apply(parsed.orderReference, { type: 'hinted', reference, referenceId }, { keep: true });
+      }
       await readFinalAgain(deps, parsed.orderReference, reference, finalReads);
       await reconciler.hint(parsed.orderReference);
     },
@@ -206,19 +212,6 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
 }
 
 /**
- * A callback's body is never believed, but where no read can see a try without its referenceId (a provider
- * that reads status by referenceId only), a referenceId it names is kept on the try: the reconciler reads by
- * it, and takes what it finds only when the provider answers it with this try's reference.
- */
-async function hintReferenceId(deps: OrderDeps, ref: string, reference: string, body: unknown): Promise<void> {
-  if (deps.payments.readsByReferenceNo) return;
-  const candidate = jsonOf(body) as { referenceId?: unknown; data?: { referenceId?: unknown } } | null;
-  const referenceId = typeof candidate?.referenceId === 'string' ? candidate.referenceId : candidate?.data?.referenceId;
-  if (typeof referenceId !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(referenceId)) return;
-  await deps.book.apply(ref, { type: 'hinted', reference, referenceId }, { keep: true });
-}
-
-/**
  * A callback for a try read FAILED or CANCELLED: the provider's transitions after those are not shown, so it may
  * have changed its word (a network's late confirmation). Read once, and a COMPLETED found is the order's (the
  * provider's word wins: reported, and the order held by it). Nobody waits on that read: it goes under the
@@ -230,14 +223,4 @@ async function readFinalAgain(deps: OrderDeps, ref: string, reference: string, r
   const t = order ? tryByReference(order, reference) : undefined;
   if (!t || (t.phase !== 'failed' && t.phase !== 'cancelled') || !reads.pass(reference)) return;
   await readPayment(deps, ref, reference, t.referenceId, { background: true, pass: order as Order });
-}
-
-/** A callback's body as JSON (it arrives as raw bytes, never trusted): null when it is not JSON. */
-function jsonOf(body: unknown): unknown {
-  if (!Buffer.isBuffer(body)) return body ?? null;
-  try {
-    return JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    return null;
-  }
 }

@@ -13,10 +13,28 @@ import { describeError } from '../describe-error.js';
 export function callbacksRoutes(router: Router, ctx: ProxyContext, orders: Orders): void {
   router.post('/callbacks/payments/:callbackId', answering(async (req: Request, res: Response) => {
     try {
-      await orders.callback(String(req.params.callbackId ?? ''), req.body);
+      await orders.callback(String(req.params.callbackId ?? ''), namedReferenceId(req.body));
     } catch (err) {
       ctx.logger.warn({ err: describeError(err) }, 'payment callback hint not delivered');
     }
     res.status(204).end();
   }));
+}
+
+/**
+ * The referenceId a callback's body names (`referenceId`, or `data.referenceId`), if any: never believed, only
+ * read by, where the provider reads status by referenceId only. The body arrives as raw bytes.
+ */
+function namedReferenceId(body: unknown): string | undefined {
+  let json: unknown = body;
+  if (Buffer.isBuffer(body)) {
+    try {
+      json = JSON.parse(body.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+  const named = json as { referenceId?: unknown; data?: { referenceId?: unknown } } | null;
+  const id = typeof named?.referenceId === 'string' ? named.referenceId : named?.data?.referenceId;
+  return typeof id === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(id) ? id : undefined;
 }

@@ -335,7 +335,7 @@ export class World {
   /** The provider's callbacks, delivered to instance `i` (its body names the referenceId). */
   callbacks(i: number): void {
     const instance = this.at(i);
-    for (const cb of this.provider.callbacks.splice(0)) this.start(instance, () => instance.orders.callback(cb.callbackId, { referenceId: cb.referenceId }));
+    for (const cb of this.provider.callbacks.splice(0)) this.start(instance, () => instance.orders.callback(cb.callbackId, cb.referenceId));
   }
 
   /** One reconciling pass over an order on instance `i` (what its poller would run). */
