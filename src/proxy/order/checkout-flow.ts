@@ -5,8 +5,7 @@ import { UNSEEN, type Seen } from './events.js';
 import type { Applied } from './order-book.js';
 import { refusal, unavailable, WAIT_STEP_MS, type OrderDeps } from './order-deps.js';
 import type { CheckoutTerms, CheckoutTry, Order } from './order-record.js';
-import { movedOn, probeSessions } from './pay-flow.js';
-import { probeNumber } from './reads.js';
+import { probePayment, probeSessions } from './pay-flow.js';
 
 /**
  * `POST /checkouts` (DESIGN: the order's state machine): applies the `checkout` event and carries out its
@@ -33,17 +32,9 @@ export async function checkoutFlow(deps: OrderDeps, claims: CheckoutClaims): Pro
       case 'probe-sessions':
         if (await probeSessions(deps, ref, applied, { amount: claims.amount })) seen.sessionsListed = true;
         continue;
-      case 'probe-payment': {
-        const read = await probeNumber(deps, ref, reply.n, { jti: claims.jti, maxAttempts: 1, amount: claims.amount }, { create: true });
-        if (read.kind === 'error') {
-          await movedOn(deps, ref, applied, read.err);
-          continue;
-        }
-        // Another's payment under the number (a conflict) is none of ours: for a checkout the number is as free.
-        const { reply: answered, order } = read.applied;
-        if (!read.found || answered.kind === 'conflict' || order?.conflict?.reference === reply.reference) seen.freeNumber = reply.n;
+      case 'probe-payment':
+        if (await probePayment(deps, ref, applied, reply.n, { jti: claims.jti, maxAttempts: 1, amount: claims.amount }, true)) seen.freeNumber = reply.n;
         continue;
-      }
       case 'create':
         return create(deps, claims, applied, reply.ordinal);
       default:

@@ -1,12 +1,12 @@
 import type { PaymentSnapshot } from '../../protocol/index.js';
 import { toProxyError } from '../errors.js';
 import type { PaymentClaims } from '../tokens/claims.js';
-import { UNSEEN, type Reply, type Seen } from './events.js';
+import { UNSEEN, type Seen } from './events.js';
 import type { Applied } from './order-book.js';
 import { refusal, unavailable, WAIT_STEP_MS, type OrderDeps } from './order-deps.js';
 import type { Order, PaymentTerms, PaymentTry } from './order-record.js';
 import { answerOf } from './payment-transitions.js';
-import { listSessions, probeNumber, readPayment } from './reads.js';
+import { listSessions, probeNumber, readPayment, type Asking } from './reads.js';
 import { paymentSnapshot } from './views.js';
 
 /** The terms a payment token fixes for its order. */
@@ -55,7 +55,7 @@ export async function payFlow(deps: OrderDeps, claims: PaymentClaims, msisdn: st
         continue;
       }
       case 'probe-payment':
-        if (await probePayment(deps, claims, applied, reply)) seen.freeNumber = reply.n;
+        if (await probePayment(deps, ref, applied, reply.n, { jti: claims.jti, maxAttempts: claims.maxAttempts, terms, amount: claims.amount })) seen.freeNumber = reply.n;
         continue;
       case 'probe-sessions':
         if (await probeSessions(deps, ref, applied, { amount: claims.amount, unreadable: true })) seen.sessionsListed = true;
@@ -91,14 +91,15 @@ function snapshotOf(deps: OrderDeps, applied: Applied, ordinal: number): Payment
 
 /**
  * Reads reference `n` (the number the next try would take) before anything is sent. True when the provider
- * has nothing under it. Unreadable: nothing is sent; the request fails, unless another request moved the order
- * meanwhile (then it looks again).
+ * has nothing under it, or, with `conflictFree` (a checkout), another's payment with other terms: none of the
+ * order's. Unreadable: nothing is sent; the request fails, unless another request moved the order meanwhile
+ * (then it looks again).
  */
-async function probePayment(deps: OrderDeps, claims: PaymentClaims, applied: Applied, reply: Extract<Reply, { kind: 'probe-payment' }>): Promise<boolean> {
-  const asking = { jti: claims.jti, maxAttempts: claims.maxAttempts, terms: termsOf(claims), amount: claims.amount };
-  const read = await probeNumber(deps, claims.referenceNo, reply.n, asking, { create: true });
-  if (read.kind === 'error') return movedOn(deps, claims.referenceNo, applied, read.err);
-  return !read.found;
+export async function probePayment(deps: OrderDeps, ref: string, applied: Applied, n: number, asking: Asking, conflictFree = false): Promise<boolean> {
+  const read = await probeNumber(deps, ref, n, asking, { create: true });
+  if (read.kind === 'error') return movedOn(deps, ref, applied, read.err);
+  const { reply, order } = read.applied;
+  return !read.found || (conflictFree && (reply.kind === 'conflict' || order?.conflict?.reference === deps.references.attempt(ref, n)));
 }
 
 /**
