@@ -219,6 +219,9 @@ async function load(browser: Browser, url: string, profile: Profile): Promise<Sa
   }
 }
 
+/** `1 request in sequence`, `2 requests in sequence`. */
+const inSequence = (n: number) => `${n} request${n === 1 ? '' : 's'} in sequence`;
+
 /**
  * The requests in sequence on the way to a load's first usable control: how many times one of the requests
  * that control needed had to wait for an earlier one to end. A fallback, like the plain form, needs the page
@@ -291,7 +294,7 @@ export async function slowPhone(cdnDir: string, log: (line: string) => void): Pr
       const upgrade = spec.fallback ? `; its fallback ${spec.tag === 'checkout-button' ? 'form' : 'input'} adopted, the element's own ${spec.tag === 'checkout-button' ? 'button' : 'input'} at ${ms(own)} (${times(own / floor)})` : '';
       figures.push({
         figure: `${profile} (${fmt(latency)} ms, ${fmt(down)}/${fmt(up)} kbit/s, CPU ${cpu}×): ${spec.label}, time to a usable ${spec.tag === 'checkout-button' ? 'button' : 'phone input'}, median of ${runs.length}`,
-        value: `${ms(usable)} ${range}; ${median(runs.map(hops))} requests in sequence${spec.fallback ? `, the fallback the first usable in ${runs.filter((s) => s.first === 'fallback').length} of ${runs.length} loads` : ''}${plain ? '' : `; its scripts in by ${ms(scriptsIn)} (${times(scriptsIn / floor)})${upgrade}`}`,
+        value: `${ms(usable)} ${range}; ${inSequence(median(runs.map(hops)))}${spec.fallback ? `, the fallback the first usable in ${runs.filter((s) => s.first === 'fallback').length} of ${runs.length} loads` : ''}${plain ? '' : `; its scripts in by ${ms(scriptsIn)} (${times(scriptsIn / floor)})${upgrade}`}`,
         baseline: `${ms(floor)} (plain HTML form)`,
         ratio: times(usable / floor),
         ...(plain || spec.noGoal ? {} : { target: `≤ ${GOAL}×`, met: usable / floor <= GOAL }),
