@@ -45,6 +45,19 @@ describe('the rules checked at every commit', () => {
     expect(feed([record(1, [payment('O1-1', 'void')], [session('a', 'creating', null)]), record(2, [payment('O1-1', 'pending')], [session('a', 'creating', null)])])).toEqual([]);
   });
 
+  it("takes a copy's claim merged back after the store went back for no new start, whatever its time", () => {
+    const rules = new CommitRules();
+    rules.check(null, record(1), truth());
+    const saved = rules.save();
+    rules.check(record(1), record(2, [payment('O1-1', 'sending')]), truth());
+    // The store goes back to v1; a session is begun there, and the copy's try (still on its way) merged in.
+    rules.restore(saved);
+    expect(rules.check(record(1), record(2, [], [session('a', 'creating', null)]), truth())).toEqual([]);
+    expect(rules.check(record(2, [], [session('a', 'creating', null)]), record(3, [payment('O1-1', 'sending')], [session('a', 'creating', null)]), truth())).toEqual([]);
+    // A claim never committed before, beside the live session, is a start.
+    expect(rules.check(record(3, [], [session('a', 'creating', null)]), record(4, [payment('O1-2', 'sending', 'cb2')], [session('a', 'creating', null)]), truth())).toHaveLength(1);
+  });
+
   it('finds a version that does not rise', () => {
     expect(feed([record(3), record(3, [payment('O1-1', 'sending')])])).toEqual(['O1 (record rec v3) was written over v3 of the same record without a higher version']);
     // Over nothing (the record expired, or was deleted) at a version the store's history already had.

@@ -34,6 +34,8 @@ export class CommitRules {
   constructor(private readonly options: { acrossLosses?: boolean } = {}) {}
   /** Every record committed in the run, by id and version (a loss forgets nothing here). */
   private readonly written = new Map<string, string>();
+  /** Every try and session any commit of the run held (a loss forgets nothing here): a claim is new only once. */
+  private readonly claimed = new Set<string>();
 
   /** The memory of versions as it is now (a store's snapshot takes it). */
   save(): Map<string, number> {
@@ -61,7 +63,9 @@ export class CommitRules {
     // its try was judged void or refused, a payment found by a read, a copy's try merged after a loss) is
     // the provider's truth, read and reported; the money rules at the end judge what came of it.
     const live = liveMoney(after);
-    const started = startedNow(before, after);
+    const started = startedNow(before, after, this.claimed);
+    for (const t of after.tries) this.claimed.add(`try ${t.callbackId}`);
+    for (const x of after.sessions) this.claimed.add(`session ${x.createId}`);
     if (live.count > 1 && started.length > 0) broken.push(`${name} started ${started.join(', ')} with ${live.count} live at once: ${live.names.join(', ')}`);
 
     // Strictly rising in the store's history; with `acrossLosses`, never two different records under one id
@@ -121,13 +125,15 @@ export class CommitRules {
  * (one per checkoutId). A session whose creation's answer is still on its way (no checkoutId yet) and one a
  * read of the provider found meanwhile (adopted) may be the same session: they count once.
  */
-/** The tries and sessions `after` claims that `before` did not (a send or a creation this commit began). */
-export function startedNow(before: Order | null, after: Order): string[] {
-  // Claimed by this commit: stamped with its time. A copy's claim merged back after a loss keeps the time it was
-  // made (the in-flight request a loss hides is the hold's to cover, and the money rules at the end judge it).
-  const now = (t: { updatedAt: number }) => t.updatedAt === after.updatedAt;
-  const tries = after.tries.filter((t) => t.phase === 'sending' && now(t) && !before?.tries.some((x) => x.callbackId === t.callbackId && x.phase === 'sending'));
-  const sessions = after.sessions.filter((s) => s.phase === 'creating' && now(s) && !before?.sessions.some((x) => x.createId === s.createId && x.phase === 'creating'));
+/**
+ * The tries and sessions `after` claims (a send or a creation begun) that no commit of the run held before
+ * (`claimed`: every one so far, across losses). A copy's claim merged back after the store lost it or went
+ * back is not begun again: the in-flight request a loss hides is the hold's to cover, and the money rules at
+ * the end judge what came of it.
+ */
+export function startedNow(before: Order | null, after: Order, claimed: ReadonlySet<string> = new Set()): string[] {
+  const tries = after.tries.filter((t) => t.phase === 'sending' && !claimed.has(`try ${t.callbackId}`) && !before?.tries.some((x) => x.callbackId === t.callbackId));
+  const sessions = after.sessions.filter((s) => s.phase === 'creating' && !claimed.has(`session ${s.createId}`) && !before?.sessions.some((x) => x.createId === s.createId));
   return [...tries.map((t) => `try ${t.reference}`), ...sessions.map((s) => `session ${s.ordinal}`)];
 }
 

@@ -12,6 +12,7 @@ import { ProxyError } from '../../../src/proxy/errors.js';
 import { ORDER_CHANNELS, ORDER_KEYS } from '../../../src/proxy/order/keys.js';
 import { createLimiterFactory } from '../../../src/proxy/limits.js';
 import { createOrders, type Orders } from '../../../src/proxy/order/orders.js';
+import type { Order } from '../../../src/proxy/order/order-record.js';
 import type { OutboxConsumer, OutboxMessage } from '../../../src/proxy/notify/outbox.js';
 import { MemoryStore } from '../../../src/proxy/store/memory.js';
 import { StoreUnavailableError } from '../../../src/proxy/store/store-error.js';
@@ -305,6 +306,8 @@ export class World {
   private committed(write: Parameters<MemoryStore['commit']>[0]): void {
     if (!ORDERS.some((o) => ORDER_KEYS.order(o) === write.key)) return;
     const where = typeof this.command === 'number' ? `at command ${this.command}` : `at ${this.command}`;
+    // MODEL_LOG=1: every commit of an order record, before and after, for reading a failing run.
+    if (process.env['MODEL_LOG']) console.log(`commit ${where} ${write.key}${write.when ? '' : ' (unconditioned)'}\n  ${outline(write.expected)}\n→ ${outline(write.value)}`);
     for (const rule of this.rules.check(write.expected, write.value, this.truth)) this.brokenAtCommit.push(`${where}: ${rule}`);
   }
 
@@ -497,4 +500,13 @@ export class World {
   async close(): Promise<void> {
     await Promise.all(this.stores.map((store) => store.close()));
   }
+}
+
+/** One line of an order record: id, version, each try's and session's phase and time, what was read. */
+function outline(raw: string | null): string {
+  if (raw === null) return 'nothing';
+  const o = JSON.parse(raw) as Order;
+  const tries = o.tries.map((t) => `${t.reference} ${t.phase} @${t.updatedAt}`);
+  const sessions = o.sessions.map((x) => `session ${x.ordinal} ${x.checkoutId ?? '-'} ${x.phase} @${x.updatedAt}`);
+  return `${o.id} v${o.v} @${o.updatedAt} [${[...tries, ...sessions].join(', ')}] read ${o.history.payments}/${o.history.sessions}`;
 }
