@@ -104,11 +104,8 @@ export type OrderEvent =
   | { type: 'session-read'; checkoutId: string; result: { kind: 'found'; session: UpstreamSession } | { kind: 'not-found' } }
   /**
    * The provider's sessions under the order's reference. `complete`: the whole list (a listing), so a session
-   * of ours being created that is not in it does not exist; false: one session an operator named.
-   */
-  /**
-   * `amount`: what the asking token pays, for an order with no terms yet (its first look at the provider): a
-   * listed session at another price is not ours.
+   * of ours being created that is not in it does not exist; false: one session an operator named. `amount`:
+   * what the asking token pays, for an order with no terms yet (its first look): another price is not ours.
    */
   | { type: 'sessions-listed'; startedAt: number; complete: boolean; jti: string; terms?: CheckoutTerms; amount?: number; createId: string; sessions: UpstreamSession[] }
   /**

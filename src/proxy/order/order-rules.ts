@@ -19,29 +19,17 @@ export function refuse(code: ProxyErrorCode, message: string, details: Record<st
 
 /** The names of the payment terms in which a token differs from the order's (empty when none). */
 export function changedPaymentTerms(order: Order, terms: PaymentTerms): string[] {
-  const changed: string[] = [];
-  if (order.terms) {
-    for (const name of ['amount', 'currency', 'payee', 'narration', 'msisdn'] as const) {
-      if (order.terms[name] !== terms[name]) changed.push(name);
-    }
-  } else if (order.checkoutTerms && order.checkoutTerms.amount !== terms.amount) {
-    changed.push('amount');
-  }
-  return changed;
+  if (order.terms) return differing(['amount', 'currency', 'payee', 'narration', 'msisdn'], order.terms, terms);
+  return order.checkoutTerms && order.checkoutTerms.amount !== terms.amount ? ['amount'] : [];
 }
 
 /** The names of the checkout terms in which a token differs from the order's. */
 export function changedCheckoutTerms(order: Order, terms: CheckoutTerms): string[] {
-  const changed: string[] = [];
-  if (order.checkoutTerms) {
-    for (const name of ['amount', 'title', 'description'] as const) {
-      if (order.checkoutTerms[name] !== terms[name]) changed.push(name);
-    }
-  } else if (order.terms && order.terms.amount !== terms.amount) {
-    changed.push('amount');
-  }
-  return changed;
+  if (order.checkoutTerms) return differing(['amount', 'title', 'description'], order.checkoutTerms, terms);
+  return order.terms && order.terms.amount !== terms.amount ? ['amount'] : [];
 }
+
+const differing = <T>(names: readonly (keyof T & string)[], fixed: T, asked: T): string[] => names.filter((name) => fixed[name] !== asked[name]);
 
 /**
  * True when an upstream payment is this order's (DESIGN: adopt only what is ours): its amount, payee and

@@ -1,6 +1,6 @@
 import type { CheckoutSnapshot, PaymentSnapshot, PaymentViewStatus } from '../../protocol/index.js';
 import { maskPhone } from '../phone.js';
-import { triesUsed, type CheckoutTry, type Order, type PaymentTry } from './order-record.js';
+import { completedTry, liveTry, triesUsed, type CheckoutTry, type Order, type PaymentTry } from './order-record.js';
 
 /** What the views need to know of the provider: whether a try without its referenceId can be read at all. */
 export interface ViewEnv {
@@ -93,11 +93,7 @@ export function checkoutSnapshot(order: Order, s: CheckoutTry): CheckoutSnapshot
  * last. Null before any.
  */
 export function shownTry(order: Order): PaymentTry | undefined {
-  return (
-    order.tries.find((t) => t.phase === 'completed') ??
-    order.tries.find((t) => t.phase === 'sending' || t.phase === 'unknown' || t.phase === 'pending') ??
-    order.tries.at(-1)
-  );
+  return completedTry(order) ?? liveTry(order) ?? order.tries.at(-1);
 }
 
 /** The session shown for the order: its completed one, else its latest with an id. */

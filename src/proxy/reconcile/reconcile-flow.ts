@@ -1,6 +1,5 @@
 import { ProviderRateLimitedError, ProviderUnavailableError } from '../../provider/errors.js';
 import type { OrderDeps } from '../order/order-deps.js';
-import type { OrderEvent } from '../order/events.js';
 import type { Order } from '../order/order-record.js';
 import { listSessions, probeNumber, readPayment, readSession } from '../order/reads.js';
 import { transition } from '../order/transition.js';
@@ -55,15 +54,10 @@ export async function reconcilePass(deps: OrderDeps, ref: string, lateIntervalMs
   }
   // Time passed while the provider answered: a deadline (or a lease) that ended during the reads is recorded
   // before the cadence is chosen from the order, or a try past its deadline would go to the slow cadence
-  // unmarked, shown PENDING and its TIMED_OUT reported up to a slow interval late (found by npm test under load).
-  if (changes(order, { type: 'tick' }, deps)) order = (await deps.book.apply(ref, { type: 'tick' })).order ?? order;
+  // unmarked, shown PENDING and its TIMED_OUT reported up to a slow interval late.
+  if (transition(order, { type: 'tick' }, deps.env()).order !== order) order = (await deps.book.apply(ref, { type: 'tick' })).order ?? order;
   const next = await after(deps, order, lateIntervalMs);
   return failed && next !== 'done' ? { backOff: next } : next;
-}
-
-/** True when `event` would change the order as this pass has it (the pure transition, nothing written). */
-function changes(order: Order, event: OrderEvent, deps: OrderDeps): boolean {
-  return transition(order, event, deps.env()).order !== order;
 }
 
 async function after(deps: OrderDeps, order: Order, lateIntervalMs: number): Promise<'continue' | 'done' | number> {
