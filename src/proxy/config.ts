@@ -4,11 +4,13 @@ import type { ProviderClientConfig } from '../provider/client.js';
 import { limitsSchema } from './config-limits.js';
 import { redisClusterSchema, redisProblems, redisSentinelSchema } from './config-redis.js';
 import { MIN_PRODUCTION_HEARTBEAT_MS, relaySchema } from './config-relay.js';
+import { required, serverKeySchema, tokenSecretSchema } from './config-secrets.js';
 import { webhooksSchema } from './config-webhooks.js';
 import type { ProxyHooks } from './context.js';
 import type { ProxyStore } from './store/types.js';
 
 export { DEFAULT_LIMITS, limitPolicy, type LimitName, type LimitPolicy } from './config-limits.js';
+export { MIN_DISTINCT_SECRET_BYTES } from './config-secrets.js';
 
 /** Raised at start-up when the configuration is wrong; `problems` holds one sentence per problem. */
 export class ConfigError extends Error {
@@ -17,12 +19,6 @@ export class ConfigError extends Error {
     super(`Invalid merchant proxy configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
 }
-
-/** A string that must be present: the message says so plainly when it is missing. */
-const required = (min = 1) =>
-  z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
-    .min(min, 'is required');
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, ''));
 
@@ -57,30 +53,6 @@ const loggerSchema = z.custom<Logger>(
   (v) => typeof v === 'object' && v !== null && typeof (v as Logger).child === 'function',
   { error: 'must be a pino logger' },
 );
-
-/**
- * A token secret must have at least this many different byte values. 32 identical bytes (or a short
- * pattern repeated) are long enough but guessable; 48 random bytes in base64url have about 40. The rule is
- * simple on purpose: it stops the mistakes (`aaaa…`, `changeme×4`), it does not measure entropy.
- */
-export const MIN_DISTINCT_SECRET_BYTES = 12;
-
-/** The hint of a bad server key: the way docs/php.md and the other guides make one (24 random bytes, 192 bits). */
-const MAKE_SERVER_KEY = `make one with: node -e "console.log('sk_' + require('crypto').randomBytes(24).toString('base64url'))"`;
-
-/** A token secret: at least 32 bytes, with some variety. */
-function tokenSecretSchema() {
-  return required()
-    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, 'must be at least 32 bytes long')
-    .refine(
-      (s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES,
-      `has too little variety to be a secret (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters); make one with: node -e "console.log(require('crypto').randomBytes(48).toString('base64url'))"`,
-    );
-}
-
-function distinctBytes(s: string): number {
-  return new Set(Buffer.from(s, 'utf8')).size;
-}
 
 /** The configuration schema of `createMerchantProxy`; strict, so an unknown option is an error. */
 export const proxyConfigSchema = z.strictObject({
@@ -130,10 +102,7 @@ export const proxyConfigSchema = z.strictObject({
    * The merchant backend's key for the server API (`/server/...` under the mount path): at least 32 bytes,
    * never sent to a browser. Without it the server API answers 503 SERVER_API_DISABLED.
    */
-  serverKey: required()
-    .refine((s) => Buffer.byteLength(s, 'utf8') >= 32, `must be at least 32 bytes long; ${MAKE_SERVER_KEY}`)
-    .refine((s) => distinctBytes(s) >= MIN_DISTINCT_SECRET_BYTES, `has too little variety to be a key (fewer than ${MIN_DISTINCT_SECRET_BYTES} different characters); ${MAKE_SERVER_KEY}`)
-    .optional(),
+  serverKey: serverKeySchema().optional(),
   audience: z.string().min(1).default('merchant-elements'),
   allowedOrigins: z.array(origin).default([]),
   /**
