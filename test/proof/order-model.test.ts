@@ -36,6 +36,19 @@ describe('the order model', () => {
     }
   }, Math.max(120_000, runs * 600));
 
+  // Runs the long run found whose scripted scenario does not reach the bug (the scripted scheduler lets the
+  // microtasks run longer before a call goes on, and the run parts from it before): pinned by seed and path,
+  // which hold only while the generator and the code's awaits do. 2258466: after a flush an older copy was put
+  // back in which an earlier try held the number a customer's try had just claimed; the gateway answered 0400
+  // without words, the read before answering found the payment on that earlier try, and the request crashed
+  // looking for its own try in a record that no longer had it (pay-flow's answer takes the try the reply names).
+  it('keeps the money rules on the runs the long run found', async () => {
+    const found = [
+      { seed: 2258466, path: '819:5:11:5:7:22:1:1:1:1:1:1:1:1:1:1:1:7:17:39:43:11:84:15:10:19:23:24:0:37:56:18:43:37:105:17:54:79:63:39:39:39:41:133:133:135:103:103:51:49:30:69:61:67:67:84:84:54:59:83:27:40' },
+    ];
+    for (const run of found) await fc.assert(modelProperty(), { ...run, numRuns: 1, endOnFailure: true });
+  }, 120_000);
+
   it('replays a run alone from its seed and path exactly as it ran among the others (same steps, same end)', async () => {
     // Were anything in a run not owned by the test (a real timer, Math.random, a cache that outlives a
     // world), a run would depend on the runs before it, and a failure's seed and path would not replay it.

@@ -160,7 +160,10 @@ async function send(deps: OrderDeps, claims: PaymentClaims, applied: Applied, or
   deps.readSoon(order.ref);
   const reply = after.reply;
   if (reply.kind === 'refuse') throw refusal(reply);
-  if (reply.kind === 'payment' && after.order) return paymentSnapshot(after.order, after.order.tries.find((x) => x.ordinal === ordinal) as PaymentTry, deps.env());
+  // The try the reply names: the read after a 0400 may have found the payment on another try of its number
+  // (the record went back to before this try was claimed, a loss and an older copy put back, and an earlier
+  // try holds the number there).
+  if (reply.kind === 'payment' && after.order) return paymentSnapshot(after.order, after.order.tries.find((x) => x.ordinal === reply.ordinal) as PaymentTry, deps.env());
   throw toProxyError(outcome.err ?? new Error('payment not sent'), deps.logger);
 }
 
