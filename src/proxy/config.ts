@@ -6,6 +6,7 @@ import { redisClusterSchema, redisProblems, redisSentinelSchema } from './config
 import { MIN_PRODUCTION_HEARTBEAT_MS, relaySchema } from './config-relay.js';
 import { required, serverKeySchema, tokenSecretSchema } from './config-secrets.js';
 import { webhooksSchema } from './config-webhooks.js';
+import { DEFAULT_OUTBOX_OPTIONS } from './notify/outbox-types.js';
 import type { ProxyHooks } from './context.js';
 import type { ProxyStore } from './store/types.js';
 
@@ -259,7 +260,7 @@ function crossChecks(out: Partial<Resolved> & { env?: Resolved['provider']['env'
     if (url.protocol === 'http:' && env !== undefined && env !== 'sandbox' && !loopback) {
       problems.push(`webhooks.url: must be https when provider.env is ${env} (http only in the sandbox or to a loopback host)`);
     }
-    const leaseMs = out.relay?.outboxLeaseMs ?? 30_000;
+    const leaseMs = out.relay?.outboxLeaseMs ?? DEFAULT_OUTBOX_OPTIONS.leaseMs;
     if (out.webhooks.timeoutMs >= leaseMs) {
       // Past the lease another instance would take the message over while this try still waits: two at once.
       problems.push(`webhooks.timeoutMs: must be less than relay.outboxLeaseMs (${leaseMs})`);
