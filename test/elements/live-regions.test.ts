@@ -50,10 +50,12 @@ function listen(el: Element, now: () => number) {
 
 const words = (el: Element) => el.textContent!.replace(/\s+/g, ' ').trim();
 
-/** What the focus landing on `el` is heard as: its name, then its description (`aria-describedby`). */
+/** What the focus landing in `host` is heard as: its name, then its description (`aria-describedby`). */
 function focusHeard(host: Element): string {
   const el = host.shadowRoot!.activeElement as HTMLElement | null;
-  if (!el) return '';
+  // A control disabled while it holds the focus loses it at the browser's next rendering step (the focus
+  // fixup rule), so it is not heard; whether that step has run yet when this looks depends on the machine.
+  if (!el || el.matches(':disabled')) return '';
   const root = host.shadowRoot!;
   const ids = (el.getAttribute('aria-describedby') ?? '').split(/\s+/).filter(Boolean);
   const name = el.getAttribute('aria-label') ?? (el instanceof HTMLInputElement ? words(el.labels?.[0] ?? el) : words(el));
