@@ -91,9 +91,11 @@ function invalidNumber(): ProxyError {
 
 /**
  * A number masked for display: the country code and the first two national digits, then stars, then
- * the last two (`+233 24 *** **01`). Takes E.164 digits without `+`.
+ * the last two (`+233 24 *** **01`). Takes E.164 digits without `+`; a number already masked (a record's
+ * number at rest) is returned as it is.
  */
 export function maskPhone(digits: string): string {
+  if (isMasked(digits)) return digits;
   const parsed = parsePhoneNumberFromString(`+${digits}`);
   if (!parsed) return maskForLog(digits);
   const national = parsed.nationalNumber;
@@ -106,6 +108,7 @@ export function maskPhone(digits: string): string {
 
 /** A number masked for logs: its first three and last three digits (`233******001`). */
 export function maskForLog(digits: string): string {
+  if (isMasked(digits)) return digits;
   if (digits.length <= 6) return '*'.repeat(digits.length);
   return `${digits.slice(0, 3)}${'*'.repeat(digits.length - 6)}${digits.slice(-3)}`;
 }
@@ -113,4 +116,9 @@ export function maskForLog(digits: string): string {
 /** The number less its last four digits: the unit of the SMS-pumping velocity cap. */
 export function phonePrefix(digits: string): string {
   return digits.slice(0, Math.max(digits.length - 4, 1));
+}
+
+/** True for a number already masked (by {@link maskPhone} or {@link maskForLog}): nothing to send to or compare. */
+export function isMasked(number: string): boolean {
+  return number.includes('*');
 }

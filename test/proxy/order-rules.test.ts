@@ -6,7 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckoutUpdate } from '../../src/proxy/context.js';
-import { startHarness, type Harness } from './helpers.js';
+import { numberKeys } from '../../src/proxy/number-keys.js';
+import { ORDER_KEYS } from '../../src/proxy/order/keys.js';
+import { MemoryStore } from '../../src/proxy/store/memory.js';
+import { startHarness, TEST_SECRET, type Harness } from './helpers.js';
 import { eventually, openStream } from './sse-client.js';
 
 const fast = { minIntervalMs: 20, maxIntervalMs: 60, deadlineMs: 60_000 };
@@ -239,6 +242,27 @@ describe('payment prompts per number (finding 8)', () => {
       expect(answers).toEqual([...Array(10).fill(202), 429, 429]);
       const sent = [...h.sandbox.app.sandbox.payments.values()].filter((p) => p.referenceNo.startsWith('SPAM-'));
       expect(sent).toHaveLength(12);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('counts the prompts an older release indexed under the digits, and indexes its own under their hash (a rolling upgrade)', async () => {
+    const store = new MemoryStore();
+    const h = await startHarness({ sandbox: { timeScale: 0.02 }, config: { store, relay: fast, limits: { paymentsInFlightPerNumber: { points: 2, durationSec: 3_600 } } } });
+    try {
+      const number = '233260000004';
+      const hashed = ORDER_KEYS.inFlight(numberKeys(TEST_SECRET).of(number));
+      const pay = async () => h.post('/payments', { msisdn: number }, { token: await h.mintPayment({ referenceNo: `UPG-${Math.random().toString(36).slice(2, 10)}` }) });
+      const first = await pay();
+      expect(first.status).toBe(202);
+      expect(await store.members(hashed)).toEqual([first.body.reference]);
+      // As a release before the hash indexed it: under the digits.
+      await store.removeFromSet(hashed, first.body.reference);
+      await store.addToSet(ORDER_KEYS.inFlight(number), first.body.reference);
+      const more = [await pay(), await pay()];
+      expect(more.map((r) => r.status)).toEqual([202, 429]);
+      expect(await store.members(hashed)).toEqual([more[0]!.body.reference]);
     } finally {
       await h.close();
     }

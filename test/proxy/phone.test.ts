@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BoundedMap } from '../../src/proxy/bounded-map.js';
 import { ProxyError } from '../../src/proxy/errors.js';
-import { maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../../src/proxy/phone.js';
+import { isMasked, maskForLog, maskPhone, normaliseLocalPhone, normalisePhone, phonePrefix } from '../../src/proxy/phone.js';
 
 const code = (run: () => unknown) => {
   try {
@@ -32,6 +32,8 @@ describe('phone', () => {
         const masked = maskPhone(digits);
         expect(masked.replace(/\D/g, '')).toHaveLength(3 + 4);
         expect(masked).not.toContain(national.slice(2, -2));
+        // A masked number stays as it is (a record's number at rest is shown as it was masked).
+        expect(isMasked(masked) && maskPhone(masked) === masked && maskForLog(masked) === masked && !isMasked(digits)).toBe(true);
       }),
     );
   });

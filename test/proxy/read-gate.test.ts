@@ -303,7 +303,7 @@ describe('reconcilePass', () => {
     const env = () => ({ ...ENV, listsSessions: false, reconcileWindowMs: 24 * 3_600_000 });
     const logger = pino({ level: 'silent' });
     const outbox = new Outbox(store, [], logger, () => NOW);
-    const book = new OrderBook({ store, outbox, logger, env, readable: { payments: true, sessions: true }, newId: () => 'id', changed: () => undefined, recoveryMs: 300 });
+    const book = new OrderBook({ store, outbox, logger, env, readable: { payments: true, sessions: true }, newId: () => 'id', numberKey: (digits) => `k${digits}`, changed: () => undefined, recoveryMs: 300 });
     return { store, env, logger, outbox, book };
   }
 

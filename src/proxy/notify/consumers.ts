@@ -47,11 +47,13 @@ export function receiptsConsumer(ctx: ProxyContext): OutboxConsumer {
     async deliver(message) {
       const { snapshot, receipt } = message.payload as PaymentPayload;
       const text = receiptText({ ...receipt, reference: snapshot.reference, currency: snapshot.currency, totalAmount: snapshot.totalAmount });
-      if (settings?.sms && (await claim(ctx, ORDER_KEYS.receipt('sms', snapshot.reference)))) {
+      const to = receipt.msisdn;
+      if (settings?.sms && to === undefined) ctx.logger.warn({ reference: snapshot.reference }, "SMS receipt not sent: the payer's number was not kept (the order was put back from the store)");
+      else if (settings?.sms && to !== undefined && (await claim(ctx, ORDER_KEYS.receipt('sms', snapshot.reference)))) {
         try {
-          await ctx.client.sms.send({ to: receipt.msisdn, from: ctx.config.otp.sender, type: 'Quick', message: text, isGlobal: false });
+          await ctx.client.sms.send({ to, from: ctx.config.otp.sender, type: 'Quick', message: text, isGlobal: false });
         } catch (err) {
-          ctx.logger.warn({ err: describe(err), reference: snapshot.reference, to: maskForLog(receipt.msisdn) }, 'SMS receipt not sent');
+          ctx.logger.warn({ err: describe(err), reference: snapshot.reference, to: maskForLog(to) }, 'SMS receipt not sent');
         }
       }
       const email = settings?.email;

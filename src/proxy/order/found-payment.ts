@@ -1,3 +1,4 @@
+import { isMasked } from '../phone.js';
 import type { UpstreamPayment } from './events.js';
 import { overlay, type PaymentTry, type TryPhase } from './order-record.js';
 
@@ -21,7 +22,8 @@ export function readFields(t: PaymentTry, tx: UpstreamPayment, referenceId: stri
   if ((t.phase === 'failed' || t.phase === 'cancelled') && phase !== 'completed') return null;
   return {
     phase,
-    msisdn: tx.msisdn,
+    // A final try's number is stored masked (`atRest`): the provider's comes back with a change of phase only.
+    msisdn: phase === t.phase && isMasked(t.msisdn) ? t.msisdn : tx.msisdn,
     amount: tx.amount,
     charge: tx.charge,
     totalAmount: tx.totalAmount,

@@ -10,8 +10,11 @@ export const ORDER_KEYS = {
   callback: (callbackId: string) => `ord:cb:${callbackId}`,
   /** checkoutId → order reference (a session's routes and the server API find its order by it). */
   checkout: (checkoutId: string) => `ord:co:${checkoutId}`,
-  /** Set of attempt references whose prompt may still be waiting on a number (prompt limits per number). */
-  inFlight: (msisdn: string) => `ord:inflight:${msisdn}`,
+  /**
+   * Set of attempt references whose prompt may still be waiting on a number (prompt limits per number), under
+   * the number's keyed hash (`number-keys.ts`); releases before it named the set by the digits.
+   */
+  inFlight: (numberKey: string) => `ord:inflight:${numberKey}`,
   /** Set of order references the reconciler reads until their money settles. */
   pending: 'ord:pending',
   /** Which process reads the order on the reconciler's schedule (its id, with a TTL): one read per interval across the fleet. */

@@ -1,12 +1,14 @@
 import type { CheckoutViewStatus, PaymentViewStatus } from '../../protocol/index.js';
 import type { CheckoutUpdate, PaymentUpdate } from '../context.js';
 import type { OutboxMessage } from '../notify/outbox-types.js';
+import { isMasked } from '../phone.js';
 import type { CheckoutTry, Order, PaymentTry } from './order-record.js';
 import { checkoutSnapshot, paymentSnapshot, reportedStatus, type ViewEnv } from './views.js';
 
 /** A payment state change as the outbox carries it: the hook's update plus what receipts need. */
 export interface PaymentPayload extends PaymentUpdate {
-  receipt: { msisdn: string; payee: string; narration: string };
+  /** `msisdn`: the payer's number, absent when the step knew it only masked (a record put back from its stored form). */
+  receipt: { msisdn?: string; payee: string; narration: string };
 }
 
 const FINAL_PAYMENT: readonly PaymentViewStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
@@ -60,7 +62,7 @@ function paymentMessage(order: Order, t: PaymentTry, status: PaymentViewStatus, 
       snapshot,
       previous,
       final: FINAL_PAYMENT.includes(status),
-      receipt: { msisdn: t.msisdn, payee: order.terms?.payee ?? '', narration: order.terms?.narration ?? '' },
+      receipt: { ...(isMasked(t.msisdn) ? {} : { msisdn: t.msisdn }), payee: order.terms?.payee ?? '', narration: order.terms?.narration ?? '' },
     },
   };
 }

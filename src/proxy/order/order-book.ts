@@ -6,7 +6,7 @@ import { ORDER_CHANNELS, ORDER_KEYS, RECORD_TTL_MS, type Subject } from './keys.
 import { messagesOf } from './messages.js';
 import { indexWrites } from './order-indexes.js';
 import { OrderCopies } from './order-copies.js';
-import { newOrder, type Order } from './order-record.js';
+import { atRest, newOrder, type Order } from './order-record.js';
 import type { PlanEnv } from '../reconcile/reconcile-plan.js';
 import { StoreRecovery, type RecoveryOptions } from './store-recovery.js';
 import { transition } from './transition.js';
@@ -121,8 +121,8 @@ export class OrderBook {
       const step = transition(current, typeof event === 'function' ? event(current) : event, env);
       if (step.order === current) return { order: loaded.raw === null ? null : current, reply: step.reply };
       const messages = messagesOf(current, step.order, env);
-      const also = [...messages.flatMap((m) => outbox.writesFor(m)), ...indexWrites(loaded.raw === null ? null : current, step.order, env)];
-      const value = JSON.stringify(step.order);
+      const also = [...messages.flatMap((m) => outbox.writesFor(m)), ...indexWrites(loaded.raw === null ? null : current, step.order, env, this.options.numberKey)];
+      const value = JSON.stringify(atRest(step.order));
       const written: Written = { before: current, step, value, messages, env };
       const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, when: this.recovery.conditions() };
       let done: boolean;

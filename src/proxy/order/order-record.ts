@@ -1,4 +1,5 @@
 import type { CheckoutViewStatus } from '../../protocol/index.js';
+import { isMasked, maskPhone } from '../phone.js';
 
 /**
  * Where one mobile-money try stands with the money (DESIGN: the order's state machine):
@@ -27,7 +28,10 @@ export interface PaymentTry {
   jti: string;
   /** `maxAttempts` of that token. */
   maxAttempts: number;
-  /** The paying number (digits): the one the provider has, once read. */
+  /**
+   * The paying number (digits): the one the provider has, once read. Stored masked once the try is final
+   * (`atRest`): no rule compares it then, and a read that finds it changed takes the provider's again.
+   */
   msisdn: string;
   phase: TryPhase;
   /** Why it is void: never sent, found by nobody, or the operator's word. */
@@ -159,6 +163,18 @@ export function newOrder(id: string, ref: string, now: number, readable: { payme
 }
 
 export const isLiveTry = (t: PaymentTry): boolean => LIVE_TRY_PHASES.includes(t.phase);
+
+/**
+ * The record as the store keeps it (DESIGN: phone numbers at rest): a final try's number masked. A live
+ * try's number is compared (another number is refused while its prompt waits; the prompts waiting on a
+ * number are counted) and a final one's is not; a receipt takes the number from the step that completes the
+ * try (`messagesOf` runs on the step's order, before this), and a late completion's read brings the provider's
+ * number back. The same object when nothing is masked.
+ */
+export function atRest(order: Order): Order {
+  if (order.tries.every((t) => isLiveTry(t) || isMasked(t.msisdn))) return order;
+  return { ...order, tries: order.tries.map((t) => (isLiveTry(t) || isMasked(t.msisdn) ? t : { ...t, msisdn: maskPhone(t.msisdn) })) };
+}
 export const isLiveSession = (s: CheckoutTry): boolean => LIVE_SESSION_PHASES.includes(s.phase);
 
 /** The order's live try: at most one exists (the transition never starts a second). */

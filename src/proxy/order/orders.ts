@@ -24,6 +24,7 @@ import { readPayment } from './reads.js';
 import { checkPromptLimits } from './prompt-limits.js';
 import { reconcilePass } from '../reconcile/reconcile-flow.js';
 import { references } from './references.js';
+import { numberKeysOf } from '../number-keys.js';
 import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 /**
@@ -107,6 +108,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     env,
     readable: { payments: payments.readsByReferenceNo, sessions: lists },
     newId,
+    numberKey: numberKeysOf(config).of,
     changed: (subject) => watchers.emit(subject),
     recoveryMs: 3 * options.sweepIntervalMs,
     ...(ctx.clock ? { clockRead: () => ctx.clock!.ensure() } : {}),

@@ -1,6 +1,7 @@
 import type { ProxyContext } from '../context.js';
 import { ProxyError } from '../errors.js';
 import { consume } from '../limits.js';
+import { numberKeysOf } from '../number-keys.js';
 import { ORDER_KEYS } from './keys.js';
 import { isLiveTry, tryByReference, type Order } from './order-record.js';
 import type { References } from './references.js';
@@ -20,14 +21,18 @@ export async function checkPromptLimits(
   own: string,
 ): Promise<void> {
   let open = 0;
-  for (const reference of await ctx.store.members(ORDER_KEYS.inFlight(msisdn))) {
-    if (reference === own) continue;
-    const parsed = references.parseAttempt(reference);
-    const order = parsed ? await readOrder(parsed.orderReference) : null;
-    const t = order ? tryByReference(order, reference) : undefined;
-    // A prompt is open while the page waits on it; after our deadline the phone has long dropped it.
-    if (t && isLiveTry(t) && t.msisdn === msisdn && !t.timedOut) open++;
-    else if (!t || !isLiveTry(t) || t.msisdn !== msisdn) await ctx.store.removeFromSet(ORDER_KEYS.inFlight(msisdn), reference);
+  // The number's index under each accepted secret's hash (a rotation rolls out), and under the digits (written
+  // by releases before the hash).
+  for (const key of [...numberKeysOf(ctx.config).all(msisdn), msisdn].map(ORDER_KEYS.inFlight)) {
+    for (const reference of await ctx.store.members(key)) {
+      if (reference === own) continue;
+      const parsed = references.parseAttempt(reference);
+      const order = parsed ? await readOrder(parsed.orderReference) : null;
+      const t = order ? tryByReference(order, reference) : undefined;
+      // A prompt is open while the page waits on it; after our deadline the phone has long dropped it.
+      if (t && isLiveTry(t) && t.msisdn === msisdn && !t.timedOut) open++;
+      else if (!t || !isLiveTry(t) || t.msisdn !== msisdn) await ctx.store.removeFromSet(key, reference);
+    }
   }
   if (open >= ctx.config.limits.paymentsInFlightPerNumber.points) {
     throw new ProxyError('RATE_LIMITED', 'Another payment prompt is already waiting on this number. Approve or decline it first.', {

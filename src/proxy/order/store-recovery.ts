@@ -8,7 +8,7 @@ import { transition } from './transition.js';
 import { messagesOf } from './messages.js';
 import { indexWrites } from './order-indexes.js';
 import type { OrderCopies } from './order-copies.js';
-import type { Order } from './order-record.js';
+import { atRest, type Order } from './order-record.js';
 
 /** What the recovery from a store's loss is given (a part of the order book's options). */
 export interface RecoveryOptions {
@@ -21,6 +21,8 @@ export interface RecoveryOptions {
   readable: { payments: boolean; sessions: boolean };
   /** A new random id (the store's epoch). */
   newId(): string;
+  /** The keyed hash a number is indexed under (`numberKeysOf(config).of`). */
+  numberKey(digits: string): string;
   /** How long no new order is begun after a loss of the store was noticed (a few sweeps of every instance). */
   recoveryMs: number;
   /** Resolves once `env().now` is the store's clock (DESIGN: one clock); awaited before an order is read. */
@@ -139,8 +141,8 @@ export class StoreRecovery {
       return { raw, order: stored };
     }
     const messages = messagesOf(base, merged, env);
-    const also = [...messages.flatMap((m) => this.options.outbox.writesFor(m)), ...indexWrites(stored, merged, env)];
-    const value = JSON.stringify(merged);
+    const also = [...messages.flatMap((m) => this.options.outbox.writesFor(m)), ...indexWrites(stored, merged, env, this.options.numberKey)];
+    const value = JSON.stringify(atRest(merged));
     if (!(await this.options.store.commit({ key: ORDER_KEYS.order(ref), expected: raw, value, ttlMs: RECORD_TTL_MS, also }))) return null;
     this.copies.set(ref, merged, value, env);
     this.options.outbox.remember(messages);

@@ -6,6 +6,7 @@
  */
 import type { Order, PaymentTry, CheckoutTry } from '../../../src/proxy/order/order-record.js';
 import { LIVE_SESSION_PHASES, LIVE_TRY_PHASES } from '../../../src/proxy/order/order-record.js';
+import { isMasked, maskPhone } from '../../../src/proxy/phone.js';
 
 /** What the provider has, as far as a commit can be checked against it (the scripted provider's records). */
 export interface Truth {
@@ -101,7 +102,8 @@ export class CommitRules {
       if (!['pending', ...FINAL_TRY].includes(t.phase)) continue;
       const upstream = truth.payment(t.reference);
       if (!upstream || upstream.foreign) broken.push(`${name}'s try ${t.reference} is ${t.phase} but the provider has no payment of ours under it`);
-      else if (upstream.msisdn !== t.msisdn) broken.push(`${name}'s try ${t.reference} says number ${t.msisdn}, the provider ${upstream.msisdn}`);
+      else if (t.phase === 'pending' ? upstream.msisdn !== t.msisdn : maskPhone(upstream.msisdn) !== maskPhone(t.msisdn)) broken.push(`${name}'s try ${t.reference} says number ${t.msisdn}, the provider ${upstream.msisdn}`);
+      else if (t.phase !== 'pending' && !isMasked(t.msisdn)) broken.push(`${name}'s try ${t.reference} is ${t.phase} and its record keeps the full number`);
       else if (t.phase === 'completed' && upstream.status !== 'COMPLETED') broken.push(`${name}'s try ${t.reference} is completed, the provider says ${upstream.status}`);
       else if ((t.phase === 'failed' || t.phase === 'cancelled') && upstream.status === 'PENDING') broken.push(`${name}'s try ${t.reference} is ${t.phase}, the provider says PENDING`);
     }

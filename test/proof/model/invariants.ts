@@ -4,6 +4,7 @@
  */
 import { ORDER_KEYS } from '../../../src/proxy/order/keys.js';
 import type { Order } from '../../../src/proxy/order/order-record.js';
+import { maskPhone } from '../../../src/proxy/phone.js';
 import { reported, type Reported } from './reported.js';
 import { ORDERS, type World } from './world.js';
 
@@ -62,7 +63,7 @@ export async function brokenRules(w: World): Promise<string[]> {
       if (!['pending', 'completed', 'failed', 'cancelled'].includes(t.phase)) continue;
       const upstream = w.provider.payments.get(t.reference);
       if (!upstream || upstream.foreign) broken.push(`${order}'s try ${t.reference} is ${t.phase} but the provider has no payment of ours under it`);
-      else if (upstream.msisdn !== t.msisdn) broken.push(`${order}'s try ${t.reference} says number ${t.msisdn}, the provider ${upstream.msisdn}`);
+      else if (t.phase === 'pending' ? upstream.msisdn !== t.msisdn : maskPhone(upstream.msisdn) !== maskPhone(t.msisdn)) broken.push(`${order}'s try ${t.reference} says number ${t.msisdn}, the provider ${upstream.msisdn}`);
     }
   }
   return broken;

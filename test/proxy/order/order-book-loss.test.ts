@@ -48,6 +48,7 @@ function process(store: ProxyStore, name: string): OrderBook {
     logger,
     env: () => ({ ...ENV, listsSessions: false, reconcileWindowMs: 86_400_000 }),
     readable: { payments: false, sessions: false },
+    numberKey: (digits) => `k${digits}`,
     newId: () => `${name}-${++ids}`,
     changed: () => undefined,
     recoveryMs: 300,
