@@ -4,12 +4,13 @@
  * instances make, naming the command under way.
  */
 import { describe, expect, it } from 'vitest';
-import type { CheckoutTry, Order, PaymentTry } from '../../src/proxy/order/order-record.js';
+import { LIVE_TRY_PHASES, type CheckoutTry, type Order, type PaymentTry } from '../../src/proxy/order/order-record.js';
 import { CommitRules, type Truth } from './model/commit-rules.js';
 import { idle, startedWorld } from './model/held-world.js';
 
-const payment = (reference: string, phase: PaymentTry['phase'], callbackId = `cb-${reference}`): PaymentTry =>
-  ({ ordinal: 1, n: 1, reference, jti: 'j', maxAttempts: 3, msisdn: '233240000001', phase, sendId: 's', sentAt: 0, referenceId: 'r', callbackId, amount: 1, charge: 0, totalAmount: 1, completedAt: null, deadlineAt: 0, promptExpiresAt: null, seq: 1, updatedAt: 0 }) as PaymentTry;
+/** A try as the store keeps it: its number masked once it is final. */
+const payment = (reference: string, phase: PaymentTry['phase'], callbackId = `cb-${reference}`, msisdn = LIVE_TRY_PHASES.includes(phase) ? '233240000001' : '+233 24 *** **01'): PaymentTry =>
+  ({ ordinal: 1, n: 1, reference, jti: 'j', maxAttempts: 3, msisdn, phase, sendId: 's', sentAt: 0, referenceId: 'r', callbackId, amount: 1, charge: 0, totalAmount: 1, completedAt: null, deadlineAt: 0, promptExpiresAt: null, seq: 1, updatedAt: 0 }) as PaymentTry;
 const session = (createId: string, phase: CheckoutTry['phase'], checkoutId: string | null = `co-${createId}`, adopted = false): CheckoutTry =>
   ({ ordinal: 1, jti: 'j', phase, createId, startedAt: 0, checkoutId, checkoutUrl: null, status: 'pending', amount: 1, currency: 'GHS', expiresAt: null, completedAt: null, seq: 1, updatedAt: 0, ...(adopted ? { adopted } : {}) }) as CheckoutTry;
 const record = (v: number, tries: PaymentTry[] = [], sessions: CheckoutTry[] = [], id = 'rec'): string =>
@@ -102,6 +103,10 @@ describe('the rules checked at every commit', () => {
       "O1 (record rec v1)'s try O1-1 is completed, the provider says PENDING",
     ]);
     expect(feed([record(1, [payment('O1-1', 'pending')])], truth({ payment: () => ({ status: 'PENDING', msisdn: '233240000009', foreign: true }) }))).toHaveLength(1);
+    // A final try says the provider's number masked, and keeps no more of it.
+    expect(feed([record(1, [payment('O1-1', 'completed', 'cb', '+233 24 *** **09')])])).toEqual(["O1 (record rec v1)'s try O1-1 says number +233 24 *** **09, the provider 233240000001"]);
+    expect(feed([record(1, [payment('O1-1', 'completed', 'cb', '233240000001')])])).toEqual(["O1 (record rec v1)'s try O1-1 is completed and its record keeps the full number"]);
+    expect(feed([record(1, [payment('O1-1', 'pending', 'cb', '233240000009')])], truth({ payment: () => ({ status: 'PENDING', msisdn: '233240000001' }) }))).toHaveLength(1);
     expect(feed([record(1, [], [session('a', 'completed')])], truth({ session: () => ({ status: 'pending' }) }))).toEqual(["O1 (record rec v1)'s session co-a is completed, the provider says pending"]);
     const told = truth({ payment: () => ({ status: 'CANCELLED', msisdn: '233240000001' }), told: () => [{ kind: 'payment', subject: 'O1-1', status: 'COMPLETED' }] });
     expect(feed([record(1)], told)).toEqual(['the merchant was told O1-1 COMPLETED, the provider says CANCELLED']);

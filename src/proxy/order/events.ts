@@ -81,7 +81,11 @@ export type OrderEvent =
     }
   /** `POST /checkouts`: a customer asks for the hosted checkout. */
   | { type: 'checkout'; jti: string; terms: CheckoutTerms; createId: string; seen: Seen }
-  | { type: 'sent'; ordinal: number; sendId: string; result: SendResult }
+  /**
+   * The answer of a try's send. `msisdn`: the number the request went to (a try found void meanwhile holds it
+   * only masked, and an acceptance makes it live again).
+   */
+  | { type: 'sent'; ordinal: number; sendId: string; msisdn: string; result: SendResult }
   | { type: 'created'; ordinal: number; createId: string; result: CreateResult }
   /** A status read of a reference (found, or not found by a read that can or cannot see it). */
   | {

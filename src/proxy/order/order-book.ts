@@ -6,7 +6,7 @@ import { ORDER_CHANNELS, ORDER_KEYS, RECORD_TTL_MS, type Subject } from './keys.
 import { messagesOf } from './messages.js';
 import { indexWrites } from './order-indexes.js';
 import { OrderCopies } from './order-copies.js';
-import { atRest, newOrder, type Order } from './order-record.js';
+import { newOrder, recordValue, type Order } from './order-record.js';
 import type { PlanEnv } from '../reconcile/reconcile-plan.js';
 import { StoreRecovery, type RecoveryOptions } from './store-recovery.js';
 import { transition } from './transition.js';
@@ -122,7 +122,7 @@ export class OrderBook {
       if (step.order === current) return { order: loaded.raw === null ? null : current, reply: step.reply };
       const messages = messagesOf(current, step.order, env);
       const also = [...messages.flatMap((m) => outbox.writesFor(m)), ...indexWrites(loaded.raw === null ? null : current, step.order, env, this.options.numberKey)];
-      const value = JSON.stringify(atRest(step.order));
+      const value = recordValue(step.order);
       const written: Written = { before: current, step, value, messages, env };
       const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, when: this.recovery.conditions() };
       let done: boolean;
@@ -156,7 +156,7 @@ export class OrderBook {
    * operator instead. True when done.
    */
   async settle(order: Order, unresolved: boolean): Promise<boolean> {
-    const value = JSON.stringify(order);
+    const value = recordValue(order);
     const also: SideWrite[] = [{ op: 'removeFromSet', key: ORDER_KEYS.pending, member: order.ref }];
     if (unresolved) also.push({ op: 'addToSet', key: ORDER_KEYS.unresolved, member: order.ref });
     return this.options.store.commit({ key: ORDER_KEYS.order(order.ref), expected: value, value, also, when: this.recovery.conditions() });

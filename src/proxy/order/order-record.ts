@@ -175,6 +175,11 @@ export function atRest(order: Order): Order {
   if (order.tries.every((t) => isLiveTry(t) || isMasked(t.msisdn))) return order;
   return { ...order, tries: order.tries.map((t) => (isLiveTry(t) || isMasked(t.msisdn) ? t : { ...t, msisdn: maskPhone(t.msisdn) })) };
 }
+
+/** The record's value in the store: the order {@link atRest}, as JSON. Every write and every comparison with a stored value uses it. */
+export function recordValue(order: Order): string {
+  return JSON.stringify(atRest(order));
+}
 export const isLiveSession = (s: CheckoutTry): boolean => LIVE_SESSION_PHASES.includes(s.phase);
 
 /** The order's live try: at most one exists (the transition never starts a second). */

@@ -134,7 +134,7 @@ async function send(deps: OrderDeps, claims: PaymentClaims, applied: Applied, or
     await deps.checkPromptLimits(t.msisdn, t.reference);
   } catch (err) {
     // Nothing was sent: the claim is given back (void, not counted).
-    await deps.book.apply(order.ref, { type: 'sent', ordinal, sendId, result: { kind: 'not-sent' } }).catch(() => undefined);
+    await deps.book.apply(order.ref, { type: 'sent', ordinal, sendId, msisdn: t.msisdn, result: { kind: 'not-sent' } }).catch(() => undefined);
     throw err;
   }
   const outcome = await deps.payments.send({
@@ -148,7 +148,7 @@ async function send(deps: OrderDeps, claims: PaymentClaims, applied: Applied, or
   });
   let after: Applied;
   try {
-    after = await deps.book.apply(order.ref, { type: 'sent', ordinal, sendId, result: outcome.result }, { keep: true });
+    after = await deps.book.apply(order.ref, { type: 'sent', ordinal, sendId, msisdn: t.msisdn, result: outcome.result }, { keep: true });
   } catch (err) {
     if (outcome.result.kind === 'not-sent') throw toProxyError(outcome.err, deps.logger);
     // The provider may have it: the customer is told it is pending. The answer is applied again by the order's

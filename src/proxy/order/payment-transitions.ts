@@ -94,6 +94,7 @@ export function sent(order: Order, e: SentEvent, env: TransitionEnv): Step<Order
       const next = withTry(order, t.ordinal, (x) => ({
         ...x,
         phase: 'pending',
+        msisdn: e.msisdn,
         referenceId: r.referenceId,
         amount: r.amount,
         charge: r.charge,

@@ -8,7 +8,7 @@ import { transition } from './transition.js';
 import { messagesOf } from './messages.js';
 import { indexWrites } from './order-indexes.js';
 import type { OrderCopies } from './order-copies.js';
-import { atRest, type Order } from './order-record.js';
+import { recordValue, type Order } from './order-record.js';
 
 /** What the recovery from a store's loss is given (a part of the order book's options). */
 export interface RecoveryOptions {
@@ -142,7 +142,7 @@ export class StoreRecovery {
     }
     const messages = messagesOf(base, merged, env);
     const also = [...messages.flatMap((m) => this.options.outbox.writesFor(m)), ...indexWrites(stored, merged, env, this.options.numberKey)];
-    const value = JSON.stringify(atRest(merged));
+    const value = recordValue(merged);
     if (!(await this.options.store.commit({ key: ORDER_KEYS.order(ref), expected: raw, value, ttlMs: RECORD_TTL_MS, also }))) return null;
     this.copies.set(ref, merged, value, env);
     this.options.outbox.remember(messages);

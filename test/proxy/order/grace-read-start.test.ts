@@ -42,7 +42,7 @@ describe('the grace of an answer that left the outcome unknown, counted from tha
   it('takes a 0400 without words sent past its lease for a refusal only by two reads after it, the second past the grace after it', () => {
     const sentAt = NOW - 3 * GRACE;
     const stalled = order({ tries: [paymentTry({ phase: 'unknown', unknownReason: 'lease', referenceId: null, sentAt, notFound: { reads: 1, since: sentAt + GRACE } })] });
-    const answered = transition(stalled, { type: 'sent', ordinal: 1, sendId: 's1', result: { kind: 'refused-generic' } }, ENV).order;
+    const answered = transition(stalled, { type: 'sent', ordinal: 1, sendId: 's1', msisdn: '233240000001', result: { kind: 'refused-generic' } }, ENV).order;
     expect(answered.tries[0]).toMatchObject({ phase: 'unknown', unknownReason: 'refused', sentAt: NOW, notFound: undefined });
     const once = transition(answered, notFound(NOW + 10), { ...ENV, now: NOW + 20 }).order;
     expect(transition(once, notFound(NOW + 20), { ...ENV, now: NOW + 30 }).order.tries[0]).toMatchObject({ phase: 'unknown', notFound: { reads: 2 } });
@@ -52,7 +52,7 @@ describe('the grace of an answer that left the outcome unknown, counted from tha
   it('voids a send unanswered past its lease, or a creation, only by reads past the grace after its answer', () => {
     const sentAt = NOW - 3 * GRACE;
     const stalled = order({ tries: [paymentTry({ phase: 'unknown', unknownReason: 'lease', referenceId: null, sentAt, notFound: { reads: 1, since: sentAt + GRACE } })] });
-    const answered = transition(stalled, { type: 'sent', ordinal: 1, sendId: 's1', result: { kind: 'unknown' } }, ENV).order;
+    const answered = transition(stalled, { type: 'sent', ordinal: 1, sendId: 's1', msisdn: '233240000001', result: { kind: 'unknown' } }, ENV).order;
     expect(answered.tries[0]).toMatchObject({ phase: 'unknown', unknownReason: 'lease', sentAt: NOW, notFound: undefined });
     expect(transition(answered, notFound(NOW + 10), ENV).order.tries[0]).toMatchObject({ phase: 'unknown', notFound: { reads: 1 } });
 

@@ -13,15 +13,18 @@ const accepted = (ordinal: number, sendId: string): OrderEvent => ({
   type: 'sent',
   ordinal,
   sendId,
+  msisdn: '233240000001',
   result: { kind: 'accepted', referenceId: 'R-late', amount: 12.5, charge: 0.13, totalAmount: 12.63 },
 });
-const foundVoid = paymentTry({ phase: 'void', voidReason: 'not-found', referenceId: null, sentAt: NOW - 120_000 });
+// As the store keeps it: a final try's number masked.
+const foundVoid = paymentTry({ phase: 'void', voidReason: 'not-found', referenceId: null, sentAt: NOW - 120_000, msisdn: '+233 24 *** **01' });
 
 describe('a send accepted after its try was found void', () => {
   it('revives the try: pending, holding the order, reported PENDING', () => {
     const before = order({ tries: [foundVoid] });
     const step = transition(before, accepted(1, 's1'), ENV);
-    expect(step.order.tries[0]).toMatchObject({ phase: 'pending', referenceId: 'R-late', totalAmount: 12.63 });
+    // Live again, it holds the number its request went to (its rules compare it again).
+    expect(step.order.tries[0]).toMatchObject({ phase: 'pending', referenceId: 'R-late', totalAmount: 12.63, msisdn: '233240000001' });
     expect(messagesOf(before, step.order, ENV).map((m) => m.id)).toEqual(['payment:O-1:PENDING']);
     const checkout = transition(step.order, { type: 'checkout', jti: 'c', terms: { amount: 12.5, title: 'Order', description: 'An order' }, createId: 'c9', seen: { freeNumber: 1, sessionsListed: true } }, ENV);
     expect(checkout.reply).toMatchObject({ kind: 'refuse', code: 'ORDER_IN_OTHER_PAYMENT' });

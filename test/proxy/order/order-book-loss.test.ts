@@ -68,7 +68,7 @@ describe('a store that lost everything', () => {
     // Process a sends the order's payment and reads it completed: the completion is in the outbox, undelivered.
     const pay = await a.apply('O', { type: 'pay', jti: 'j', msisdn: '233240000001', maxAttempts: 3, terms: TERMS, sendId: 's', callbackId: 'cb', promptLifetimeMs: null, seen: { freeNumber: 1, sessionsListed: true } }, { create: true });
     expect(pay.reply).toMatchObject({ kind: 'send' });
-    await a.apply('O', { type: 'sent', ordinal: 1, sendId: 's', result: { kind: 'accepted', referenceId: 'rid-1', amount: 12.5, charge: 0, totalAmount: 12.5 } });
+    await a.apply('O', { type: 'sent', ordinal: 1, sendId: 's', msisdn: '233240000001', result: { kind: 'accepted', referenceId: 'rid-1', amount: 12.5, charge: 0, totalAmount: 12.5 } });
     await a.apply('O', { type: 'payment-read', reference: 'O-1', startedAt: NOW, result: { kind: 'found', tx: tx('COMPLETED') } });
     const key = OUTBOX_KEYS.message('payment:O-1:COMPLETED');
     expect(await store.get(key)).not.toBeNull();

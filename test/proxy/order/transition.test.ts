@@ -48,7 +48,7 @@ const read = (status: 'PENDING' | 'COMPLETED' | 'FAILED' | 'CANCELLED', parts = 
   startedAt: NOW,
   result: { kind: 'found', tx: tx(status, parts) },
 });
-const sent = (result: Extract<OrderEvent, { type: 'sent' }>['result']): OrderEvent => ({ type: 'sent', ordinal: 1, sendId: 's1', result });
+const sent = (result: Extract<OrderEvent, { type: 'sent' }>['result']): OrderEvent => ({ type: 'sent', ordinal: 1, sendId: 's1', msisdn: '233240000001', result });
 const at = (ms: number): TransitionEnv => ({ ...ENV, now: ms });
 
 function tryEvent(name: TryEvent): { event: OrderEvent; env: TransitionEnv } {
