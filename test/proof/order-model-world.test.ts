@@ -2,6 +2,8 @@
  * The model's world (test/proof/model/world.ts): its faults do what the model checker's runs take them to do.
  */
 import { describe, expect, it } from 'vitest';
+import { ORDER_KEYS } from '../../src/proxy/order/keys.js';
+import { HISTORY_INTERVAL_MS } from '../../src/proxy/store/store-history.js';
 import { brokenRules } from './model/invariants.js';
 import { idle, rounds, startedWorld, stored } from './model/held-world.js';
 
@@ -43,5 +45,27 @@ describe("the model's lagging replica", () => {
     const replica = w.instances[1]!.lagging!.replica;
     expect(await replica.get('ord:O1')).toBeNull();
     expect(await w.memory.get('ord:O1')).not.toBeNull();
+  });
+});
+
+describe("the model's store going back in time", () => {
+  it('goes unnoticed until the next look of each running process, which then holds new orders and puts its copies back', async () => {
+    const { w } = await startedWorld({ losses: 'rollback', statusReference: 'either', lists: true });
+    w.snapshot();
+    w.pay(0, 'O1', '233240000001');
+    await idle(w);
+    expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'pending' });
+    // Redis restarts from the snapshot taken before the payment: the record is gone, and nothing says so yet.
+    w.rollback();
+    expect(await w.memory.get(ORDER_KEYS.order('O1'))).toBeNull();
+    w.advance(10);
+    await idle(w);
+    expect(await w.memory.get(ORDER_KEYS.recovering)).toBeNull();
+    // A look later: the hold is on, and the process that made the payment put its record back unasked.
+    w.advance(HISTORY_INTERVAL_MS);
+    await idle(w);
+    expect(await w.memory.get(ORDER_KEYS.recovering)).not.toBeNull();
+    expect((await stored(w, 'O1')).tries[0]).toMatchObject({ phase: 'pending', reference: 'O1-1' });
+    expect(w.crashes).toEqual([]);
   });
 });

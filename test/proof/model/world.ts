@@ -17,6 +17,7 @@ import type { OutboxConsumer, OutboxMessage } from '../../../src/proxy/notify/ou
 import { MemoryStore } from '../../../src/proxy/store/memory.js';
 import { StoreUnavailableError } from '../../../src/proxy/store/store-error.js';
 import { StoreClock } from '../../../src/proxy/store/store-clock.js';
+import { HISTORY_INTERVAL_MS } from '../../../src/proxy/store/store-history.js';
 import type { ProxyStore } from '../../../src/proxy/store/types.js';
 import type { CheckoutClaims, PaymentClaims } from '../../../src/proxy/tokens/claims.js';
 import { ScriptedProvider, type StatusReference } from './scripted-provider.js';
@@ -381,10 +382,17 @@ export class World {
     });
   }
 
-  /** Time passes; each instance sweeps every `SWEEP_MS` of it, as its timer would. */
+  /**
+   * Time passes; each instance sweeps every `SWEEP_MS` of it, as its timer would. Past `HISTORY_INTERVAL_MS`
+   * after the store went back, each process that was running then has had its watch's next look, and merges
+   * its copies under the hold (`movedBack`), as `create-proxy.ts` has it do.
+   */
   advance(ms: number): void {
     this.clock += ms;
     this.provider.tick();
+    if (ms >= HISTORY_INTERVAL_MS) {
+      for (const instance of this.watching.splice(0)) if (instance.alive) this.start(instance, () => instance.orders.movedBack());
+    }
     for (let i = 0; i < this.instances.length; i++) {
       if (this.clock - (this.sweptAt[i] ?? START) >= SWEEP_MS) this.sweep(i);
     }
@@ -466,8 +474,18 @@ export class World {
 
   private savedVersions: Map<string, number> | null = null;
 
-  /** The store goes back to its last snapshot (none yet: to empty), every epoch and version in it as it was. */
+  /**
+   * The processes whose store watch has yet to notice that the store went back (those running when it did: a
+   * process started later takes the store as it finds it).
+   */
+  private watching: Instance[] = [];
+
+  /**
+   * The store goes back to its last snapshot (none yet: to empty), every epoch and version in it as it was.
+   * Until the next look of their watches (`advance`) the processes go on as if nothing happened.
+   */
   rollback(): void {
+    this.watching = this.live();
     this.memory = this.saved ? this.copyOf(this.saved) : this.newMemory();
     // The store's history went back: so do the versions it had committed.
     this.rules.restore(this.savedVersions);
