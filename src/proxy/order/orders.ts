@@ -21,7 +21,7 @@ import { tryByReference, type CheckoutTry, type Order, type PaymentTry } from '.
 import { resolveOrder, unresolvedOrders } from './operator.js';
 import { payFlow } from './pay-flow.js';
 import { readPayment } from './reads.js';
-import { checkPromptLimits } from './prompt-limits.js';
+import { checkPromptLimits } from '../prompt-limits.js';
 import { reconcilePass } from '../reconcile/reconcile-flow.js';
 import { references } from './references.js';
 import { numberKeysOf } from '../number-keys.js';

@@ -1,10 +1,10 @@
-import type { ProxyContext } from '../context.js';
-import { ProxyError } from '../errors.js';
-import { consume } from '../limits.js';
-import { numberKeysOf } from '../number-keys.js';
-import { ORDER_KEYS } from './keys.js';
-import { isLiveTry, tryByReference, type Order } from './order-record.js';
-import type { References } from './references.js';
+import type { ProxyContext } from './context.js';
+import { ProxyError } from './errors.js';
+import { consume } from './limits.js';
+import { numberKeysOf } from './number-keys.js';
+import { ORDER_KEYS } from './order/keys.js';
+import { isLiveTry, tryByReference, type Order } from './order/order-record.js';
+import type { References } from './order/references.js';
 
 /**
  * Payment prompts per number (DESIGN: default policies): twenty orders' tokens must not send twenty prompts
