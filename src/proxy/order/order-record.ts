@@ -163,6 +163,7 @@ export function newOrder(id: string, ref: string, now: number, readable: { payme
 }
 
 export const isLiveTry = (t: PaymentTry): boolean => LIVE_TRY_PHASES.includes(t.phase);
+export const isLiveSession = (s: CheckoutTry): boolean => LIVE_SESSION_PHASES.includes(s.phase);
 
 /**
  * The record as the store keeps it (DESIGN: phone numbers at rest): a final try's number masked. A live
@@ -180,7 +181,6 @@ export function atRest(order: Order): Order {
 export function recordValue(order: Order): string {
   return JSON.stringify(atRest(order));
 }
-export const isLiveSession = (s: CheckoutTry): boolean => LIVE_SESSION_PHASES.includes(s.phase);
 
 /** The order's live try: at most one exists (the transition never starts a second). */
 export function liveTry(order: Order): PaymentTry | undefined {
