@@ -22,10 +22,12 @@ export async function checkPromptLimits(
 ): Promise<void> {
   let open = 0;
   // The number's index under each accepted secret's hash (a rotation rolls out), and under the digits (written
-  // by releases before the hash).
+  // by releases before the hash); a try found under two of them counts once.
+  const seen = new Set([own]);
   for (const key of [...numberKeysOf(ctx.config).all(msisdn), msisdn].map(ORDER_KEYS.inFlight)) {
     for (const reference of await ctx.store.members(key)) {
-      if (reference === own) continue;
+      if (seen.has(reference)) continue;
+      seen.add(reference);
       const parsed = references.parseAttempt(reference);
       const order = parsed ? await readOrder(parsed.orderReference) : null;
       const t = order ? tryByReference(order, reference) : undefined;

@@ -257,12 +257,15 @@ describe('payment prompts per number (finding 8)', () => {
       const first = await pay();
       expect(first.status).toBe(202);
       expect(await store.members(hashed)).toEqual([first.body.reference]);
-      // As a release before the hash indexed it: under the digits.
-      await store.removeFromSet(hashed, first.body.reference);
+      // Indexed under the digits too, as a release before the hash did: still one prompt, so a second may go.
       await store.addToSet(ORDER_KEYS.inFlight(number), first.body.reference);
-      const more = [await pay(), await pay()];
-      expect(more.map((r) => r.status)).toEqual([202, 429]);
-      expect(await store.members(hashed)).toEqual([more[0]!.body.reference]);
+      const second = await pay();
+      expect(second.status).toBe(202);
+      expect((await store.members(hashed)).sort()).toEqual([first.body.reference, second.body.reference].sort());
+      // The second under the digits only, as an older instance indexes its own: still counted, a third is refused.
+      await store.removeFromSet(hashed, second.body.reference);
+      await store.addToSet(ORDER_KEYS.inFlight(number), second.body.reference);
+      expect((await pay()).status).toBe(429);
     } finally {
       await h.close();
     }
