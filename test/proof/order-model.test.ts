@@ -11,18 +11,21 @@
  * deadline and window, every instance sweeping and draining), and the money rules are checked (invariants.ts).
  *
  * A failure prints fast-check's seed and path; `MODEL_SEED=… MODEL_PATH=… npx vitest run
- * test/proof/order-model.test.ts` replays it bit for bit. A run worth keeping is written out as a scenario
+ * test/proof/order-model.test.ts` replays it bit for bit. It prints the run too (its world, seed and commands,
+ * without the scheduler's steps): `MODEL_RUN=<a file of it>` runs that run alone under `MODEL_RUNS` orders of
+ * its calls, which finds the failure again when its seed is lost. A run worth keeping is written out as a scenario
  * (`MODEL_SCENARIO=<file>` with the seed and path writes it; test/proof/order-model-scenarios.test.ts runs them). `npm run proof:model` runs it long (vitest.proof.config.ts;
  * CI runs it with the other long proofs, `npm run proof:long`).
  */
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
-import { modelProperty } from './model/property.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { assertModel, modelProperty, type FixedRun } from './model/property.js';
 import { ScheduleRecorder } from './model/script.js';
 
 const runs = Number(process.env['MODEL_RUNS'] ?? 1_000);
+const fixed = process.env['MODEL_RUN'] ? (JSON.parse(readFileSync(process.env['MODEL_RUN'], 'utf8')) as FixedRun) : undefined;
 const replay = process.env['MODEL_SEED'] ? { seed: Number(process.env['MODEL_SEED']), ...(process.env['MODEL_PATH'] ? { path: process.env['MODEL_PATH'] } : {}) } : {};
 
 describe('the order model', () => {
@@ -30,7 +33,7 @@ describe('the order model', () => {
     const file = process.env['MODEL_SCENARIO'];
     const recorder = file ? new ScheduleRecorder() : undefined;
     try {
-      await fc.assert(modelProperty(!!process.env['MODEL_TRACE'], undefined, undefined, recorder), { numRuns: runs, ...replay, ...(file ? { numRuns: 1, endOnFailure: true } : {}) });
+      await assertModel(modelProperty({ trace: !!process.env['MODEL_TRACE'], recorder, ...(fixed ? { run: fixed } : {}) }), { numRuns: runs, ...replay, ...(file ? { numRuns: 1, endOnFailure: true } : {}) });
     } finally {
       if (file && recorder) writeFileSync(file, JSON.stringify(recorder.scenario, null, 1));
     }
@@ -46,7 +49,7 @@ describe('the order model', () => {
     const found = [
       { seed: 2258466, path: '819:5:11:5:7:22:1:1:1:1:1:1:1:1:1:1:1:7:17:39:43:11:84:15:10:19:23:24:0:37:56:18:43:37:105:17:54:79:63:39:39:39:41:133:133:135:103:103:51:49:30:69:61:67:67:84:84:54:59:83:27:40' },
     ];
-    for (const run of found) await fc.assert(modelProperty(), { ...run, numRuns: 1, endOnFailure: true });
+    for (const run of found) await assertModel(modelProperty(), { ...run, numRuns: 1, endOnFailure: true });
   }, 120_000);
 
   it('replays a run alone from its seed and path exactly as it ran among the others (same steps, same end)', async () => {
@@ -55,11 +58,11 @@ describe('the order model', () => {
     const seed = Date.now() % 2 ** 31;
     const fingerprint = (f: string) => createHash('sha256').update(f).digest('hex');
     const inChunk: string[] = [];
-    await fc.assert(modelProperty(false, (f) => inChunk.push(fingerprint(f))), { numRuns: 60, seed });
+    await fc.assert(modelProperty({ record: (f) => inChunk.push(fingerprint(f)) }), { numRuns: 60, seed });
     const alone: Record<number, string | undefined> = {};
     const expected: Record<number, string | undefined> = {};
     for (let run = 59; run >= 0; run -= 3) {
-      await fc.assert(modelProperty(false, (f) => void (alone[run] = fingerprint(f))), { numRuns: 1, seed, path: String(run) });
+      await fc.assert(modelProperty({ record: (f) => void (alone[run] = fingerprint(f)) }), { numRuns: 1, seed, path: String(run) });
       expected[run] = inChunk[run];
     }
     expect(alone, `seed ${seed}`).toEqual(expected);

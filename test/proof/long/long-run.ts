@@ -3,8 +3,7 @@
 // (`MODEL_SEED=<the chunk's seed> npx vitest run test/proof/order-model.test.ts`). Every tenth chunk says
 // how far the run is and the worker's heap, which stays flat (each world closes its stores: unclosed, their
 // timers held every world and a worker ran out of heap after 36 minutes).
-import fc from 'fast-check';
-import { modelProperty } from '../model/property.js';
+import { assertModel, modelProperty } from '../model/property.js';
 
 /** Runs of one chunk: what `npm test` runs, so its seed replays there. */
 export const CHUNK = 1_000;
@@ -13,7 +12,7 @@ export const CHUNK = 1_000;
 export async function longRun(runs: number, base: number, half: 0 | 1): Promise<void> {
   const started = performance.now();
   for (let k = 0; k * CHUNK < runs; k++) {
-    await fc.assert(modelProperty(), { numRuns: Math.min(CHUNK, runs - k * CHUNK), seed: 2 * (base + k) + half });
+    await assertModel(modelProperty(), { numRuns: Math.min(CHUNK, runs - k * CHUNK), seed: 2 * (base + k) + half });
     if ((k + 1) % 10 === 0) {
       const seconds = Math.round((performance.now() - started) / 1000);
       const heap = Math.round(process.memoryUsage().heapUsed / 2 ** 20);

@@ -90,18 +90,32 @@ function fastCheckDriver(s: fc.Scheduler, w: World, recorder?: RunRecord): Drive
   };
 }
 
+/** A run as fast-check reports it, without its scheduler: the world, the run's seed, and the commands. */
+export type FixedRun = [WorldConfig, number, [Command, number][]];
+
+export interface ModelOptions {
+  /** Prints a failing run's end: its orders, the provider's records, what the merchant received. */
+  trace?: boolean;
+  /** Given each run's fingerprint: its steps and its end. */
+  record?: (fingerprint: string) => void;
+  /** The third process joins when told to (`MODEL_JOIN=0` turns joins into nothing, the generated commands unchanged). */
+  join?: boolean;
+  /** Writes the first run out as a scenario. */
+  recorder?: ScheduleRecorder;
+  /** Only this run, under every order of its calls the scheduler picks (a failure CI's log kept no seed of). */
+  run?: FixedRun;
+}
+
 /**
  * The property: a generated run keeps every money rule. Throws an Error listing the broken rules (fast-check
- * reports it with the run's seed and path). `join`: the third process joins when told to (`MODEL_JOIN=0`
- * turns joins into nothing, the generated commands unchanged). `recorder`: writes the first run out as a
- * scenario.
+ * reports it with the run's seed and path; `assertModel` shortens that report).
  */
-export function modelProperty(trace = false, record?: (fingerprint: string) => void, join = process.env['MODEL_JOIN'] !== '0', recorder?: ScheduleRecorder) {
+export function modelProperty({ trace = false, record, join = process.env['MODEL_JOIN'] !== '0', recorder, run: fixed }: ModelOptions = {}) {
   return fc.asyncProperty(
     fc.scheduler(),
-    worldConfig,
-    fc.integer({ min: 1, max: 2 ** 31 - 1 }),
-    fc.array(fc.tuple(command, fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
+    fixed ? fc.constant(fixed[0]) : worldConfig,
+    fixed ? fc.constant(fixed[1]) : fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+    fixed ? fc.constant(fixed[2]) : fc.array(fc.tuple(command, fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
     async (s, config, seed, commands) => {
       const world = { ...config, readsInFlight: true, presence: true };
       const run = recorder?.start({ world, seed, commands });
@@ -133,4 +147,17 @@ export function modelProperty(trace = false, record?: (fingerprint: string) => v
       }
     },
   );
+}
+
+/**
+ * `fc.assert` of the model with a failure's report cut to what replays it: the broken rules, the seed and
+ * path, and the run without its scheduler (for `MODEL_RUN`). fast-check's own report prints every step the
+ * scheduler let go on, thousands of lines, and CI's log kept only their end: the seed was lost.
+ */
+export async function assertModel(property: ReturnType<typeof modelProperty>, params: fc.Parameters<[fc.Scheduler, WorldConfig, number, [Command, number][]]>): Promise<void> {
+  const out = await fc.check(property, params);
+  if (!out.failed) return;
+  const why = out.errorInstance instanceof Error ? out.errorInstance.message : String(out.errorInstance);
+  const run = out.counterexample ? JSON.stringify(out.counterexample.slice(1)) : 'none';
+  throw new Error(`${why}\nreplay: MODEL_SEED=${out.seed} MODEL_PATH=${out.counterexamplePath} npx vitest run test/proof/order-model.test.ts (with the MODEL_RUN it was given, if any)\nthe run (world, seed, commands), for MODEL_RUN=<a file of it>: ${run}`);
 }
