@@ -26,9 +26,10 @@ function recovering(): ProxyError {
   return new ProxyError('UPSTREAM_UNAVAILABLE', 'The service is recovering. Try again in a moment.', { retryable: true });
 }
 
-/** A write of `applyNow`'s: the record before, the transition's step, and what follows once it is made. */
+/** A write of `applyNow`'s: the record before (and as read: `on`), the transition's step, and what follows once it is made. */
 interface Written {
   before: Order;
+  on: string | null;
   step: { order: Order; reply: Reply };
   value: string;
   messages: ReturnType<typeof messagesOf>;
@@ -123,7 +124,7 @@ export class OrderBook {
       const messages = messagesOf(current, step.order, env);
       const also = [...messages.flatMap((m) => outbox.writesFor(m)), ...indexWrites(loaded.raw === null ? null : current, step.order, env, this.options.numberKey)];
       const value = recordValue(step.order);
-      const written: Written = { before: current, step, value, messages, env };
+      const written: Written = { before: current, on: loaded.raw, step, value, messages, env };
       const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, when: this.recovery.conditions() };
       let done: boolean;
       try {
@@ -143,8 +144,8 @@ export class OrderBook {
   }
 
   /** What follows a commit this request made: its copy, its messages' delivery, the watchers told. */
-  private made(ref: string, { before, step, value, messages, env }: Written): Applied {
-    this.copies.set(ref, step.order, value, env);
+  private made(ref: string, { before, on, step, value, messages, env }: Written): Applied {
+    this.copies.keep(ref, on, step.order, value, env);
     this.options.outbox.remember(messages);
     this.announce(before, step.order);
     return { order: step.order, reply: step.reply };

@@ -1,6 +1,8 @@
 import { BoundedMap } from '../bounded-map.js';
 import { isUnsettled, type PlanEnv } from '../reconcile/reconcile-plan.js';
-import { isLiveSession, isLiveTry, type Order } from './order-record.js';
+import type { TransitionEnv } from './events.js';
+import { isLiveSession, isLiveTry, recordValue, type Order } from './order-record.js';
+import { transition } from './transition.js';
 
 /** One order as this process keeps it: the record as stored (its JSON), and what is asked of it often. */
 interface Copy {
@@ -39,6 +41,22 @@ export class OrderCopies {
       return;
     }
     this.entries.set(ref, { id: order.id, v: order.v, raw, live, late });
+  }
+
+  /**
+   * Keeps `order`, just written as `raw` by a write that took the copy kept as `accounted` into account (the
+   * record it read, or the copy it merged). A copy that moved on since (another request of this process wrote
+   * meanwhile) means the write went through on a store that went back behind it: what the copy knew and the
+   * write did not (a try claimed and sent) stays, merged (the transition's `restore`), so that the order's
+   * next read in this process puts it back.
+   */
+  keep(ref: string, accounted: string | null, order: Order, raw: string, env: TransitionEnv & PlanEnv): void {
+    const kept = this.entries.get(ref);
+    if (kept && kept.raw !== accounted && kept.raw !== raw) {
+      const merged = transition(order, { type: 'restore', copy: JSON.parse(kept.raw) as Order }, env).order;
+      if (merged !== order) return this.set(ref, merged, recordValue(merged), env);
+    }
+    this.set(ref, order, raw, env);
   }
 
   /** The record's id, version and JSON, without parsing it. */

@@ -131,6 +131,7 @@ export class StoreRecovery {
    * conditions of `conditions()`: a restore is what a recovery writes.
    */
   async restore(ref: string, raw: string | null): Promise<{ raw: string | null; order: Order | null } | null> {
+    const accounted = this.copies.head(ref)?.raw ?? null;
     const copy = this.copies.get(ref) as Order;
     const stored = raw === null ? null : (JSON.parse(raw) as Order);
     const base = stored ?? { ...copy, tries: [], sessions: [] };
@@ -144,7 +145,7 @@ export class StoreRecovery {
     const also = [...messages.flatMap((m) => this.options.outbox.writesFor(m)), ...indexWrites(stored, merged, env, this.options.numberKey)];
     const value = recordValue(merged);
     if (!(await this.options.store.commit({ key: ORDER_KEYS.order(ref), expected: raw, value, ttlMs: RECORD_TTL_MS, also }))) return null;
-    this.copies.set(ref, merged, value, env);
+    this.copies.keep(ref, accounted, merged, value, env);
     this.options.outbox.remember(messages);
     if (stored && stored.id !== copy.id) {
       this.options.logger.error(
