@@ -47,6 +47,22 @@ function rewindableStore(): { store: ProxyStore; snapshot(): void; rollback(): v
   };
 }
 
+/** A store whose `method` answers a call `held` picks only once the test releases it. */
+function gated(inner: ProxyStore, method: 'commit' | 'setIfAbsent', held: (first: unknown) => boolean): { store: ProxyStore; release(): void } {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const store = new Proxy(inner, {
+    get: (target, name) =>
+      name === method
+        ? async (first: unknown, ...rest: unknown[]) => {
+            if (held(first)) await gate;
+            return (target[method] as (...a: unknown[]) => Promise<boolean>).call(target, first, ...rest);
+          }
+        : (target as unknown as Record<string | symbol, unknown>)[name],
+  });
+  return { store, release };
+}
+
 /** The merchant's hook, down the whole time: every message stays pending. */
 const down: OutboxConsumer = {
   name: 'hooks',
@@ -137,17 +153,7 @@ describe('a store that lost everything', () => {
       for (const x of inners) await x.close();
     });
     // The store answers the hold's write only when the test says: the moment between the two writes of noticing a loss.
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const store = new Proxy(inner, {
-      get: (target, name) =>
-        name === 'setIfAbsent'
-          ? async (key: string, ...rest: unknown[]) => {
-              if (key === ORDER_KEYS.recovering) await gate;
-              return (target.setIfAbsent as (...a: unknown[]) => Promise<boolean>)(key, ...rest);
-            }
-          : (target as unknown as Record<string | symbol, unknown>)[name],
-    });
+    const { store, release } = gated(inner, 'setIfAbsent', (key) => key === ORDER_KEYS.recovering);
     const a = process(store, 'a');
     await a.guard();
     await a.apply('O', { type: 'pay', jti: 'j', msisdn: '233240000001', maxAttempts: 3, terms: TERMS, sendId: 's', callbackId: 'cb', promptLifetimeMs: null, seen: { freeNumber: 1, sessionsListed: true } }, { create: true });
@@ -173,17 +179,7 @@ describe('a store that goes back in time', () => {
       for (const x of inners) await x.close();
     });
     // The store answers a session's write only when the test says: the moment between a request's read and its write.
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const store = new Proxy(inner, {
-      get: (target, name) =>
-        name === 'commit'
-          ? async (write: { value: string }) => {
-              if (write.value.includes('"createId":"c1"')) await gate;
-              return target.commit(write as Parameters<ProxyStore['commit']>[0]);
-            }
-          : (target as unknown as Record<string | symbol, unknown>)[name],
-    });
+    const { store, release } = gated(inner, 'commit', (write) => (write as { value: string }).value.includes('"createId":"c1"'));
     const a = process(store, 'a');
     await a.guard();
     // The order's first try failed; the store is snapshotted there.
