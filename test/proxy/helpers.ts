@@ -224,21 +224,28 @@ function pingOnce(port: number): Promise<boolean> {
 
 /**
  * Starts `redis-server --port N --save '' --appendonly no` (then `args`, which may override those) and waits
- * until it answers PING.
+ * until it answers PING. A Cluster node (`--cluster-enabled yes`) is given its bus port too: by default it is
+ * the port plus 10000, in the kernel's ephemeral range, where an outgoing connection's source port can hold it
+ * and the node exits ("Failed listening on port … (cluster)"; one `npm test` run under load).
  */
 export async function startRedis(args: string[] = []): Promise<TestRedis> {
   const port = await freePort();
+  const cluster = args.some((a, i) => a === '--cluster-enabled' && args[i + 1] === 'yes') ? ['--cluster-port', String(await freePort())] : [];
   // A directory of its own: a server that becomes a master or turns on its append-only file writes there
   // (dump.rdb, appendonlydir), and a server started where one was left would load another test's records.
   const dir = mkdtempSync(join(tmpdir(), 'me-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args], {
-    stdio: 'ignore',
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...cluster, ...args], {
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
+  // The server's own last words, for the error when it does not start.
+  let said = '';
+  child.stdout?.on('data', (chunk: Buffer) => void (said = (said + chunk.toString()).slice(-2_000)));
   const deadline = Date.now() + 10_000;
   while (!(await pingOnce(port))) {
     if (Date.now() > deadline || child.exitCode !== null) {
+      const why = child.exitCode !== null ? `exited with ${child.exitCode}` : 'did not answer PING within 10 s';
       child.kill('SIGKILL');
-      throw new Error('redis-server did not start');
+      throw new Error(`redis-server on port ${port} did not start: ${why}\n${said.trim().split('\n').slice(-3).join('\n')}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
