@@ -144,6 +144,8 @@ function readEnv(env: NodeJS.ProcessEnv): EnvReading {
     ['PROXY_SERVER_KEY', 'serverKey', (v) => (config.serverKey = v)],
     // Whitespace-separated (a token secret may hold a comma); the current PROXY_TOKEN_SECRET signs, these only verify.
     ['PROXY_TOKEN_ACCEPTED_SECRETS', 'acceptedTokenSecrets', (v) => (config.acceptedTokenSecrets = v.split(/\s+/))],
+    // Verify nothing: kept only to recognise the numbers hashed under them (docs/tokens.md).
+    ['PROXY_TOKEN_RETIRED_SECRETS', 'retiredTokenSecrets', (v) => (config.retiredTokenSecrets = v.split(/\s+/))],
     ['REDIS_URL', 'redisUrl', (v) => (config.redisUrl = v)],
     ['REDIS_PREFIX', 'redisPrefix', (v) => (config.redisPrefix = v)],
     // Anything but true or false is left as it is, for the schema to refuse under this variable's name.

@@ -100,6 +100,12 @@ export const proxyConfigSchema = z.strictObject({
    */
   acceptedTokenSecrets: z.array(tokenSecretSchema()).max(4, 'takes at most 4 secrets').default([]),
   /**
+   * Token secrets that verify no token any more and are kept only so that what was hashed under them (the
+   * number a token locked in an order's terms, for the record's seven days) is still recognised: the old
+   * secret, from the rotation's last step until seven days later (docs/tokens.md, Rotating the secret).
+   */
+  retiredTokenSecrets: z.array(tokenSecretSchema()).max(4, 'takes at most 4 secrets').default([]),
+  /**
    * The merchant backend's key for the server API (`/server/...` under the mount path): at least 32 bytes,
    * never sent to a browser. Without it the server API answers 503 SERVER_API_DISABLED.
    */

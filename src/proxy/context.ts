@@ -89,4 +89,6 @@ export interface ProxyContext {
   clock?: Pick<StoreClock, 'ensure'>;
   /** True once the process is shutting down (`proxy.markDraining()`): `/ready` answers 503. */
   draining?: () => boolean;
+  /** The format the store's records are written in (`store/store-format.ts`, claimed at start-up); 1 when not given. */
+  storeFormat?: () => number;
 }

@@ -24,7 +24,7 @@ import { serverApiRoutes } from './routes/server-api.js';
 import { expressHost, notExpress } from './not-express.js';
 import { createStore } from './store/index.js';
 import { acknowledgedBy, createStoreCheck, logStoreCheck, needsDurability } from './store/store-checks.js';
-import { FormatGate, gatedStore } from './store/store-format.js';
+import { FormatGate, gatedStore, STORE_FORMAT } from './store/store-format.js';
 import { StoreClock } from './store/store-clock.js';
 import type { CheckoutTokenInput, OtpTokenInput, PaymentTokenInput } from './tokens/claims.js';
 import { createTokenService, type VerifiedOtpProof } from './tokens/service.js';
@@ -199,7 +199,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // Signed webhooks read the same outbox as the in-process hooks: one more consumer with its own retries.
   // The order book and its outbox see the store through the format's gate.
   const book = gatedStore(store, format);
-  const relay = createOrders({ ...ctx, store: book }, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
+  const relay = createOrders({ ...ctx, store: book, storeFormat: () => format.claimed ?? STORE_FORMAT.writes }, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
   const webhooks = webhookAdmin(relay.outbox, book, now);
   // A store gone back in time may hold records older than this process's copies: merged under a hold.
   storeCheck.onMovedBack(() => void relay.movedBack().catch((err: unknown) => logger.warn({ err: String(err) }, 'copies not merged after the store moved back; merged on the next look')));

@@ -15,7 +15,7 @@ export const REDACT_PATHS = [
   'headers.authorization',
   'headers["x-api-key"]',
   'headers["x-api-secret"]',
-  ...['authorization', 'password', 'username', 'apiKey', 'apiSecret', 'secret', 'tokenSecret', 'acceptedTokenSecrets', 'serverKey'].flatMap((key) => [
+  ...['authorization', 'password', 'username', 'apiKey', 'apiSecret', 'secret', 'tokenSecret', 'acceptedTokenSecrets', 'retiredTokenSecrets', 'serverKey'].flatMap((key) => [
     `*.${key}`,
     `*.*.${key}`,
     `*.*.*.${key}`,

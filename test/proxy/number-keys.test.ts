@@ -4,8 +4,9 @@
 // while the try is live (its rules compare it), masked once it is final.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { numberKeys } from '../../src/proxy/number-keys.js';
-import { startHarness, startRedis, TEST_LIMITS, TEST_SECRET, type Harness, type TestRedis } from './helpers.js';
+import { isNumberLock, numberKeys } from '../../src/proxy/number-keys.js';
+import { keyIdOf } from '../../src/proxy/tokens/keys.js';
+import { sandboxProvider, startHarness, startRedis, TEST_LIMITS, TEST_SECRET, type Harness, type TestRedis } from './helpers.js';
 import { eventually } from './sse-client.js';
 
 const OLD = 'old-token-secret-0123456789-abcdefghij';
@@ -18,6 +19,27 @@ describe('phone numbers at rest', () => {
     expect(keys.of('233240000001')).not.toContain('240000001');
     expect(keys.all('233240000001')).toEqual([keys.of('233240000001'), numberKeys(OLD).of('233240000001')]);
     expect(numberKeys(TEST_SECRET, [TEST_SECRET]).all('233240000001')).toHaveLength(1);
+  });
+
+  it('locks a number under the signing secret and names it, so a lock is compared under its own secret for as long as it is configured', () => {
+    const RETIRED = 'retired-token-secret-0123456789-abcdefgh';
+    const lock = numberKeys(OLD).lock('233240000001');
+    expect(lock).toBe(`${numberKeys(OLD).of('233240000001')}.${keyIdOf(OLD)}`);
+    expect(isNumberLock(lock)).toBe(true);
+    expect(isNumberLock('233240000001')).toBe(false);
+    // Signing, accepted or retired: the lock is told.
+    for (const keys of [numberKeys(OLD), numberKeys(TEST_SECRET, [OLD]), numberKeys(TEST_SECRET, [], [OLD])]) {
+      expect(keys.holds(lock, '233240000001')).toBe(true);
+      expect(keys.holds(lock, '233240000002')).toBe(false);
+    }
+    // Its secret gone: nothing can tell.
+    expect(numberKeys(TEST_SECRET, [RETIRED]).holds(lock, '233240000001')).toBeNull();
+    // A retired secret hashes nothing new, and is looked up like the others.
+    expect(numberKeys(TEST_SECRET, [], [OLD]).lock('233240000001')).toBe(numberKeys(TEST_SECRET).lock('233240000001'));
+    expect(numberKeys(TEST_SECRET, [], [OLD]).all('233240000001')).toEqual(numberKeys(TEST_SECRET, [OLD]).all('233240000001'));
+    // A number kept in full (a record of format 1) is compared as it is.
+    expect(numberKeys(TEST_SECRET).holds('233240000001', '233240000001')).toBe(true);
+    expect(numberKeys(TEST_SECRET).holds('233240000001', '233240000002')).toBe(false);
   });
 
   describe('after sign-ins and payments on Redis', () => {
@@ -117,6 +139,45 @@ describe('phone numbers at rest', () => {
       expect(store.has(`me:otp-latest:${keys.of('233240000018')}`)).toBe(true);
       expect([...store.keys()].some((k) => k.startsWith('me:rl:otpSendPerNumberDay') && k.endsWith(keys.of(signIn)))).toBe(true);
       expect([...store.keys()].some((k) => k.startsWith('me:rl:paymentPromptsPerNumber') && k.endsWith(keys.of('233240000001')))).toBe(true);
+    }, 120_000);
+
+    it('keeps the number a token locks as a lock on a store of format 2, told through a rotation of the token secret while the old one is kept', async () => {
+      const prefix = 'rot:';
+      const NEW = 'the-next-token-secret-0123456789-abcdef';
+      const number = '233240000001';
+      const admin = new Redis(redis.url);
+      await admin.set(`${prefix}store:format`, '2');
+      const first = await startHarness({ config: { redisUrl: redis.url, redisPrefix: prefix } });
+      const started: Harness[] = [first];
+      const next = async (config: { acceptedTokenSecrets?: string[]; retiredTokenSecrets?: string[] }) => {
+        const h = await startHarness({ config: { redisUrl: redis.url, redisPrefix: prefix, tokenSecret: NEW, ...config }, provider: () => sandboxProvider(first.sandbox) });
+        started.push(h);
+        return h;
+      };
+      const again = async (h: Harness) =>
+        (await h.post('/payments', { msisdn: number }, { token: await h.mintPayment({ referenceNo: 'ROT-1', msisdn: number }) })).body as Record<string, unknown>;
+      try {
+        const token = await first.mintPayment({ referenceNo: 'ROT-1', msisdn: number });
+        expect((await first.post('/payments', { msisdn: number }, { token })).status).toBe(202);
+        await eventually(async () => ((await first.proxy.payments.get('ROT-1'))?.status === 'COMPLETED' ? true : undefined), 30_000);
+        const raw = (await admin.get(`${prefix}ord:ROT-1`))!;
+        expect(raw).not.toContain(number.slice(3));
+        expect(JSON.parse(raw).terms.msisdn).toBe(numberKeys(TEST_SECRET).lock(number));
+
+        // Every step of docs/tokens.md's rotation: the new secret signs, the old one accepted, then retired.
+        const retired = await next({ retiredTokenSecrets: [TEST_SECRET] });
+        for (const h of [await next({ acceptedTokenSecrets: [TEST_SECRET] }), retired]) {
+          expect(await again(h)).toMatchObject({ status: 'COMPLETED', reference: 'ROT-1-1' });
+        }
+        // A retired secret verifies no token.
+        expect((await retired.post('/payments', { msisdn: number }, { token })).status).toBe(401);
+        // The old secret dropped before the record's end: the order cannot tell its number, and refuses.
+        expect(await again(await next({}))).toMatchObject({ error: 'ORDER_CHANGED', details: { changed: ['msisdn'] } });
+        expect(first.sandbox.app.sandbox.requestCounts.get('payment.initiate')).toBe(1);
+      } finally {
+        admin.disconnect();
+        for (const h of started.reverse()) await h.close();
+      }
     }, 120_000);
   });
 });

@@ -13,7 +13,8 @@ import { MemoryStore } from '../../src/proxy/store/memory.js';
 import { StoreUnavailableError } from '../../src/proxy/store/store-error.js';
 import { claimStoreFormat, FormatGate, gatedStore, STORE_FORMAT, STORE_FORMAT_KEY, StoreFormatError } from '../../src/proxy/store/store-format.js';
 import type { PaymentRecord } from '../../src/sandbox/state.js';
-import { startHarness, startRedis, type TestRedis } from './helpers.js';
+import { numberKeys } from '../../src/proxy/number-keys.js';
+import { sandboxProvider, startHarness, startRedis, TEST_SECRET, type Harness, type TestRedis } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function waitFor(check: () => Promise<boolean>, what: string, deadlineMs = 30_000): Promise<void> {
@@ -38,22 +39,23 @@ afterAll(async () => {
 describe('the format marker', () => {
   it('is written at first start, kept by a release that reads it, and moved on only by one that writes a newer format', async () => {
     const store = new MemoryStore();
-    expect(STORE_FORMAT).toEqual({ writes: 1, reads: [1] });
+    // This release is the first of the two of format 2 (the number a token locks kept as a lock): it reads 2
+    // and marks a store with 1.
+    expect(STORE_FORMAT).toEqual({ writes: 1, reads: [1, 2] });
+    const previous = { writes: 1, reads: [1] };
+    const next = { writes: 2, reads: [1, 2] };
     expect(await claimStoreFormat(store)).toBe(1);
     expect(await store.get(STORE_FORMAT_KEY)).toBe('1');
     expect(await claimStoreFormat(store)).toBe(1);
-    // The two releases of a format change: the first reads 2 and writes 1 (leaves the marker); the second
-    // writes 2 (moves it); the first still reads that store.
-    expect(await claimStoreFormat(store, { writes: 1, reads: [1, 2] })).toBe(1);
-    expect(await claimStoreFormat(store, { writes: 2, reads: [1, 2] })).toBe(2);
+    expect(await claimStoreFormat(store, previous)).toBe(1);
+    // The second release writes 2 (moves the marker); this one still reads that store, and writes 2 there.
+    expect(await claimStoreFormat(store, next)).toBe(2);
     expect(await store.get(STORE_FORMAT_KEY)).toBe('2');
-    expect(await claimStoreFormat(store, { writes: 1, reads: [1, 2] })).toBe(2);
+    expect(await claimStoreFormat(store)).toBe(2);
     expect(await store.get(STORE_FORMAT_KEY)).toBe('2');
-    // A release that reads only 1 is refused, naming both formats and what to do.
-    await expect(claimStoreFormat(store)).rejects.toThrow(
-      new StoreFormatError(2, STORE_FORMAT).message,
-    );
-    expect(new StoreFormatError(2, STORE_FORMAT).message).toBe(
+    // The release before this one reads only 1: refused, naming both formats and what to do.
+    await expect(claimStoreFormat(store, previous)).rejects.toThrow(new StoreFormatError(2, previous).message);
+    expect(new StoreFormatError(2, previous).message).toBe(
       'the store holds records of format 2, written by a newer merchant-elements; this version reads format 1: run the newer version (a rolling upgrade never goes back past a format change: docs/operations.md, upgrading)',
     );
     await store.set(STORE_FORMAT_KEY, 'banana');
@@ -82,19 +84,19 @@ describe('the format marker', () => {
 
   it('refuses to start on a store of a newer format, and the order book writes nothing there', async () => {
     const prefix = 'newer:';
-    await admin.set(`${prefix}${STORE_FORMAT_KEY}`, '2');
+    await admin.set(`${prefix}${STORE_FORMAT_KEY}`, '3');
     const h = await startHarness({ config: { redisUrl: redis.url, redisPrefix: prefix } });
     try {
-      await expect(h.proxy.ready()).rejects.toThrow(/^the store holds records of format 2, written by a newer merchant-elements; this version reads format 1/);
+      await expect(h.proxy.ready()).rejects.toThrow(/^the store holds records of format 3, written by a newer merchant-elements; this version reads format 1 and 2/);
       const ready = await h.get(READY_PATH);
       expect(ready.status).toBe(503);
-      expect(ready.body.reasons).toContain(new StoreFormatError(2, STORE_FORMAT).message);
+      expect(ready.body.reasons).toContain(new StoreFormatError(3, STORE_FORMAT).message);
       const token = await h.mintPayment({ referenceNo: 'NEWER-1' });
       const paid = await h.post('/payments', { msisdn: '233240000001' }, { token });
       expect(paid.status).toBe(503);
       expect(h.sandbox.app.sandbox.requestCounts.get('payment.initiate') ?? 0).toBe(0);
       expect((await admin.keys(`${prefix}ord:*`)).sort()).toEqual([]);
-      expect(await admin.get(`${prefix}${STORE_FORMAT_KEY}`)).toBe('2');
+      expect(await admin.get(`${prefix}${STORE_FORMAT_KEY}`)).toBe('3');
     } finally {
       await h.close();
     }
@@ -165,6 +167,58 @@ describe('an upgrade from the records of the release before the marker (format 1
       expect((await h.get(READY_PATH)).body.checks.store).toMatchObject({ ok: true, writable: true });
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe('format 2: the number a token locks kept as a lock', () => {
+  it('is written once the store is marked 2; a fleet half of whose instances started before reads and compares both', async () => {
+    const prefix = 'lock2:';
+    const number = '233240000001';
+    const keys = numberKeys(TEST_SECRET);
+    const record = async (ref: string) => JSON.parse((await admin.get(`${prefix}ord:${ref}`))!) as { terms: { msisdn: string } };
+    const paid = async (h: Harness, ref: string) => {
+      const token = await h.mintPayment({ referenceNo: ref, msisdn: number });
+      const res = await h.post('/payments', { msisdn: number }, { token });
+      expect(res.status).toBe(202);
+      await waitFor(async () => (await h.proxy.payments.get(ref))?.status === 'COMPLETED', `${ref} completed`);
+    };
+    /** What a later token of the order answers: the same number's, and another number's. */
+    const answers = async (h: Harness, ref: string) => ({
+      same: (await h.post('/payments', { msisdn: number }, { token: await h.mintPayment({ referenceNo: ref, msisdn: number }) })).body,
+      other: (await h.post('/payments', { msisdn: '233240000002' }, { token: await h.mintPayment({ referenceNo: ref, msisdn: '233240000002' }) })).body,
+    });
+    const before = await startHarness({ config: { redisUrl: redis.url, redisPrefix: prefix } });
+    let after: Harness | undefined;
+    try {
+      await before.proxy.ready();
+      expect(await admin.get(`${prefix}${STORE_FORMAT_KEY}`)).toBe('1');
+      await paid(before, 'LOCK-FULL');
+      expect((await record('LOCK-FULL')).terms.msisdn).toBe(number);
+
+      // The release that writes format 2 marks the store; an instance of it (or of this one) started now writes it.
+      await admin.set(`${prefix}${STORE_FORMAT_KEY}`, '2');
+      after = await startHarness({ config: { redisUrl: redis.url, redisPrefix: prefix }, provider: () => sandboxProvider(before.sandbox) });
+      await after.proxy.ready();
+      await paid(after, 'LOCK-HASHED');
+      const kept = (await record('LOCK-HASHED')).terms.msisdn;
+      expect(kept).toBe(keys.lock(number));
+      expect(await admin.get(`${prefix}ord:LOCK-HASHED`)).not.toContain(number.slice(3));
+
+      // Each instance tells each record's number: the same number is answered, another refused.
+      for (const h of [before, after]) {
+        for (const ref of ['LOCK-FULL', 'LOCK-HASHED']) {
+          const { same, other } = await answers(h, ref);
+          expect(same, ref).toMatchObject({ status: 'COMPLETED', reference: `${ref}-1` });
+          expect(other, ref).toMatchObject({ error: 'ORDER_CHANGED', details: { changed: ['msisdn'] } });
+        }
+      }
+      // A charge per order, nothing more.
+      expect(before.sandbox.app.sandbox.requestCounts.get('payment.initiate')).toBe(2);
+      expect((await record('LOCK-HASHED')).terms.msisdn).toBe(kept);
+    } finally {
+      await after?.close();
+      await before.close();
     }
   });
 });

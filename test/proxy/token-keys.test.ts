@@ -11,6 +11,7 @@ import { serveSuite, SERVER_KEY, SHOP } from '../cli/serve-harness.js';
 import { PIN_HEADER } from '../proof/round-robin-front.js';
 import { captureLogger, startRedis, type TestRedis } from './helpers.js';
 import { call, journeyAddress, journeyNumber, runTraffic, startRollingFleet } from './rolling-fleet.js';
+import { numberKeys, numberKeysOf } from '../../src/proxy/number-keys.js';
 
 const OLD = 'old-token-secret-0123456789-abcdefghij';
 const NEW = 'new-token-secret-9876543210-ZYXWVUTSRQ';
@@ -89,6 +90,15 @@ describe('token keys during a rotation', () => {
     }
     expect(problems).toContain('PROXY_TOKEN_ACCEPTED_SECRETS: must be at least 32 bytes long');
     expect(problems.every((p) => p.startsWith('PROXY_TOKEN_ACCEPTED_SECRETS: ') && !p.includes(OLD))).toBe(true);
+  });
+
+  it('reads PROXY_TOKEN_RETIRED_SECRETS alike: they verify no token, and still tell a number locked under them', async () => {
+    const base = { PROVIDER_ENV: 'sandbox', PROXY_TOKEN_SECRET: NEW };
+    const config = resolveConfig(configFromEnv({ ...base, PROXY_TOKEN_RETIRED_SECRETS: `${OLD}\n` }));
+    expect(config.retiredTokenSecrets).toEqual([OLD]);
+    expect(config.acceptedTokenSecrets).toEqual([]);
+    expect(numberKeysOf(config).holds(numberKeys(OLD).lock('233240000001'), '233240000001')).toBe(true);
+    expect(() => configFromEnv({ ...base, PROXY_TOKEN_RETIRED_SECRETS: 'short' })).toThrow(/PROXY_TOKEN_RETIRED_SECRETS: must be at least 32 bytes long/);
   });
 });
 

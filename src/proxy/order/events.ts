@@ -1,5 +1,5 @@
 import type { CheckoutViewStatus, ProxyErrorCode } from '../../protocol/index.js';
-import type { CheckoutTerms, Order, PaymentTerms } from './order-record.js';
+import type { CheckoutTerms, NumberLocks, Order, PaymentTerms } from './order-record.js';
 import type { References } from './references.js';
 import type { ViewEnv } from './views.js';
 
@@ -163,6 +163,8 @@ export interface TransitionEnv extends ViewEnv {
   /** A pending try is shown TIMED_OUT this long after it started. */
   deadlineMs: number;
   references: References;
+  /** How the number a token locks is kept and compared. */
+  numbers: NumberLocks;
 }
 
 export interface Step<O> {

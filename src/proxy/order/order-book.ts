@@ -123,7 +123,7 @@ export class OrderBook {
       if (step.order === current) return { order: loaded.raw === null ? null : current, reply: step.reply };
       const messages = messagesOf(current, step.order, env);
       const also = [...messages.flatMap((m) => outbox.writesFor(m)), ...indexWrites(loaded.raw === null ? null : current, step.order, env, this.options.numberKey)];
-      const value = recordValue(step.order);
+      const value = recordValue(step.order, env);
       const written: Written = { before: current, on: loaded.raw, step, value, messages, env };
       const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, when: this.recovery.conditions() };
       let done: boolean;
@@ -157,7 +157,7 @@ export class OrderBook {
    * operator instead. True when done.
    */
   async settle(order: Order, unresolved: boolean): Promise<boolean> {
-    const value = recordValue(order);
+    const value = recordValue(order, this.options.env());
     const also: SideWrite[] = [{ op: 'removeFromSet', key: ORDER_KEYS.pending, member: order.ref }];
     if (unresolved) also.push({ op: 'addToSet', key: ORDER_KEYS.unresolved, member: order.ref });
     return this.options.store.commit({ key: ORDER_KEYS.order(order.ref), expected: value, value, also, when: this.recovery.conditions() });

@@ -54,7 +54,7 @@ export class OrderCopies {
     const kept = this.entries.get(ref);
     if (kept && kept.raw !== accounted && kept.raw !== raw) {
       const merged = transition(order, { type: 'restore', copy: JSON.parse(kept.raw) as Order }, env).order;
-      if (merged !== order) return this.set(ref, merged, recordValue(merged), env);
+      if (merged !== order) return this.set(ref, merged, recordValue(merged, env), env);
     }
     this.set(ref, order, raw, env);
   }

@@ -1,6 +1,7 @@
 import type { ChargeEstimate, CheckoutSnapshot, OrderView, PaymentSnapshot } from '../../protocol/index.js';
 import type { PaymentClaims } from '../tokens/claims.js';
 import type { OrderBook } from './order-book.js';
+import type { TransitionEnv } from './events.js';
 import { completedSession, completedTry, liveSession, liveTry, triesUsed, tryByReference, type CheckoutTry, type Order, type PaymentTry } from './order-record.js';
 import { changedPaymentTerms } from './order-rules.js';
 import type { References } from './references.js';
@@ -11,7 +12,7 @@ export class OrderQueries {
   constructor(
     private readonly book: OrderBook,
     private readonly references: References,
-    private readonly env: () => ViewEnv & { now: number },
+    private readonly env: () => ViewEnv & Pick<TransitionEnv, 'now' | 'numbers'>,
     private readonly checkoutIndex: (checkoutId: string) => Promise<string | null>,
   ) {}
 
@@ -77,7 +78,7 @@ export class OrderQueries {
   /** The names of the terms in which the token differs from the order's (the route refuses ORDER_CHANGED). */
   async changedTerms(claims: PaymentClaims, terms: Parameters<typeof changedPaymentTerms>[1]): Promise<string[]> {
     const order = await this.book.read(claims.referenceNo);
-    return order ? changedPaymentTerms(order, terms) : [];
+    return order ? changedPaymentTerms(order, terms, this.env()) : [];
   }
 
   /** True when the order's shown try is one no page waits on anymore (a look should read it now). */

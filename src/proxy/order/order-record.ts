@@ -1,4 +1,5 @@
 import type { CheckoutViewStatus } from '../../protocol/index.js';
+import { isNumberLock } from '../number-keys.js';
 import { isMasked, maskPhone } from '../phone.js';
 
 /**
@@ -110,8 +111,19 @@ export interface PaymentTerms {
   currency: string;
   payee: string;
   narration: string;
-  /** The number the token locked, or null when the customer chooses it. */
+  /**
+   * The number the token locked, or null when the customer chooses it. Compared only (a later token's, a found
+   * payment's: `NumberLocks.holds`), so kept as a lock (a keyed hash) where the store's format says so.
+   */
   msisdn: string | null;
+}
+
+/** How a record keeps, and compares, the number a token locks (DESIGN: phone numbers at rest). */
+export interface NumberLocks {
+  /** What a locked number is written as (`NumberKeys.lock`), or null while the store's format keeps it in full (format 1). */
+  atRest: ((digits: string) => string) | null;
+  /** Whether a locked number as kept (a lock, or a full number) is `digits`; null when the lock's key is configured no more. */
+  holds(kept: string, digits: string): boolean | null;
 }
 
 /** What the first checkout session of an order fixed. */
@@ -166,20 +178,23 @@ export const isLiveTry = (t: PaymentTry): boolean => LIVE_TRY_PHASES.includes(t.
 export const isLiveSession = (s: CheckoutTry): boolean => LIVE_SESSION_PHASES.includes(s.phase);
 
 /**
- * The record as the store keeps it (DESIGN: phone numbers at rest): a final try's number masked. A live
- * try's number is compared (another number is refused while its prompt waits; the prompts waiting on a
- * number are counted) and a final one's is not; a receipt takes the number from the step that completes the
- * try (`messagesOf` runs on the step's order, before this), and a late completion's read brings the provider's
- * number back. The same object when nothing is masked.
+ * The record as the store keeps it (DESIGN: phone numbers at rest): a final try's number masked, and the
+ * number the terms lock as a lock where the store's format keeps one (`lock`). A live try's number is compared
+ * (another number is refused while its prompt waits; the prompts waiting on a number are counted) and a final
+ * one's is not; a receipt takes the number from the step that completes the try (`messagesOf` runs on the
+ * step's order, before this), and a late completion's read brings the provider's number back. The terms'
+ * number is only ever compared. The same object when nothing changes.
  */
-export function atRest(order: Order): Order {
-  if (order.tries.every((t) => isLiveTry(t) || isMasked(t.msisdn))) return order;
-  return { ...order, tries: order.tries.map((t) => (isLiveTry(t) || isMasked(t.msisdn) ? t : { ...t, msisdn: maskPhone(t.msisdn) })) };
+export function atRest(order: Order, lock: NumberLocks['atRest']): Order {
+  const locked = order.terms?.msisdn;
+  const terms = lock && order.terms && locked && !isNumberLock(locked) ? { ...order.terms, msisdn: lock(locked) } : order.terms;
+  if (terms === order.terms && order.tries.every((t) => isLiveTry(t) || isMasked(t.msisdn))) return order;
+  return { ...order, terms, tries: order.tries.map((t) => (isLiveTry(t) || isMasked(t.msisdn) ? t : { ...t, msisdn: maskPhone(t.msisdn) })) };
 }
 
 /** The record's value in the store: the order {@link atRest}, as JSON. Every write and every comparison with a stored value uses it. */
-export function recordValue(order: Order): string {
-  return JSON.stringify(atRest(order));
+export function recordValue(order: Order, env: { numbers: NumberLocks }): string {
+  return JSON.stringify(atRest(order, env.numbers.atRest));
 }
 
 /** The order's live try: at most one exists (the transition never starts a second). */

@@ -17,10 +17,27 @@ export function refuse(code: ProxyErrorCode, message: string, details: Record<st
   return { kind: 'refuse', code, message, details };
 }
 
-/** The names of the payment terms in which a token differs from the order's (empty when none). */
-export function changedPaymentTerms(order: Order, terms: PaymentTerms): string[] {
-  if (order.terms) return differing(['amount', 'currency', 'payee', 'narration', 'msisdn'], order.terms, terms);
+/**
+ * The names of the payment terms in which a token differs from the order's (empty when none). A locked number
+ * whose key is configured no more cannot be told the token's: it counts as changed (the token is refused, no
+ * payment starts on a number the order may not have).
+ */
+export function changedPaymentTerms(order: Order, terms: PaymentTerms, env: Pick<TransitionEnv, 'numbers'>): string[] {
+  if (order.terms) {
+    const changed = differing(['amount', 'currency', 'payee', 'narration'], order.terms, terms);
+    return sameLock(order.terms.msisdn, terms.msisdn, env) === true ? changed : [...changed, 'msisdn'];
+  }
   return order.checkoutTerms && order.checkoutTerms.amount !== terms.amount ? ['amount'] : [];
+}
+
+/**
+ * Whether a locked number as the order keeps it (a lock, or a full number) and a number given are one (both
+ * none included); null when the lock's key is configured no more (docs/tokens.md: a retired secret is kept
+ * for the record's life).
+ */
+function sameLock(kept: string | null, digits: string | null, env: Pick<TransitionEnv, 'numbers'>): boolean | null {
+  if (kept === null || digits === null) return kept === digits;
+  return env.numbers.holds(kept, digits);
 }
 
 /** The names of the checkout terms in which a token differs from the order's. */
@@ -34,14 +51,16 @@ const differing = <T>(names: readonly (keyof T & string)[], fixed: T, asked: T):
 /**
  * True when an upstream payment is this order's (DESIGN: adopt only what is ours): its amount, payee and
  * narration are the order's, and so is its number when the token locked one. A payment under our reference
- * with other terms is another shop's (one provider account, no prefix) or another price's.
+ * with other terms is another shop's (one provider account, no prefix) or another price's. A lock whose key
+ * is configured no more compares nothing, as an order whose token locked no number: refusing the payment
+ * would leave one the order made unreported (every final outcome reaches the merchant).
  */
-export function isOurs(terms: PaymentTerms, tx: UpstreamPayment): boolean {
+export function isOurs(terms: PaymentTerms, tx: UpstreamPayment, env: Pick<TransitionEnv, 'numbers'>): boolean {
   return (
     tx.amount === terms.amount &&
     tx.payee === terms.payee &&
     tx.narration === terms.narration &&
-    (terms.msisdn === null || terms.msisdn === tx.msisdn)
+    (terms.msisdn === null || sameLock(terms.msisdn, tx.msisdn, env) !== false)
   );
 }
 

@@ -17,7 +17,7 @@ import { ORDER_KEYS, type Subject } from './keys.js';
 import { OrderBook } from './order-book.js';
 import type { OrderDeps } from './order-deps.js';
 import { estimateCharge, OrderQueries } from './order-queries.js';
-import { tryByReference, type CheckoutTry, type Order, type PaymentTry } from './order-record.js';
+import { tryByReference, type CheckoutTry, type NumberLocks, type Order, type PaymentTry } from './order-record.js';
 import { resolveOrder, unresolvedOrders } from './operator.js';
 import { payFlow } from './pay-flow.js';
 import { readPayment } from './reads.js';
@@ -26,6 +26,7 @@ import { reconcilePass } from '../reconcile/reconcile-flow.js';
 import { references } from './references.js';
 import { numberKeysOf } from '../number-keys.js';
 import { HOST_RUNTIME, type Runtime } from '../runtime.js';
+import { LOCKED_NUMBERS_FORMAT } from '../store/store-format.js';
 
 /**
  * The money side of one proxy instance (DESIGN: one order, one record, one transition): the book of orders,
@@ -90,8 +91,14 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
   const lists = config.provider.checkoutListing ?? config.provider.env === 'sandbox';
   const checkouts = new CheckoutUpstream(client, logger, lists, checkoutUrlCheck(config.provider, logger));
   const watchers = new Watchers();
+  // The number a token locks is written as a lock once the store's format keeps it so (DESIGN: phone numbers at rest).
+  const keys = numberKeysOf(config);
+  const lockedNumbers: NumberLocks = { atRest: keys.lock, holds: keys.holds };
+  const fullNumbers: NumberLocks = { atRest: null, holds: keys.holds };
+  const format = ctx.storeFormat ?? (() => 1);
   const env = () => ({
     now: ctx.now(),
+    numbers: format() >= LOCKED_NUMBERS_FORMAT ? lockedNumbers : fullNumbers,
     leaseMs: options.initiationLeaseMs,
     graceMs: options.unknownGraceMs,
     deadlineMs: options.deadlineMs,
@@ -108,7 +115,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     env,
     readable: { payments: payments.readsByReferenceNo, sessions: lists },
     newId,
-    numberKey: numberKeysOf(config).of,
+    numberKey: keys.of,
     changed: (subject) => watchers.emit(subject),
     recoveryMs: 3 * options.sweepIntervalMs,
     ...(ctx.clock ? { clockRead: () => ctx.clock!.ensure() } : {}),

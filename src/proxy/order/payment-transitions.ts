@@ -31,7 +31,7 @@ const none: Reply = { kind: 'none' };
  * and sent.
  */
 export function pay(order: Order, e: PayEvent, env: TransitionEnv): Step<Order> {
-  const changed = changedPaymentTerms(order, e.terms);
+  const changed = changedPaymentTerms(order, e.terms, env);
   if (changed.length > 0) {
     return { order, reply: refuse('ORDER_CHANGED', 'This order was changed after its payment started. Reload the page.', { orderReference: order.ref, changed }) };
   }
@@ -147,7 +147,7 @@ export function paymentRead(order: Order, e: ReadEvent, env: TransitionEnv): Ste
   const r = e.result;
   if (r.kind === 'found') {
     const terms = order.terms;
-    if (terms && !isOurs(terms, r.tx)) {
+    if (terms && !isOurs(terms, r.tx, env)) {
       if (order.conflict) return { order, reply: none };
       return { order: { ...order, conflict: { reference: t.reference, at: env.now } }, reply: { kind: 'conflict', reference: t.reference } };
     }
@@ -181,7 +181,7 @@ export function paymentProbed(order: Order, e: ProbeEvent, env: TransitionEnv): 
   const reference = env.references.attempt(order.ref, e.n);
   // A number the record has as void or refused, found after all: the try of that number takes what was found.
   if (tryByReference(order, reference)) return paymentRead(order, { type: 'payment-read', reference, startedAt: env.now, result: { kind: 'found', tx: r.tx } }, env);
-  if (!isOurs(terms, r.tx)) {
+  if (!isOurs(terms, r.tx, env)) {
     if (order.conflict?.reference === reference) return { order, reply: none };
     // Read, and not ours: mobile money is refused with REFERENCE_CONFLICT from now on (a checkout is not).
     const history = { ...order.history, payments: 'read' as const };

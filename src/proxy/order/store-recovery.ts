@@ -143,7 +143,7 @@ export class StoreRecovery {
     }
     const messages = messagesOf(base, merged, env);
     const also = [...messages.flatMap((m) => this.options.outbox.writesFor(m)), ...indexWrites(stored, merged, env, this.options.numberKey)];
-    const value = recordValue(merged);
+    const value = recordValue(merged, env);
     if (!(await this.options.store.commit({ key: ORDER_KEYS.order(ref), expected: raw, value, ttlMs: RECORD_TTL_MS, also }))) return null;
     this.copies.keep(ref, accounted, merged, value, env);
     this.options.outbox.remember(messages);

@@ -16,7 +16,17 @@ export interface StoreFormat {
   reads: readonly number[];
 }
 
-export const STORE_FORMAT: StoreFormat = { writes: 1, reads: [1] };
+export const STORE_FORMAT: StoreFormat = { writes: 1, reads: [1, 2] };
+
+/**
+ * The formats, each by what it changed:
+ * - 1: the records as the release before the marker wrote them;
+ * - 2: the number a token locks kept in the order's terms as a lock (a keyed hash and its key's id), not in
+ *   full (DESIGN: phone numbers at rest).
+ * This release reads both and marks a store with 1: it writes format 2 only on a store already marked with it
+ * (by the release that writes it, once every instance reads it).
+ */
+export const LOCKED_NUMBERS_FORMAT = 2;
 
 /** The store holds records this code cannot read: it must not start (or, running, must not take traffic). */
 export class StoreFormatError extends Error {
@@ -77,6 +87,8 @@ export async function claimStoreFormat(store: Pick<ProxyStore, 'get' | 'setIfAbs
 export class FormatGate {
   /** `claiming` (a first try under way), `down` (the last try found the store down), `open`, `refused`. */
   state: 'claiming' | 'down' | 'open' | 'refused' = 'claiming';
+  /** The store's format once claimed (what this process writes), null until then. */
+  claimed: number | null = null;
   readonly format: Promise<number>;
   private lastError: unknown = null;
   private firstTry: Promise<unknown>;
@@ -94,6 +106,7 @@ export class FormatGate {
       for (;;) {
         try {
           const found = await pending;
+          this.claimed = found;
           this.state = 'open';
           return found;
         } catch (err) {

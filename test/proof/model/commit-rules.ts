@@ -6,6 +6,7 @@
  */
 import type { Order, PaymentTry, CheckoutTry } from '../../../src/proxy/order/order-record.js';
 import { LIVE_SESSION_PHASES, LIVE_TRY_PHASES } from '../../../src/proxy/order/order-record.js';
+import { isNumberLock } from '../../../src/proxy/number-keys.js';
 import { isMasked, maskPhone } from '../../../src/proxy/phone.js';
 
 /** What the provider has, as far as a commit can be checked against it (the scripted provider's records). */
@@ -30,9 +31,9 @@ export class CommitRules {
   /**
    * `acrossLosses`: a version is never reused by a different record of the same id, even after the store lost
    * or went back (off: today's put-back of a process's copy after a flush, written on from, breaks it; see
-   * DESIGN: proof).
+   * DESIGN: proof). `locks`: the store is of format 2, where the number a token locks is kept as a lock.
    */
-  constructor(private readonly options: { acrossLosses?: boolean } = {}) {}
+  constructor(private readonly options: { acrossLosses?: boolean; locks?: boolean } = {}) {}
   /** Every record committed in the run, by id and version (a loss forgets nothing here). */
   private readonly written = new Map<string, string>();
   /** Every try and session any commit of the run held (a loss forgets nothing here): a claim is new only once. */
@@ -96,6 +97,9 @@ export class CommitRules {
         else if (s.phase === 'completed' && now.phase !== 'completed') broken.push(`${name}'s session ${s.checkoutId} went from completed to ${now.phase}`);
       }
     }
+
+    const locked = after.terms?.msisdn;
+    if (this.options.locks && locked && !isNumberLock(locked)) broken.push(`${name} keeps the number its terms lock in full (${locked})`);
 
     // What the record says (and so what the customer is shown) agrees with the provider's records.
     for (const t of after.tries) {

@@ -61,12 +61,12 @@ const worldOf = {
 
 /**
  * The world a run varies: how the provider reads, which loss, how far the second process's clock is off
- * (none, a little, or more than the grace, either way). A store that goes back in time only where the
- * provider can be read by reference (DESIGN: the provider is the ledger; elsewhere the store is required not
- * to).
+ * (none, a little, or more than the grace, either way), whether the second order's tokens lock its number
+ * (kept as a lock: a store of format 2). A store that goes back in time only where the provider can be read
+ * by reference (DESIGN: the provider is the ledger; elsewhere the store is required not to).
  */
 const worldConfig: fc.Arbitrary<WorldConfig> = fc
-  .record({ ...worldOf, losses: fc.constantFrom('flush' as const, 'restart' as const, 'rollback' as const), skewMs: fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000) })
+  .record({ ...worldOf, losses: fc.constantFrom('flush' as const, 'restart' as const, 'rollback' as const), skewMs: fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000), locks: fc.boolean() })
   .map((c) => (c.losses === 'rollback' ? { ...c, lists: true, statusReference: c.statusReference === 'referenceId' ? ('either' as const) : c.statusReference } : c));
 
 /** Far more steps than any run takes (about 1,500 at most in 3,000 runs of seed 77; half take under 600). */

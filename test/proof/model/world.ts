@@ -50,6 +50,11 @@ export interface WorldConfig {
    * counted nobody.
    */
   presence?: boolean;
+  /**
+   * The `locks` era: the store is of format 2 (the number a token locks kept as a lock, DESIGN: phone numbers
+   * at rest), and the tokens of the second order lock the number they pay. Before it, no token locked one.
+   */
+  locks?: boolean;
 }
 
 export const ORDERS = ['O1', 'O2'] as const;
@@ -137,6 +142,7 @@ export class World {
     seed: number,
     readonly step: (label: string) => Promise<void>,
   ) {
+    this.rules = new CommitRules({ locks: config.locks === true });
     this.random = seeded(seed);
     this.memory = this.newMemory();
     this.provider = new ScriptedProvider({ statusReference: config.statusReference, lists: config.lists, readsInFlight: config.readsInFlight ?? true, now: () => this.clock, step, newId: () => this.newId() });
@@ -190,6 +196,7 @@ export class World {
       hooks: {},
       now: clock ? clock.now : () => this.clock,
       ...(clock ? { clock } : {}),
+      ...(this.config.locks ? { storeFormat: () => 2 } : {}),
     };
     const merchant: OutboxConsumer = {
       name: 'merchant',
@@ -289,7 +296,7 @@ export class World {
   }
 
   /** The money rules checked at every commit of an order record (commit-rules.ts). */
-  readonly rules = new CommitRules();
+  readonly rules: CommitRules;
   /** The command under way (its index in the run), for naming where a rule broke. */
   command: number | 'start' | 'quiesce' = 'start';
   /** Commits the store refused (what they expected was no longer there). */
@@ -333,7 +340,8 @@ export class World {
   /** A customer's payment request on instance `i`. */
   pay(i: number, order: string, msisdn: string): void {
     const instance = this.at(i);
-    this.start(instance, () => instance.orders.pay(this.paymentClaims(order, 3), msisdn));
+    const locked = this.config.locks && order === ORDERS[1] ? { msisdn } : {};
+    this.start(instance, () => instance.orders.pay({ ...this.paymentClaims(order, 3), ...locked }, msisdn));
   }
 
   /** The provider's callbacks, delivered to instance `i` (its body names the referenceId). */

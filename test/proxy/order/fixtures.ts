@@ -1,9 +1,13 @@
 import type { TransitionEnv, UpstreamPayment, UpstreamSession } from '../../../src/proxy/order/events.js';
 import { newOrder, type CheckoutTry, type Order, type PaymentTerms, type PaymentTry } from '../../../src/proxy/order/order-record.js';
 import { references } from '../../../src/proxy/order/references.js';
+import { numberKeys } from '../../../src/proxy/number-keys.js';
 
 /** The clock of every fixture. */
 export const NOW = 10_000_000;
+
+/** The number keys of every fixture. */
+export const NUMBER_KEYS = numberKeys('fixture-token-secret-0123456789-abcdefgh');
 
 export const ENV: TransitionEnv = {
   now: NOW,
@@ -13,7 +17,12 @@ export const ENV: TransitionEnv = {
   references: references(''),
   readsByReferenceNo: true,
   listsSessions: true,
+  // A store of format 1: the number a token locks is kept in full.
+  numbers: { atRest: null, holds: NUMBER_KEYS.holds },
 };
+
+/** On a store of format 2: the number a token locks is kept as a lock. */
+export const LOCKING_ENV: TransitionEnv = { ...ENV, numbers: { atRest: NUMBER_KEYS.lock, holds: NUMBER_KEYS.holds } };
 
 export const TERMS: PaymentTerms = { amount: 12.5, currency: 'GHS', payee: 'Shop', narration: 'Order', msisdn: null };
 export const CHECKOUT_TERMS = { amount: 12.5, title: 'Order', description: 'An order' };

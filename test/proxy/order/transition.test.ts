@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { UNSEEN, type OrderEvent, type Seen, type TransitionEnv } from '../../../src/proxy/order/events.js';
-import { newOrder, nextNumber, type Order } from '../../../src/proxy/order/order-record.js';
+import { numberKeys } from '../../../src/proxy/number-keys.js';
+import { newOrder, nextNumber, recordValue, type Order } from '../../../src/proxy/order/order-record.js';
 import {
   SESSION_EVENTS,
   SESSION_STATES,
@@ -19,7 +20,7 @@ import {
   type TryState,
 } from '../../../src/proxy/order/state-table.js';
 import { transition } from '../../../src/proxy/order/transition.js';
-import { ENV, NOW, CHECKOUT_TERMS, TERMS, order, paymentTry, session, tx, upstreamSession } from './fixtures.js';
+import { ENV, LOCKING_ENV, NOW, NUMBER_KEYS, CHECKOUT_TERMS, TERMS, order, paymentTry, session, tx, upstreamSession } from './fixtures.js';
 
 function tryFixture(state: TryState | 'none'): Order {
   const old = { sentAt: NOW - 10_000, notFound: { reads: 1, since: NOW - 5_000 } };
@@ -325,5 +326,60 @@ describe('a refusal without words (0400)', () => {
     const past = transition(twiceEarly, notFound(NOW + 5_000), at(NOW + 5_000)).order;
     expect(past.tries[0]).toMatchObject({ phase: 'refused', failureCode: 'PAYMENT_FAILED' });
     expect(transition(once, read('PENDING'), ENV).order.tries[0]).toMatchObject({ phase: 'pending' });
+  });
+});
+
+describe('the number a token locks, kept as a lock (DESIGN: phone numbers at rest)', () => {
+  const NUMBER = '233240000001';
+  const lockedTerms = { ...TERMS, msisdn: NUMBER };
+  const payWith = (msisdn: string | null, parts: Partial<Extract<OrderEvent, { type: 'pay' }>> = {}): OrderEvent => ({ ...(pay(NUMBER) as Extract<OrderEvent, { type: 'pay' }>), terms: { ...TERMS, msisdn }, ...parts });
+  const probedWith = (msisdn: string): OrderEvent => ({
+    type: 'payment-probed',
+    n: 2,
+    jti: 'j2',
+    maxAttempts: 3,
+    terms: lockedTerms,
+    callbackId: 'cb2',
+    result: { kind: 'found', tx: tx('COMPLETED', { reference: 'O-2', msisdn }) },
+  });
+  /** An order paid once and declined, as a store of format 2 keeps it (the terms' number a lock), read back. */
+  const stored = (numbers = LOCKING_ENV.numbers) => {
+    const o = order({ terms: lockedTerms, tries: [paymentTry({ phase: 'cancelled', msisdn: NUMBER })] });
+    return JSON.parse(recordValue(o, { numbers })) as Order;
+  };
+
+  it('is written as a lock where the store keeps one, in full where it does not, and compares alike', () => {
+    expect(stored().terms?.msisdn).toBe(NUMBER_KEYS.lock(NUMBER));
+    expect(stored().terms?.msisdn).not.toContain('240000001');
+    expect(stored(ENV.numbers).terms?.msisdn).toBe(NUMBER);
+    for (const [record, env] of [
+      [stored(), ENV],
+      [stored(ENV.numbers), LOCKING_ENV],
+    ] as const) {
+      // The same number again: not a change; the order goes on to read its next number.
+      expect(transition(record, payWith(NUMBER), env).reply).toEqual({ kind: 'probe-payment', n: 2, reference: 'O-2' });
+      for (const other of ['233240000002', null]) {
+        expect(transition(record, payWith(other), env).reply).toMatchObject({ kind: 'refuse', code: 'ORDER_CHANGED', details: { changed: ['msisdn'] } });
+      }
+      // A payment found under the order's next reference is adopted with the locked number only.
+      expect(transition(record, probedWith(NUMBER), env).order.tries.map((t) => t.phase)).toEqual(['cancelled', 'completed']);
+      expect(transition(record, probedWith('233240000002'), env).reply).toEqual({ kind: 'conflict', reference: 'O-2' });
+    }
+  });
+
+  it('is recognised under a retired secret; with its secret gone, a token is refused and a found payment compared on the rest', () => {
+    const rotated = numberKeys('the-next-token-secret-0123456789-abcdef', [], ['fixture-token-secret-0123456789-abcdefgh']);
+    const rotatedEnv = { ...LOCKING_ENV, numbers: { atRest: rotated.lock, holds: rotated.holds } };
+    expect(transition(stored(), payWith(NUMBER), rotatedEnv).reply).toEqual({ kind: 'probe-payment', n: 2, reference: 'O-2' });
+    expect(transition(stored(), probedWith('233240000002'), rotatedEnv).reply).toEqual({ kind: 'conflict', reference: 'O-2' });
+    // The record's lock stays as it was made: a record is rewritten under a rotation without a change.
+    expect(recordValue(stored(), rotatedEnv)).toBe(recordValue(stored(), LOCKING_ENV));
+
+    const forgotten = numberKeys('the-next-token-secret-0123456789-abcdef');
+    const goneEnv = { ...LOCKING_ENV, numbers: { atRest: forgotten.lock, holds: forgotten.holds } };
+    expect(transition(stored(), payWith(NUMBER), goneEnv).reply).toMatchObject({ code: 'ORDER_CHANGED', details: { changed: ['msisdn'] } });
+    // Refusing it would leave a payment the order made unreported: it is the order's, as if no number were locked.
+    expect(transition(stored(), probedWith(NUMBER), goneEnv).order.tries.map((t) => t.phase)).toEqual(['cancelled', 'completed']);
+    expect(transition(stored(), probedWith('233240000002'), goneEnv).order.tries.map((t) => t.phase)).toEqual(['cancelled', 'completed']);
   });
 });
