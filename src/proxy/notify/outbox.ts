@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { readJson, updateJson } from '../store/json-record.js';
 import { RECORD_TTL_MS } from '../order/keys.js';
-import { BoundedMap } from '../bounded-map.js';
 import type { ProxyStore, SideWrite } from '../store/types.js';
 import {
   DAY_MS,
@@ -14,6 +13,7 @@ import {
   type OutboxOptions,
 } from './outbox-types.js';
 import { attemptWithin, describe, due, keptMessage, nextDelivery, settled, type DeliveryOutcome } from './outbox-delivery.js';
+import { OutboxCopies } from './outbox-copies.js';
 import { OutboxWake } from './outbox-wake.js';
 import { reportOutage } from '../outage-log.js';
 import { HOST_RUNTIME, type Runtime } from '../runtime.js';
@@ -40,12 +40,8 @@ export class Outbox {
   /** The wake-up for the earliest retry this process knows of. */
   private retryTimer: NodeJS.Timeout | undefined;
   private retryAt = Infinity;
-  /**
-   * Messages this process recorded that are not yet settled: recorded again if the store lost them (a
-   * flushed or replaced Redis) before every consumer had them, so a final state still reaches the merchant.
-   * Bounded (oldest dropped first): a receiver down for days must not grow the process without limit.
-   */
-  private readonly copies = new BoundedMap<string, OutboxMessage>(OUTBOX_COPIES);
+  /** Messages this process recorded that are not yet settled, recorded again if the store lost them. */
+  private readonly copies: OutboxCopies;
   /** Wake-ups after a consumer's outage; per consumer, whether this pass met a backed-off message, and a delivery. */
   private readonly wakes: OutboxWake;
   private readonly backedOff = new Set<string>();
@@ -60,6 +56,7 @@ export class Outbox {
     private readonly runtime: Pick<Runtime, 'timeout' | 'random'> = HOST_RUNTIME,
   ) {
     this.wakes = new OutboxWake(store, now);
+    this.copies = new OutboxCopies(store, logger, { writesFor: (m) => this.writesFor(m), read: this.read, kick: () => this.kick(), closed: () => this.closed });
   }
 
   /** True when some consumer would take this message (nothing is stored otherwise). */
@@ -82,9 +79,9 @@ export class Outbox {
     ];
   }
 
-  /** After a commit recorded them: keep a copy of each until it is settled (see `restoreLost`), and drain. */
+  /** After a commit recorded them: keep a copy of each until it is settled (`OutboxCopies`), and drain. */
   remember(messages: readonly OutboxMessage[]): void {
-    for (const message of messages) if (this.wants(message)) this.copies.set(message.id, message);
+    for (const message of messages) if (this.wants(message)) this.copies.keep(message);
     if (messages.length > 0) this.kick();
   }
 
@@ -93,43 +90,6 @@ export class Outbox {
     if (names.length === 0) return null;
     const deliveries = Object.fromEntries(names.map((name) => [name, { attempts: 0, nextAt: 0 }]));
     return { message: keptMessage(this.consumers, message, deliveries), deliveries };
-  }
-
-  /** Records a lost message again (see `restoreLost`): the same writes, and one drain. */
-  private async recordAgain(message: OutboxMessage): Promise<void> {
-    const [day, item, pending] = this.writesFor(message) as [SideWrite & { op: 'addToSet' }, SideWrite & { op: 'setIfAbsent' }, SideWrite & { op: 'addToSet' }];
-    if (!item) return;
-    // Indexed first: a store error in between leaves an id without a message (skipped), never the reverse.
-    await this.store.addToSet(day.key, day.member, day.ttlMs);
-    if (!(await this.store.setIfAbsent(item.key, item.value, item.ttlMs))) {
-      const existing = await readJson<OutboxItem>(this.store, item.key);
-      if (!existing || settled(existing)) return;
-    }
-    await this.store.addToSet(pending.key, pending.member);
-    this.kick();
-  }
-
-  /**
-   * Records again the messages this process recorded, has not seen settled, and the store no longer has
-   * (flushed, evicted, a new empty Redis): at least once beats a lost final state. A consumer that already
-   * had one gets it again, with the same id. Only copies missing from the pending set are read (normally
-   * none: one settled by another instance). True when something was recorded again.
-   */
-  private async restoreLost(pending: ReadonlySet<string>): Promise<boolean> {
-    let restored = false;
-    for (const [id, message] of [...this.copies]) {
-      if (this.closed) break;
-      if (pending.has(id)) continue;
-      const item = await this.read(id);
-      if (item && settled(item)) {
-        this.copies.delete(id);
-        continue;
-      }
-      if (!item) this.logger.warn({ messageId: id }, 'outbox message missing from the store before it was delivered; recorded again from this process');
-      await this.recordAgain(message);
-      restored = true;
-    }
-    return restored;
   }
 
   /**
@@ -233,7 +193,7 @@ export class Outbox {
     this.answered.delete(consumer.name);
     await this.wakes.read(consumer.name);
     let ids = await this.store.members(KEYS.pending);
-    if (await this.restoreLost(new Set(ids))) ids = await this.store.members(KEYS.pending);
+    if (await this.copies.restoreLost(new Set(ids))) ids = await this.store.members(KEYS.pending);
     const items: OutboxItem[] = [];
     for (const id of ids) {
       const item = await this.read(id);
@@ -303,6 +263,6 @@ export class Outbox {
     await this.store.removeFromSet(KEYS.pending, id);
     const again = await this.read(id);
     if (again && !settled(again)) await this.store.addToSet(KEYS.pending, id);
-    else this.copies.delete(id);
+    else this.copies.forget(id);
   }
 }
