@@ -52,12 +52,16 @@ export interface WorldConfig {
   presence?: boolean;
   /**
    * The `locks` era: the store is of format 2 (the number a token locks kept as a lock, DESIGN: phone numbers
-   * at rest), and the tokens of the second order lock the number they pay. Before it, no token locked one.
+   * at rest), the tokens of the second order lock the number they pay, and the second process signs with a
+   * new token secret (a rotation under way). Before it, no token locked one.
    */
   locks?: boolean;
 }
 
 export const ORDERS = ['O1', 'O2'] as const;
+/** The token secrets: every process's, and the second's in the `locks` era (a rotation under way). */
+const OLD_SECRET = 'model-secret-of-at-least-thirty-two-bytes';
+const NEW_SECRET = 'model-secret-after-its-rotation-0123456789';
 export const AMOUNT = 12.5;
 export const NUMBERS = ['233240000001', '233200000003', '233240000002'] as const;
 const START = Date.UTC(2026, 10, 25);
@@ -177,7 +181,11 @@ export class World {
         statusReference: this.config.statusReference,
         checkoutListing: this.config.lists,
       },
-      tokenSecret: 'model-secret-of-at-least-thirty-two-bytes',
+      // In the `locks` era a rotation of the token secret is under way: the second process signs with the new
+      // secret, the others with the old, each accepting the other's, so a lock one made is told by the other.
+      ...(this.config.locks
+        ? { tokenSecret: index === 1 ? NEW_SECRET : OLD_SECRET, acceptedTokenSecrets: [index === 1 ? OLD_SECRET : NEW_SECRET] }
+        : { tokenSecret: OLD_SECRET }),
       payeeName: 'Shop',
       referencePrefix: this.config.prefix,
       store,
