@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { Logger } from 'pino';
 import { keyIdOf } from './tokens/keys.js';
 
 /**
@@ -64,6 +65,27 @@ export function numberKeys(secret: string, accepted: readonly string[] = [], ret
       const hash = byKid.get(parts[2]!);
       return hash ? hash(digits) === parts[1] : null;
     },
+  };
+}
+
+/**
+ * `keys.holds`, saying once per secret, as a warning, that a lock was made under a token secret this instance
+ * does not have: the order then refuses a later token (`ORDER_CHANGED`) and compares a found payment on the
+ * rest of its terms, which the operator should hear of (a rotation's last step taken too soon).
+ */
+export function warnUnknownLocks(keys: NumberKeys, logger: Pick<Logger, 'warn'>): NumberKeys['holds'] {
+  const told = new Set<string>();
+  return (lock, digits) => {
+    const held = keys.holds(lock, digits);
+    const kid = held === null ? LOCK.exec(lock)?.[2] : undefined;
+    if (kid !== undefined && !told.has(kid)) {
+      told.add(kid);
+      logger.warn(
+        { keyId: kid },
+        'an order keeps the number its token locked under a token secret this instance does not have: it cannot be told, so a later token for the order is refused (ORDER_CHANGED); keep the old secret in PROXY_TOKEN_RETIRED_SECRETS for seven days after a rotation (docs/tokens.md)',
+      );
+    }
+    return held;
   };
 }
 

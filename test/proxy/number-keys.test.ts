@@ -171,8 +171,14 @@ describe('phone numbers at rest', () => {
         }
         // A retired secret verifies no token.
         expect((await retired.post('/payments', { msisdn: number }, { token })).status).toBe(401);
-        // The old secret dropped before the record's end: the order cannot tell its number, and refuses.
-        expect(await again(await next({}))).toMatchObject({ error: 'ORDER_CHANGED', details: { changed: ['msisdn'] } });
+        // The old secret dropped before the record's end: the order cannot tell its number, and refuses, and the
+        // log says why, once.
+        const forgot = await next({});
+        expect(await again(forgot)).toMatchObject({ error: 'ORDER_CHANGED', details: { changed: ['msisdn'] } });
+        expect(await again(forgot)).toMatchObject({ error: 'ORDER_CHANGED' });
+        const told = forgot.logs.entries().filter((e) => String(e.msg).includes('PROXY_TOKEN_RETIRED_SECRETS'));
+        expect(told.map((e) => e.keyId)).toEqual([keyIdOf(TEST_SECRET)]);
+        expect(retired.logs.entries().some((e) => String(e.msg).includes('PROXY_TOKEN_RETIRED_SECRETS'))).toBe(false);
         expect(first.sandbox.app.sandbox.requestCounts.get('payment.initiate')).toBe(1);
       } finally {
         admin.disconnect();

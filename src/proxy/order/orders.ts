@@ -24,7 +24,7 @@ import { readPayment } from './reads.js';
 import { checkPromptLimits } from '../prompt-limits.js';
 import { reconcilePass } from '../reconcile/reconcile-flow.js';
 import { references } from './references.js';
-import { numberKeysOf } from '../number-keys.js';
+import { numberKeysOf, warnUnknownLocks } from '../number-keys.js';
 import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 import { LOCKED_NUMBERS_FORMAT } from '../store/store-format.js';
 
@@ -93,8 +93,9 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
   const watchers = new Watchers();
   // The number a token locks is written as a lock once the store's format keeps it so (DESIGN: phone numbers at rest).
   const keys = numberKeysOf(config);
-  const lockedNumbers: NumberLocks = { atRest: keys.lock, holds: keys.holds };
-  const fullNumbers: NumberLocks = { atRest: null, holds: keys.holds };
+  const holds = warnUnknownLocks(keys, logger);
+  const lockedNumbers: NumberLocks = { atRest: keys.lock, holds };
+  const fullNumbers: NumberLocks = { atRest: null, holds };
   const format = ctx.storeFormat ?? (() => 1);
   const env = () => ({
     now: ctx.now(),
