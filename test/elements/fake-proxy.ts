@@ -185,13 +185,20 @@ export const order = (over: Partial<OrderView> = {}): OrderView => ({
 });
 
 /** A payment waiting on the phone as the proxy serves it now: the masked number, when it was sent and until when it can be approved. */
-export const prompt = (sentSecondsAgo: number, lifetime: number | null, over: Partial<PaymentSnapshot> = {}): PaymentSnapshot =>
-  payment({
+/**
+ * A payment whose prompt was sent `sentSecondsAgo` and lives `lifetime` seconds: both times from one reading of
+ * the clock, so the prompt's lifetime is exactly `lifetime` (two readings a millisecond apart made it 120.001 s).
+ */
+export const prompt = (sentSecondsAgo: number, lifetime: number | null, over: Partial<PaymentSnapshot> = {}): PaymentSnapshot => {
+  const now = Date.now();
+  const at = (s: number) => new Date(now + s * 1000).toISOString();
+  return payment({
     msisdn: '+233 26 *** **04',
-    sentAt: inSeconds(-sentSecondsAgo),
-    promptExpiresAt: lifetime === null ? null : inSeconds(lifetime - sentSecondsAgo),
+    sentAt: at(-sentSecondsAgo),
+    promptExpiresAt: lifetime === null ? null : at(lifetime - sentSecondsAgo),
     ...over,
   });
+};
 
 export const checkoutCreated = (over: Partial<CheckoutCreateResponse> = {}): CheckoutCreateResponse => ({
   checkoutId: 'chk_1',
