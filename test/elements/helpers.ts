@@ -20,9 +20,12 @@ export function typeInto(input: HTMLInputElement, value: string) {
   input.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true }));
 }
 
-/** Waits for the element's `state` (and its custom state). */
+/**
+ * Waits for the element's `state` (and its custom state): up to 8 s, most of a test's 10 s, since a page on a
+ * machine busy with other suites waited over 4 s for a fake proxy's answer.
+ */
 export async function stateIs(el: Element & { state: string }, state: string) {
-  await waitUntil(() => el.state == state, `state ${state} (still ${el.state})`, { timeout: 4000 });
+  await waitUntil(() => el.state == state, `state ${state} (still ${el.state})`, { timeout: 8000 });
   await (el as unknown as { updateComplete: Promise<unknown> }).updateComplete;
 }
 
