@@ -10,6 +10,7 @@ const ISOLATED = [
   'test/proof/order-model-canary.test.ts',
   'test/provider/deadline.test.ts',
   'test/provider/client.breaker-log.test.ts',
+  'test/proxy/store-format.test.ts',
   'test/sandbox/email.test.ts',
   'test/sandbox/sms.test.ts',
 ];

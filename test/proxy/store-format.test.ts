@@ -1,20 +1,49 @@
 /**
- * The store's format (DESIGN: the store's checks): a marker written at first start, a store of a newer format
- * refused at start-up and in readiness with nothing written, and an upgrade from the records today's release
- * keeps (format 1, no marker: `fixtures/store-format-1.json`, made by the release before the marker, 19ef9df, with two
- * payments in flight) read by this one with nothing lost.
+ * The store's format (DESIGN: the store's checks): a marker written at first start and moved on from an older
+ * format once (instances racing agree), a store of a newer format refused at start-up and in readiness with
+ * nothing written, a fleet of this release and the one before across the marker's move, and an upgrade from
+ * the records today's release keeps (format 1, no marker: `fixtures/store-format-1.json`, made by the release
+ * before the marker, 19ef9df, with two payments in flight) read by this one with nothing lost.
  */
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PaymentUpdate } from '../../src/proxy/context.js';
 import { READY_PATH } from '../../src/proxy/routes/ready.js';
 import { MemoryStore } from '../../src/proxy/store/memory.js';
 import { StoreUnavailableError } from '../../src/proxy/store/store-error.js';
-import { claimStoreFormat, FormatGate, gatedStore, STORE_FORMAT, STORE_FORMAT_KEY, StoreFormatError } from '../../src/proxy/store/store-format.js';
+import { claimStoreFormat, FormatGate, gatedStore, STORE_FORMAT, STORE_FORMAT_KEY, StoreFormatError, type StoreFormat } from '../../src/proxy/store/store-format.js';
 import type { PaymentRecord } from '../../src/sandbox/state.js';
 import { numberKeys } from '../../src/proxy/number-keys.js';
 import { sandboxProvider, startHarness, startRedis, TEST_SECRET, type Harness, type TestRedis } from './helpers.js';
+
+/**
+ * The release before this one differs from it in its format only: it reads 1 and 2 and writes 1. A proxy
+ * started while `release.format` is set claims the store with that format, as an instance of that release.
+ */
+const release = vi.hoisted(() => ({ format: undefined as StoreFormat | undefined }));
+vi.mock('../../src/proxy/store/store-format.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/proxy/store/store-format.js')>();
+  class FormatGate extends real.FormatGate {
+    constructor(...[store, options = {}]: ConstructorParameters<typeof real.FormatGate>) {
+      super(store, { ...(release.format ? { format: release.format } : {}), ...options });
+    }
+  }
+  return { ...real, FormatGate };
+});
+const PREVIOUS: StoreFormat = { writes: 1, reads: [1, 2] };
+/** The release before that, the marker's first: it reads format 1 only. */
+const BEFORE_LOCKS: StoreFormat = { writes: 1, reads: [1] };
+
+/** A harness of the release before this one ({@link PREVIOUS}). */
+async function startPrevious(options: Parameters<typeof startHarness>[0]): Promise<Harness> {
+  release.format = PREVIOUS;
+  try {
+    return await startHarness(options);
+  } finally {
+    release.format = undefined;
+  }
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function waitFor(check: () => Promise<boolean>, what: string, deadlineMs = 30_000): Promise<void> {
@@ -37,29 +66,82 @@ afterAll(async () => {
 });
 
 describe('the format marker', () => {
-  it('is written at first start, kept by a release that reads it, and moved on only by one that writes a newer format', async () => {
+  it('is written at first start, and moved on from an older format this release reads', async () => {
+    // This release is the second of the two of format 2 (the number a token locks kept as a lock): it writes 2,
+    // and reads 1 still.
+    expect(STORE_FORMAT).toEqual({ writes: 2, reads: [1, 2] });
     const store = new MemoryStore();
-    // This release is the first of the two of format 2 (the number a token locks kept as a lock): it reads 2
-    // and marks a store with 1.
-    expect(STORE_FORMAT).toEqual({ writes: 1, reads: [1, 2] });
-    const previous = { writes: 1, reads: [1] };
-    const next = { writes: 2, reads: [1, 2] };
-    expect(await claimStoreFormat(store)).toBe(1);
-    expect(await store.get(STORE_FORMAT_KEY)).toBe('1');
-    expect(await claimStoreFormat(store)).toBe(1);
-    expect(await claimStoreFormat(store, previous)).toBe(1);
-    // The second release writes 2 (moves the marker); this one still reads that store, and writes 2 there.
-    expect(await claimStoreFormat(store, next)).toBe(2);
-    expect(await store.get(STORE_FORMAT_KEY)).toBe('2');
     expect(await claimStoreFormat(store)).toBe(2);
     expect(await store.get(STORE_FORMAT_KEY)).toBe('2');
-    // The release before this one reads only 1: refused, naming both formats and what to do.
-    await expect(claimStoreFormat(store, previous)).rejects.toThrow(new StoreFormatError(2, previous).message);
-    expect(new StoreFormatError(2, previous).message).toBe(
+    expect(await claimStoreFormat(store)).toBe(2);
+    // The release before reads that store, and writes 2 there.
+    expect(await claimStoreFormat(store, PREVIOUS)).toBe(2);
+    expect(await store.get(STORE_FORMAT_KEY)).toBe('2');
+    // The release before that reads only 1: refused, naming both formats and what to do.
+    await expect(claimStoreFormat(store, BEFORE_LOCKS)).rejects.toThrow(new StoreFormatError(2, BEFORE_LOCKS).message);
+    expect(new StoreFormatError(2, BEFORE_LOCKS).message).toBe(
       'the store holds records of format 2, written by a newer merchant-elements; this version reads format 1: run the newer version (a rolling upgrade never goes back past a format change: docs/operations.md, upgrading)',
     );
+
+    // A store the release before marked 1: this release moves it to 2.
+    const marked1 = new MemoryStore();
+    expect(await claimStoreFormat(marked1, PREVIOUS)).toBe(1);
+    expect(await marked1.get(STORE_FORMAT_KEY)).toBe('1');
+    expect(await claimStoreFormat(marked1, PREVIOUS)).toBe(1);
+    expect(await claimStoreFormat(marked1)).toBe(2);
+    expect(await marked1.get(STORE_FORMAT_KEY)).toBe('2');
+
     await store.set(STORE_FORMAT_KEY, 'banana');
     await expect(claimStoreFormat(store)).rejects.toBeInstanceOf(StoreFormatError);
+  });
+
+  it('is moved once when instances race: each reads what the other wrote, and they agree', async () => {
+    /** A store whose marker's first reads all wait for one another: every racer reads before any writes. */
+    const racing = (racers: number) => {
+      const inner = new MemoryStore();
+      let waiting = racers;
+      let go: () => void = () => undefined;
+      const allRead = new Promise<void>((resolve) => (go = resolve));
+      const cas = { won: 0, lost: 0 };
+      const store = Object.assign(Object.create(inner) as MemoryStore, {
+        get: async (key: string) => {
+          const value = await inner.get(key);
+          if (waiting > 0) {
+            if (--waiting === 0) go();
+            await allRead;
+          }
+          return value;
+        },
+        setIfAbsent: async (key: string, value: string) => {
+          const set = await inner.setIfAbsent(key, value);
+          cas[set ? 'won' : 'lost']++;
+          return set;
+        },
+        compareAndSet: async (key: string, expected: string, value: string) => {
+          const set = await inner.compareAndSet(key, expected, value);
+          cas[set ? 'won' : 'lost']++;
+          return set;
+        },
+      });
+      return { inner, store, cas };
+    };
+
+    // Two instances of this release on a store marked 1.
+    const one = racing(2);
+    await one.inner.set(STORE_FORMAT_KEY, '1');
+    expect(await Promise.all([claimStoreFormat(one.store), claimStoreFormat(one.store)])).toEqual([2, 2]);
+    expect(one.cas).toEqual({ won: 1, lost: 1 });
+    expect(await one.inner.get(STORE_FORMAT_KEY)).toBe('2');
+
+    // One of the release before and one of this on a new store: whichever marks it first, it ends at 2, and
+    // each writes a format every instance reads.
+    for (const order of [[PREVIOUS, STORE_FORMAT], [STORE_FORMAT, PREVIOUS]]) {
+      const two = racing(2);
+      const claimed = await Promise.all(order.map((format) => claimStoreFormat(two.store, format)));
+      expect(await two.inner.get(STORE_FORMAT_KEY)).toBe('2');
+      expect(claimed[order.indexOf(STORE_FORMAT)]).toBe(2);
+      expect(claimed.every((found) => PREVIOUS.reads.includes(found) && STORE_FORMAT.reads.includes(found))).toBe(true);
+    }
   });
 
   it('holds the order book\'s calls until claimed: a store down fails them as an outage would, then they go through', async () => {
@@ -76,27 +158,29 @@ describe('the format marker', () => {
     expect(await inner.get('ord:X')).toBeNull();
     down = false;
     wake();
-    expect(await gate.format).toBe(1);
+    expect(await gate.format).toBe(2);
     await book.set('ord:X', '1');
     expect(await inner.get('ord:X')).toBe('1');
-    expect(await inner.get(STORE_FORMAT_KEY)).toBe('1');
+    expect(await inner.get(STORE_FORMAT_KEY)).toBe('2');
   });
 
   it('refuses to start on a store of a newer format, and the order book writes nothing there', async () => {
     const prefix = 'newer:';
-    await admin.set(`${prefix}${STORE_FORMAT_KEY}`, '3');
+    const newer = Math.max(...STORE_FORMAT.reads) + 1;
+    await admin.set(`${prefix}${STORE_FORMAT_KEY}`, String(newer));
     const h = await startHarness({ config: { redisUrl: redis.url, redisPrefix: prefix } });
     try {
-      await expect(h.proxy.ready()).rejects.toThrow(/^the store holds records of format 3, written by a newer merchant-elements; this version reads format 1 and 2/);
+      await expect(h.proxy.ready()).rejects.toThrow(new StoreFormatError(newer, STORE_FORMAT).message);
+      expect(new StoreFormatError(newer, STORE_FORMAT).message).toMatch(new RegExp(`^the store holds records of format ${newer}, written by a newer merchant-elements; this version reads format 1 and 2:`));
       const ready = await h.get(READY_PATH);
       expect(ready.status).toBe(503);
-      expect(ready.body.reasons).toContain(new StoreFormatError(3, STORE_FORMAT).message);
+      expect(ready.body.reasons).toContain(new StoreFormatError(newer, STORE_FORMAT).message);
       const token = await h.mintPayment({ referenceNo: 'NEWER-1' });
       const paid = await h.post('/payments', { msisdn: '233240000001' }, { token });
       expect(paid.status).toBe(503);
       expect(h.sandbox.app.sandbox.requestCounts.get('payment.initiate') ?? 0).toBe(0);
       expect((await admin.keys(`${prefix}ord:*`)).sort()).toEqual([]);
-      expect(await admin.get(`${prefix}${STORE_FORMAT_KEY}`)).toBe('3');
+      expect(await admin.get(`${prefix}${STORE_FORMAT_KEY}`)).toBe(String(newer));
     } finally {
       await h.close();
     }
@@ -150,7 +234,7 @@ describe('an upgrade from the records of the release before the marker (format 1
         } as PaymentRecord);
       }
       await h.proxy.ready();
-      expect(await admin.get(`${prefix}${STORE_FORMAT_KEY}`)).toBe('1');
+      expect(await admin.get(`${prefix}${STORE_FORMAT_KEY}`)).toBe('2');
 
       const at = (iso: unknown) => (typeof iso === 'string' ? new Date(Date.parse(iso) + shift).toISOString() : iso);
       // The provider's completion time is kept as the provider said it; the proxy's own times moved.
@@ -172,7 +256,7 @@ describe('an upgrade from the records of the release before the marker (format 1
 });
 
 describe('format 2: the number a token locks kept as a lock', () => {
-  it('is written once the store is marked 2; a fleet half of whose instances started before reads and compares both', async () => {
+  it('is written from the marker\'s move on; a fleet half of whose instances started before reads and compares both, and charges once', async () => {
     const prefix = 'lock2:';
     const number = '233240000001';
     const keys = numberKeys(TEST_SECRET);
@@ -188,7 +272,8 @@ describe('format 2: the number a token locks kept as a lock', () => {
       same: (await h.post('/payments', { msisdn: number }, { token: await h.mintPayment({ referenceNo: ref, msisdn: number }) })).body,
       other: (await h.post('/payments', { msisdn: '233240000002' }, { token: await h.mintPayment({ referenceNo: ref, msisdn: '233240000002' }) })).body,
     });
-    const before = await startHarness({ config: { redisUrl: redis.url, redisPrefix: prefix } });
+    // An instance of the release before marks a new store 1 and keeps the number in full.
+    const before = await startPrevious({ config: { redisUrl: redis.url, redisPrefix: prefix } });
     let after: Harness | undefined;
     try {
       await before.proxy.ready();
@@ -196,25 +281,28 @@ describe('format 2: the number a token locks kept as a lock', () => {
       await paid(before, 'LOCK-FULL');
       expect((await record('LOCK-FULL')).terms.msisdn).toBe(number);
 
-      // The release that writes format 2 marks the store; an instance of it (or of this one) started now writes it.
-      await admin.set(`${prefix}${STORE_FORMAT_KEY}`, '2');
+      // The first instance of this release moves the marker to 2, and writes locks.
       after = await startHarness({ config: { redisUrl: redis.url, redisPrefix: prefix }, provider: () => sandboxProvider(before.sandbox) });
       await after.proxy.ready();
+      expect(await admin.get(`${prefix}${STORE_FORMAT_KEY}`)).toBe('2');
       await paid(after, 'LOCK-HASHED');
       const kept = (await record('LOCK-HASHED')).terms.msisdn;
       expect(kept).toBe(keys.lock(number));
       expect(await admin.get(`${prefix}ord:LOCK-HASHED`)).not.toContain(number.slice(3));
+      // The instance started before the move goes on writing full numbers, which this release reads.
+      await paid(before, 'LOCK-FULL-LATER');
+      expect((await record('LOCK-FULL-LATER')).terms.msisdn).toBe(number);
 
       // Each instance tells each record's number: the same number is answered, another refused.
       for (const h of [before, after]) {
-        for (const ref of ['LOCK-FULL', 'LOCK-HASHED']) {
+        for (const ref of ['LOCK-FULL', 'LOCK-FULL-LATER', 'LOCK-HASHED']) {
           const { same, other } = await answers(h, ref);
           expect(same, ref).toMatchObject({ status: 'COMPLETED', reference: `${ref}-1` });
           expect(other, ref).toMatchObject({ error: 'ORDER_CHANGED', details: { changed: ['msisdn'] } });
         }
       }
       // A charge per order, nothing more.
-      expect(before.sandbox.app.sandbox.requestCounts.get('payment.initiate')).toBe(2);
+      expect(before.sandbox.app.sandbox.requestCounts.get('payment.initiate')).toBe(3);
       expect((await record('LOCK-HASHED')).terms.msisdn).toBe(kept);
     } finally {
       await after?.close();

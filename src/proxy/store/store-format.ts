@@ -16,15 +16,16 @@ export interface StoreFormat {
   reads: readonly number[];
 }
 
-export const STORE_FORMAT: StoreFormat = { writes: 1, reads: [1, 2] };
+export const STORE_FORMAT: StoreFormat = { writes: 2, reads: [1, 2] };
 
 /**
  * The formats, each by what it changed:
  * - 1: the records as the release before the marker wrote them;
  * - 2: the number a token locks kept in the order's terms as a lock (a keyed hash and its key's id), not in
  *   full (DESIGN: phone numbers at rest).
- * This release reads both and marks a store with 1: it writes format 2 only on a store already marked with it
- * (by the release that writes it, once every instance reads it).
+ * This code writes 2: it marks a new store with it, and moves a store marked 1 to it ({@link claimStoreFormat}).
+ * It reads 1 as well, for the records already there and for those an instance of the release before (which
+ * reads both and writes 1) goes on writing while a rolling upgrade runs the two side by side.
  */
 export const LOCKED_NUMBERS_FORMAT = 2;
 
@@ -72,7 +73,8 @@ export async function claimStoreFormat(store: Pick<ProxyStore, 'get' | 'setIfAbs
     if (typeof found === 'string' || !format.reads.includes(found)) throw new StoreFormatError(found, format);
     if (found >= format.writes && raw !== null) return found;
     // Absent (format 1), or an older format this code reads: every instance of the fleet reads the new one
-    // (the two-release rule), so marking it now leaves none behind.
+    // (the two-release rule), so marking it now leaves none behind. Written only if the marker is still what
+    // was read: of instances racing, one moves it, and the others read it again and take what it says.
     const marked = raw === null ? await store.setIfAbsent(STORE_FORMAT_KEY, String(format.writes)) : await store.compareAndSet(STORE_FORMAT_KEY, raw, String(format.writes));
     if (marked) return format.writes;
   }
