@@ -1,7 +1,7 @@
 // Keep less: what the store holds of a customer's phone number after sign-ins and payments. Where a rule only
 // compares numbers (rate limits, the live OTP code of a number, the prompts waiting on a number) it holds a
 // keyed hash; the records the rules do not need it in hold none. An order's record holds a try's number only
-// while the try is live (its rules compare it), masked once it is final.
+// while the try is live (its rules compare it), masked once it is final; the number a token locks as a lock.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isNumberLock, numberKeys } from '../../src/proxy/number-keys.js';
@@ -99,7 +99,8 @@ describe('phone numbers at rest', () => {
 
       const keys = numberKeys(TEST_SECRET);
       for (const [i, msisdn] of payers.entries()) {
-        const token = await h.mintPayment({ referenceNo: `KEEP-${i}`, amount: 5 });
+        // The token locks the number: the order's terms keep it as a lock.
+        const token = await h.mintPayment({ referenceNo: `KEEP-${i}`, amount: 5, msisdn });
         expect([200, 404]).toContain((await h.post('/accounts/lookup', { msisdn }, { token })).status);
         const paid = await h.post('/payments', { msisdn }, { token });
         expect(paid.status).toBe(202);
@@ -141,12 +142,11 @@ describe('phone numbers at rest', () => {
       expect([...store.keys()].some((k) => k.startsWith('me:rl:paymentPromptsPerNumber') && k.endsWith(keys.of('233240000001')))).toBe(true);
     }, 120_000);
 
-    it('keeps the number a token locks as a lock on a store of format 2, told through a rotation of the token secret while the old one is kept', async () => {
+    it('keeps the number a token locks as a lock (a new store is of format 2), told through a rotation of the token secret while the old one is kept', async () => {
       const prefix = 'rot:';
       const NEW = 'the-next-token-secret-0123456789-abcdef';
       const number = '233240000001';
       const admin = new Redis(redis.url);
-      await admin.set(`${prefix}store:format`, '2');
       const first = await startHarness({ config: { redisUrl: redis.url, redisPrefix: prefix } });
       const started: Harness[] = [first];
       const next = async (config: { acceptedTokenSecrets?: string[]; retiredTokenSecrets?: string[] }) => {
@@ -157,6 +157,8 @@ describe('phone numbers at rest', () => {
       const again = async (h: Harness) =>
         (await h.post('/payments', { msisdn: number }, { token: await h.mintPayment({ referenceNo: 'ROT-1', msisdn: number }) })).body as Record<string, unknown>;
       try {
+        await first.proxy.ready();
+        expect(await admin.get(`${prefix}store:format`)).toBe('2');
         const token = await first.mintPayment({ referenceNo: 'ROT-1', msisdn: number });
         expect((await first.post('/payments', { msisdn: number }, { token })).status).toBe(202);
         await eventually(async () => ((await first.proxy.payments.get('ROT-1'))?.status === 'COMPLETED' ? true : undefined), 30_000);
