@@ -9,7 +9,7 @@ import { MIN_PRODUCTION_HEARTBEAT_MS, relayOptions } from '../../src/proxy/confi
 import { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from '../../src/proxy/middleware/body.js';
 import { DEFAULT_OUTBOX_OPTIONS } from '../../src/proxy/notify/outbox-types.js';
 import { RECORD_TTL_MS } from '../../src/proxy/order/keys.js';
-import { MOVED_BACK_NOTE_MS } from '../../src/proxy/store/store-checks.js';
+import { MOVED_BACK_NOTE_MS } from '../../src/proxy/store/store-checker.js';
 import { HISTORY_INTERVAL_MS } from '../../src/proxy/store/store-history.js';
 import { RECHECK_CEILING_MS } from '../../src/proxy/reconcile/reconcile-plan.js';
 import { DEFAULT_TOKEN_TTL_SEC } from '../../src/proxy/tokens/service.js';

@@ -232,13 +232,20 @@ function readCluster(given: (name: string) => string | undefined, config: ProxyC
   const list = given('REDIS_CLUSTER_NODES');
   sources.set('redisCluster', 'REDIS_CLUSTER_NODES');
   sources.set('redisCluster.nodes', 'REDIS_CLUSTER_NODES');
-  if (list === undefined) return;
+  sources.set('redisCluster.shards', 'REDIS_CLUSTER_SHARDS');
+  const shards = given('REDIS_CLUSTER_SHARDS');
+  if (list === undefined) {
+    if (shards !== undefined) problems.push('REDIS_CLUSTER_SHARDS: applies only with REDIS_CLUSTER_NODES (one server keeps every key in one place)');
+    return;
+  }
   if (given('REDIS_URL') !== undefined || given('REDIS_SENTINELS') !== undefined) {
     problems.push('REDIS_CLUSTER_NODES: give one of REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES');
   }
   const nodes = hostPorts(list, 'REDIS_CLUSTER_NODES', '10.0.0.5:7000,10.0.0.6:7000', problems);
   const password = given('REDIS_PASSWORD');
-  config.redisCluster = { nodes, ...(password ? { password } : {}) };
+  // Anything but whole digits is left as it is, for the schema to refuse under this variable's name.
+  const count = shards === undefined ? {} : { shards: /^\d+$/.test(shards) ? Number(shards) : (shards as never) };
+  config.redisCluster = { nodes, ...(password ? { password } : {}), ...count };
 }
 
 /**

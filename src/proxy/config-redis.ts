@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_SHARDS } from './store/store-shards.js';
 
 /**
  * Redis through a Sentinel group: the client asks the Sentinels for the master and follows its failovers,
@@ -24,6 +25,11 @@ export const redisClusterSchema = z.strictObject({
     .min(1, 'must list at least one node'),
   /** The nodes' password. */
   password: z.string().min(1).optional(),
+  /**
+   * How many shards orders are split into, each under a hash tag of its own, spread over the masters (DESIGN:
+   * Redis Cluster). Chosen when the store is made and kept: 1 (the default) keeps every key in one slot.
+   */
+  shards: z.number().int().min(1).max(MAX_SHARDS).optional(),
 });
 
 /** The rules between the Redis options: one way to reach Redis, and replicas' acknowledgements where a WAIT can be sent. */

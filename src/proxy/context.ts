@@ -91,4 +91,9 @@ export interface ProxyContext {
   draining?: () => boolean;
   /** The format the store's records are written in (`store/store-format.ts`, claimed at start-up); 1 when not given. */
   storeFormat?: () => number;
+  /**
+   * The shards orders are split into (DESIGN: Redis Cluster), each seen as `store` is (through the format's
+   * gate); absent: `store` keeps every order.
+   */
+  orderStores?: readonly ProxyStore[];
 }

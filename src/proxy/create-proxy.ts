@@ -21,9 +21,12 @@ import { paymentsRoutes } from './routes/payments.js';
 import { serverApiRoutes } from './routes/server-api.js';
 import { expressHost, notExpress } from './not-express.js';
 import { createStore } from './store/index.js';
-import { acknowledgedBy, createStoreCheck, logStoreCheck, needsDurability } from './store/store-checks.js';
+import { acknowledgedBy, logStoreCheck, needsDurability } from './store/store-checks.js';
+import { createStoreCheck, shardedStoreCheck } from './store/store-checker.js';
 import { FormatGate, gatedStore, STORE_FORMAT } from './store/store-format.js';
 import { StoreClock } from './store/store-clock.js';
+import { storeShards } from './store/store-shards.js';
+import type { ProxyStore } from './store/types.js';
 import { createTokenService } from './tokens/service.js';
 import { webhookAdmin } from './notify/webhook-admin.js';
 import type { MerchantProxy } from './merchant-proxy.js';
@@ -49,8 +52,8 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // Read when scraped: the accessors the client, the store and the relay already have.
   const metrics = createMetrics({
     circuitState: (upstream, calls) => client.circuitState(upstream, calls),
-    get store() {
-      return store;
+    get orderStores() {
+      return orderStores;
     },
     outbox: { pending: () => relay.outbox.pending(), dead: () => relay.outbox.dead(), read: (id) => relay.outbox.read(id) },
     reconciler: {
@@ -88,6 +91,7 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
     redisSentinel: config.redisSentinel,
     redisCluster: config.redisCluster,
     redisPrefix: config.redisPrefix,
+    redisShards: config.redisCluster?.shards,
     redisReplicas: { acknowledge: config.redisReplicas.acknowledge, timeoutMs: config.redisReplicas.timeoutMs },
     logger,
   });
@@ -97,10 +101,20 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // Nothing reads or writes an order before the store's format is known to be one this code reads
   // (DESIGN: the store's checks); a store of a newer format is refused by `ready()` and `/ready`.
   let stopping = false;
-  const format = new FormatGate(store, { stopped: () => stopping });
+  // A Cluster store may split orders into shards (DESIGN: Redis Cluster), each seen as the whole store is.
+  const shards = storeShards(created.store);
+  const format = new FormatGate(store, { shards: shards.length, stopped: () => stopping });
   const setup = { durable: needsDurability(config.provider), acknowledge: acknowledgedBy(created.store), maxLagSeconds: config.redisReplicas.maxLagSeconds, allowMemory: config.allowMemoryStore };
   // The history's marker is raced on by every instance: not counted with the orders' commit conflicts.
-  const storeCheck = createStoreCheck(store, setup, { logger, historyStore: created.store });
+  const wholeCheck = createStoreCheck(store, { ...setup, format: { shards: shards.length } }, { logger, historyStore: created.store });
+  const shardStores = shards.length === 1 ? [] : shards.map((shard) => ({ raw: shard, counted: countedStore(shard, metrics) }));
+  const storeCheck = shardedStoreCheck(
+    wholeCheck,
+    shardStores.map(({ raw, counted }, i) => ({
+      name: (raw as { name?: string }).name ?? `shard ${i}`,
+      check: createStoreCheck(counted, { ...setup, format: false }, { logger, historyStore: raw }),
+    })),
+  );
   // Watches the store's history from now on (DESIGN: a store that goes back in time).
   storeCheck.start();
   // Every process on one store judges the money's times on the store's clock (DESIGN: one clock).
@@ -132,10 +146,18 @@ export function createMerchantProxy(input: ProxyConfig): MerchantProxy {
   // Signed webhooks read the same outbox as the in-process hooks: one more consumer with its own retries.
   // The order book and its outbox see the store through the format's gate.
   const book = gatedStore(store, format);
-  const relay = createOrders({ ...ctx, store: book, storeFormat: () => format.claimed ?? STORE_FORMAT.writes }, config.webhooks ? [webhookConsumer(config.webhooks, now)] : []);
-  const webhooks = webhookAdmin(relay.outbox, book, now);
-  // A store gone back in time may hold records older than this process's copies: merged under a hold.
-  storeCheck.onMovedBack(() => void relay.movedBack().catch((err: unknown) => logger.warn({ err: String(err) }, 'copies not merged after the store moved back; merged on the next look')));
+  const orderStores = shardStores.length === 0 ? [book] : shardStores.map(({ counted }) => gatedStore(counted, format));
+  const relay = createOrders(
+    { ...ctx, store: book, orderStores, storeFormat: () => format.claimed ?? STORE_FORMAT.writes },
+    config.webhooks ? [webhookConsumer(config.webhooks, now)] : [],
+  );
+  const webhooks = webhookAdmin(relay.outbox, now);
+  // A store gone back in time may hold records older than this process's copies: merged under a hold (of the
+  // shard whose server moved back, when orders are split).
+  const mergeCopies = (moved?: readonly ProxyStore[]) =>
+    void relay.movedBack(moved).catch((err: unknown) => logger.warn({ err: String(err) }, 'copies not merged after the store moved back; merged on the next look'));
+  if (shardStores.length === 0) storeCheck.onMovedBack(() => mergeCopies());
+  storeCheck.onShardMovedBack((i) => mergeCopies([orderStores[i]!]));
 
   const router = Router();
   // A silent logger writes no access line: nothing is kept or listened to for it. Checked per request, so a

@@ -2,6 +2,7 @@ import type { Order } from './order/order-record.js';
 import { ORDER_KEYS } from './order/keys.js';
 import type { OutboxItem } from './notify/outbox.js';
 import type { ProxyStore } from './store/types.js';
+import { membersInShards, shardOf } from './store/store-shards.js';
 
 /**
  * At most this many orders and outbox messages are read per scrape for the figures by phase and by consumer
@@ -32,16 +33,19 @@ export interface OutboxReader {
   read(id: string): Promise<OutboxItem | null>;
 }
 
-/** Reads the figures: the sets' sizes, then up to {@link SCRAPE_READ_LIMIT} records of each, at once. */
-export async function readStoreFigures(store: ProxyStore, outbox: OutboxReader, now: number): Promise<StoreFigures> {
+/**
+ * Reads the figures: the sets' sizes, then up to {@link SCRAPE_READ_LIMIT} records of each, at once. `stores`:
+ * where orders are kept (the whole store, or each of its shards).
+ */
+export async function readStoreFigures(stores: readonly ProxyStore[], outbox: OutboxReader, now: number): Promise<StoreFigures> {
   const [unsettledRefs, unresolvedRefs, pendingIds, deadIds] = await Promise.all([
-    store.members(ORDER_KEYS.pending),
-    store.members(ORDER_KEYS.unresolved),
+    membersInShards(stores, ORDER_KEYS.pending),
+    membersInShards(stores, ORDER_KEYS.unresolved),
     outbox.pending(),
     outbox.dead(),
   ]);
   const [orders, items] = await Promise.all([
-    Promise.all(unsettledRefs.slice(0, SCRAPE_READ_LIMIT).map((ref) => store.get(ORDER_KEYS.order(ref)))),
+    Promise.all(unsettledRefs.slice(0, SCRAPE_READ_LIMIT).map((ref) => shardOf(stores, ref).get(ORDER_KEYS.order(ref)))),
     Promise.all(pendingIds.slice(0, SCRAPE_READ_LIMIT).map((id) => outbox.read(id))),
   ]);
 

@@ -9,7 +9,8 @@ import { HOST_RUNTIME } from './runtime.js';
 /** What the metrics read when scraped: accessors the proxy already has. */
 export interface MetricSources {
   circuitState(upstream: ProviderInterface, calls: CircuitCalls): CircuitStateName;
-  store: ProxyStore;
+  /** The stores orders are kept in: the whole store, or its shards (DESIGN: Redis Cluster). */
+  orderStores: readonly ProxyStore[];
   outbox: OutboxReader;
   /** The reconciler's pollers (orders this process reads on a schedule) and its read gate. */
   reconciler: { pollers(): number; readsInFlight(): number; readsWaiting(): number };
@@ -85,7 +86,7 @@ export function createMetrics(sources: MetricSources): ProxyMetrics {
   // The store's figures: read once per scrape, however many gauges show them.
   let figures: Promise<StoreFigures | null> | undefined;
   const storeFigures = () =>
-    (figures ??= readStoreFigures(sources.store, sources.outbox, sources.now())
+    (figures ??= readStoreFigures(sources.orderStores, sources.outbox, sources.now())
       .catch(() => null)
       .finally(() => setImmediate(() => (figures = undefined))));
   const fromStore = (name: string, help: string, labelNames: string[], fill: (gauge: Gauge, f: StoreFigures) => void) =>

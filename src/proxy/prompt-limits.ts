@@ -5,6 +5,7 @@ import { numberKeysOf } from './number-keys.js';
 import { ORDER_KEYS } from './order/keys.js';
 import { isLiveTry, tryByReference, type Order } from './order/order-record.js';
 import type { References } from './order/references.js';
+import type { ProxyStore } from './store/types.js';
 
 /**
  * Payment prompts per number (DESIGN: default policies): twenty orders' tokens must not send twenty prompts
@@ -19,13 +20,24 @@ export async function checkPromptLimits(
   msisdn: string,
   /** The try about to be sent (its claim is already in the index): not counted against itself. */
   own: string,
+  /** Where orders (and so the number's index) are kept: each shard keeps its orders' part of the index. */
+  stores: readonly ProxyStore[] = [ctx.store],
 ): Promise<void> {
   let open = 0;
   // The number's index under each accepted secret's hash (a rotation rolls out), and under the digits (written
   // by releases before the hash); a try found under two of them counts once.
   const seen = new Set([own]);
-  for (const key of [...numberKeysOf(ctx.config).all(msisdn), msisdn].map(ORDER_KEYS.inFlight)) {
-    for (const reference of await ctx.store.members(key)) {
+  const keys = [...numberKeysOf(ctx.config).all(msisdn), msisdn].map(ORDER_KEYS.inFlight);
+  // Every shard's part of the index at once. A shard that does not answer is not counted when there are others
+  // (DESIGN: Redis Cluster): a limit against prompting one phone too often is no reason to refuse every other
+  // shard's orders while one is down.
+  const lists = await Promise.all(
+    stores.flatMap((store) =>
+      keys.map(async (key) => ({ store, key, listed: stores.length === 1 ? await store.members(key) : await store.members(key).catch(() => [] as string[]) })),
+    ),
+  );
+  for (const { store, key, listed } of lists) {
+    for (const reference of listed) {
       if (seen.has(reference)) continue;
       seen.add(reference);
       const parsed = references.parseAttempt(reference);
@@ -33,7 +45,7 @@ export async function checkPromptLimits(
       const t = order ? tryByReference(order, reference) : undefined;
       // A prompt is open while the page waits on it; after our deadline the phone has long dropped it.
       if (t && isLiveTry(t) && t.msisdn === msisdn && !t.timedOut) open++;
-      else if (!t || !isLiveTry(t) || t.msisdn !== msisdn) await ctx.store.removeFromSet(key, reference);
+      else if (!t || !isLiveTry(t) || t.msisdn !== msisdn) await store.removeFromSet(key, reference);
     }
   }
   if (open >= ctx.config.limits.paymentsInFlightPerNumber.points) {

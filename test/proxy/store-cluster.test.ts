@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createRequire } from 'node:module';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../src/proxy/config-env.js';
@@ -17,6 +17,7 @@ import { ORDER_KEYS } from '../../src/proxy/order/keys.js';
 import { READY_PATH } from '../../src/proxy/routes/ready.js';
 import { MemoryStore, RedisStore } from '../../src/proxy/store/index.js';
 import { clusterPrefix } from '../../src/proxy/store/redis-cluster.js';
+import { shardIndex, shardTags } from '../../src/proxy/store/store-shards.js';
 import type { CommitWrite } from '../../src/proxy/store/types.js';
 import type { PaymentUpdate } from '../../src/proxy/context.js';
 import { freePort, startHarness, startRedis, type Harness, type TestRedis } from './helpers.js';
@@ -93,6 +94,26 @@ async function journeys(h: Harness, tag: string): Promise<{ orders: string[]; fi
   };
 }
 
+/** A proxy on the Cluster `env` names (as `serve` reads it), its webhooks to `receiver`, counting each order's completions told. */
+async function startCounting(env: Record<string, string>, prefix: string, receiver: TestReceiver): Promise<{ h: Harness; completions: Map<string, number> }> {
+  const completions = new Map<string, number>();
+  const h = await startHarness({
+    sandbox: { timeScale: 0.02 },
+    config: {
+      redisCluster: configFromEnv(env).redisCluster!,
+      redisPrefix: prefix,
+      relay,
+      webhooks: { url: receiver.url, secret: TEST_WEBHOOK_SECRET },
+      hooks: {
+        onPaymentUpdate: (u) => {
+          if (u.snapshot.status === 'COMPLETED') completions.set(u.snapshot.orderReference, (completions.get(u.snapshot.orderReference) ?? 0) + 1);
+        },
+      },
+    },
+  });
+  return { h, completions };
+}
+
 /** Waits until the receiver answered 200 for each id, and checks each signature. */
 async function delivered(r: TestReceiver, ids: string[]): Promise<void> {
   for (const id of ids) {
@@ -150,6 +171,21 @@ describe('the keys on a Cluster', () => {
       expect.objectContaining({ problems: [expect.stringMatching(/^REDIS_WAIT_REPLICAS: not supported on a Redis Cluster/)] }),
     );
     expect(() => resolveConfig({ ...configFromEnv(base), redisCluster: { nodes: [] } })).toThrow(/must list at least one node/);
+    // Shards: a whole number from 1 to 256, with the Cluster only.
+    expect(configFromEnv({ ...base, REDIS_CLUSTER_NODES: '10.0.0.5:7000', REDIS_CLUSTER_SHARDS: '16' }).redisCluster).toEqual({ nodes: [{ host: '10.0.0.5', port: 7000 }], shards: 16 });
+    for (const [shards, problem] of [
+      ['0', /^REDIS_CLUSTER_SHARDS: /],
+      ['257', /^REDIS_CLUSTER_SHARDS: /],
+      ['many', /^REDIS_CLUSTER_SHARDS: /],
+    ] as const) {
+      expect(() => resolveConfig(configFromEnv({ ...base, REDIS_CLUSTER_NODES: '10.0.0.5:7000', REDIS_CLUSTER_SHARDS: shards }))).toThrow(expect.objectContaining({ problems: [expect.stringMatching(problem)] }));
+    }
+    expect(() => configFromEnv({ ...base, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_SHARDS: '4' })).toThrow(
+      expect.objectContaining({ problems: ['REDIS_CLUSTER_SHARDS: applies only with REDIS_CLUSTER_NODES (one server keeps every key in one place)'] }),
+    );
+    // A store of one's own whose prefix is one hash tag cannot be split (REDIS_PREFIX allows no braces).
+    expect(() => new RedisStore({ cluster: { nodes: [{ host: '127.0.0.1', port: 1 }] }, prefix: '{shop}:', shards: 4 })).toThrow(/a prefix with a hash tag \(\{shop\}:\) puts every key in one slot/);
+    expect(() => new RedisStore({ url: 'redis://127.0.0.1:1', shards: 4 })).toThrow(/shards are for a Redis Cluster/);
   });
 
   it('fails a command, rather than holding it, while no node of the Cluster answers', async () => {
@@ -168,7 +204,7 @@ const exec = promisify(execFile);
 const nodes: TestRedis[] = [];
 
 beforeAll(async () => {
-  for (let i = 0; i < 3; i++) nodes.push(await startRedis(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000']));
+  for (let i = 0; i < 3; i++) nodes.push(await startRedis(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '15000']));
   await exec('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes']);
   for (const node of nodes) {
     const admin = new Redis(node.url);
@@ -187,22 +223,8 @@ describe('a real three-node Redis Cluster', () => {
   it('carries payments (approved, refused and retried, cancelled and paid again) and a checkout to completion, webhooks delivered, each charged once', async () => {
     const receiver = await startReceiver();
     const prefix = `cluster-${run}:`;
-    const completions = new Map<string, number>();
-    const h = await startHarness({
-      sandbox: { timeScale: 0.02 },
-      config: {
-        // As `serve` reads it: one node is enough, the client learns the others.
-        redisCluster: configFromEnv({ PROVIDER_ENV: 'sandbox', REDIS_CLUSTER_NODES: `127.0.0.1:${nodes[0]!.port}` }).redisCluster!,
-        redisPrefix: prefix,
-        relay,
-        webhooks: { url: receiver.url, secret: TEST_WEBHOOK_SECRET },
-        hooks: {
-          onPaymentUpdate: (u) => {
-            if (u.snapshot.status === 'COMPLETED') completions.set(u.snapshot.orderReference, (completions.get(u.snapshot.orderReference) ?? 0) + 1);
-          },
-        },
-      },
-    });
+    // As `serve` reads it: one node is enough, the client learns the others.
+    const { h, completions } = await startCounting({ PROVIDER_ENV: 'sandbox', REDIS_CLUSTER_NODES: `127.0.0.1:${nodes[0]!.port}` }, prefix, receiver);
     try {
       await h.proxy.ready();
       const ready = await h.get(READY_PATH);
@@ -281,6 +303,99 @@ describe('a real three-node Redis Cluster', () => {
     } finally {
       await b.close();
       await a.close();
+    }
+  }, 120_000);
+
+  it('splits orders into shards spread over its masters (REDIS_CLUSTER_SHARDS): payments and a checkout completed, webhooks delivered, each charged once', async () => {
+    const receiver = await startReceiver();
+    const prefix = `shards-${run}:`;
+    const env = { PROVIDER_ENV: 'sandbox', REDIS_CLUSTER_NODES: `127.0.0.1:${nodes[1]!.port}`, REDIS_CLUSTER_SHARDS: '12' };
+    const { h, completions } = await startCounting(env, prefix, receiver);
+    const admins = nodes.map((n) => new Redis(n.url));
+    try {
+      await h.proxy.ready();
+      const ready = await h.get(READY_PATH);
+      expect(ready.status, JSON.stringify(ready.body.reasons)).toBe(200);
+      expect(ready.body.checks.store).toMatchObject({ ok: true, writable: true, cluster: 'yes' });
+
+      const { orders, finalIds } = await journeys(h, `SH-${run}`);
+      await delivered(receiver, finalIds);
+      await eventually(() => (orders.every((o) => completions.get(o) === 1) ? true : undefined), 30_000);
+      const sent = [...h.sandbox.app.sandbox.payments.values()].map((p) => p.referenceNo).filter((r) => r.includes(`-SH-${run}-`));
+      expect(sent.sort()).toEqual([`CL-CANCEL-SH-${run}-1`, `CL-CANCEL-SH-${run}-2`, `CL-FUNDS-SH-${run}-1`, `CL-OK-SH-${run}-1`].sort());
+
+      // The store is marked as split, with its number of shards, in the prefix's own slot.
+      const cluster = new Cluster([{ host: '127.0.0.1', port: nodes[0]!.port }]);
+      try {
+        expect(await cluster.mget(`{${prefix}}store:format`, `{${prefix}}store:shards`)).toEqual(['3', '12']);
+      } finally {
+        cluster.disconnect();
+      }
+      // Each order's keys are under its shard's tag, and the shards' keys are on every master.
+      const tags = shardTags(prefix, 12);
+      for (const order of orders) {
+        const key = `${tags[shardIndex(order, 12)]}ord:${order}`;
+        const holders = await Promise.all(admins.map(async (a) => (await a.call('CLUSTER', 'COUNTKEYSINSLOT', String(calculateSlot(key)))) as number));
+        expect(holders.some((n) => n > 0), key).toBe(true);
+      }
+      const perMaster = await Promise.all(admins.map(async (a) => (await a.keys(`{${prefix}*`)).filter((k) => !k.startsWith(`{${prefix}}`)).length));
+      expect(perMaster.every((n) => n > 0), JSON.stringify(perMaster)).toBe(true);
+      // An instance given another number of shards refuses the store, saying which number it has.
+      const other = await startHarness({ config: { redisCluster: configFromEnv({ ...env, REDIS_CLUSTER_SHARDS: '4' }).redisCluster!, redisPrefix: prefix } });
+      try {
+        await expect(other.proxy.ready()).rejects.toThrow(/^the store splits its orders into 12 shards \(format 3\) and this instance is given 4: set REDIS_CLUSTER_SHARDS=12/);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      for (const a of admins) a.disconnect();
+      await h.close();
+      await receiver.stop();
+    }
+  }, 180_000);
+
+  it("goes on with the other shards' orders while the master of some shards stalls, and with those once it answers", async () => {
+    const prefix = `stall-${run}:`;
+    const count = 12;
+    const tags = shardTags(prefix, count);
+    const cluster = new Cluster([{ host: '127.0.0.1', port: nodes[0]!.port }]);
+    const masterOf = (key: string) => cluster.slots[calculateSlot(key)]![0]!;
+    const h = await startHarness({
+      sandbox: { timeScale: 0.02 },
+      config: { redisCluster: { nodes: [{ host: '127.0.0.1', port: nodes[0]!.port }], shards: count }, redisPrefix: prefix, relay },
+    });
+    let stopped: TestRedis | undefined;
+    try {
+      await h.proxy.ready();
+      await cluster.ping();
+      // The master to stall keeps some shards but not the prefix's own slot (tokens, limits, the store's clock).
+      const base = masterOf(`{${prefix}}x`);
+      const stalled = nodes.find((n) => `127.0.0.1:${n.port}` !== base && tags.some((t) => masterOf(t) === `127.0.0.1:${n.port}`))!;
+      const where = (ref: string) => masterOf(`${tags[shardIndex(ref, count)]}ord:${ref}`);
+      const pick = (on: boolean) => {
+        for (let n = 0; ; n++) if ((where(`ST-${run}-${n}`) === `127.0.0.1:${stalled.port}`) === on) return `ST-${run}-${n}`;
+      };
+      const [elsewhere, there] = [pick(false), pick(true)];
+      const tokens = { elsewhere: await h.mintPayment({ referenceNo: elsewhere }), there: await h.mintPayment({ referenceNo: there }) };
+      stalled.process.kill('SIGSTOP');
+      stopped = stalled;
+      // An order kept on another master is paid and read to its end meanwhile.
+      expect((await h.post('/payments', { msisdn: '233240000001' }, { token: tokens.elsewhere })).status).toBe(202);
+      await eventually(async () => ((await h.proxy.payments.get(elsewhere))?.status === 'COMPLETED' ? true : undefined), 20_000);
+      // One kept on the stalled master fails closed; readiness stays, saying which shards do not answer.
+      expect((await h.post('/payments', { msisdn: '233240000001' }, { token: tokens.there })).status).toBe(503);
+      const ready = await h.get(READY_PATH);
+      expect(ready.status, JSON.stringify(ready.body.reasons)).toBe(200);
+      expect((ready.body.checks.store.notes as string[]).some((n) => /^shard \d+ of 12 .* does not answer/.test(n))).toBe(true);
+      stalled.process.kill('SIGCONT');
+      stopped = undefined;
+      await eventually(async () => ((await h.post('/payments', { msisdn: '233240000001' }, { token: tokens.there })).status === 202 ? true : undefined), 30_000);
+      await eventually(async () => ((await h.proxy.payments.get(there))?.status === 'COMPLETED' ? true : undefined), 30_000);
+      for (const ref of [elsewhere, there]) expect([...h.sandbox.app.sandbox.payments.values()].filter((p) => p.referenceNo === `${ref}-1`)).toHaveLength(1);
+    } finally {
+      stopped?.process.kill('SIGCONT');
+      cluster.disconnect();
+      await h.close();
     }
   }, 120_000);
 

@@ -12,7 +12,17 @@ import type { PaymentUpdate } from '../../src/proxy/context.js';
 import { READY_PATH } from '../../src/proxy/routes/ready.js';
 import { MemoryStore } from '../../src/proxy/store/memory.js';
 import { StoreUnavailableError } from '../../src/proxy/store/store-error.js';
-import { claimStoreFormat, FormatGate, gatedStore, STORE_FORMAT, STORE_FORMAT_KEY, StoreFormatError, type StoreFormat } from '../../src/proxy/store/store-format.js';
+import {
+  claimStoreFormat,
+  FormatGate,
+  gatedStore,
+  SHARDED_FORMAT,
+  SHARDS_KEY,
+  STORE_FORMAT,
+  STORE_FORMAT_KEY,
+  StoreFormatError,
+  type StoreFormat,
+} from '../../src/proxy/store/store-format.js';
 import type { PaymentRecord } from '../../src/sandbox/state.js';
 import { numberKeys } from '../../src/proxy/number-keys.js';
 import { sandboxProvider, startHarness, startRedis, TEST_SECRET, type Harness, type TestRedis } from './helpers.js';
@@ -166,7 +176,7 @@ describe('the format marker', () => {
 
   it('refuses to start on a store of a newer format, and the order book writes nothing there', async () => {
     const prefix = 'newer:';
-    const newer = Math.max(...STORE_FORMAT.reads) + 1;
+    const newer = Math.max(...STORE_FORMAT.reads, SHARDED_FORMAT) + 1;
     await admin.set(`${prefix}${STORE_FORMAT_KEY}`, String(newer));
     const h = await startHarness({ config: { redisUrl: redis.url, redisPrefix: prefix } });
     try {
@@ -181,6 +191,55 @@ describe('the format marker', () => {
       expect(h.sandbox.app.sandbox.requestCounts.get('payment.initiate') ?? 0).toBe(0);
       expect((await admin.keys(`${prefix}ord:*`)).sort()).toEqual([]);
       expect(await admin.get(`${prefix}${STORE_FORMAT_KEY}`)).toBe(String(newer));
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('a store whose orders are split into shards (format 3)', () => {
+  it('is made so only when new, keeps its number of shards, and refuses an instance given another', async () => {
+    const fresh = new MemoryStore();
+    expect(await claimStoreFormat(fresh, STORE_FORMAT, 4)).toBe(SHARDED_FORMAT);
+    expect(await fresh.get(STORE_FORMAT_KEY)).toBe('3');
+    expect(await fresh.get(SHARDS_KEY)).toBe('4');
+    // The fleet's other instances, given the same number, read it as it is.
+    expect(await claimStoreFormat(fresh, STORE_FORMAT, 4)).toBe(SHARDED_FORMAT);
+    await expect(claimStoreFormat(fresh, STORE_FORMAT, 8)).rejects.toThrow(
+      'the store splits its orders into 4 shards (format 3) and this instance is given 8: set REDIS_CLUSTER_SHARDS=4 on every instance',
+    );
+    // An instance given none would look for orders where the store keeps none.
+    await expect(claimStoreFormat(fresh)).rejects.toThrow('the store splits its orders into 4 shards (format 3) and this instance is given none (REDIS_CLUSTER_SHARDS unset): set REDIS_CLUSTER_SHARDS=4');
+    expect(await fresh.get(STORE_FORMAT_KEY)).toBe('3');
+
+    // A store that holds orders in one slot is never split: marked, or not yet (its orders began: an epoch).
+    for (const setup of [
+      async (s: MemoryStore) => void (await s.set(STORE_FORMAT_KEY, '2')),
+      async (s: MemoryStore) => void (await s.set('ord:epoch', 'e1')),
+    ]) {
+      const used = new MemoryStore();
+      await setup(used);
+      const refused = claimStoreFormat(used, STORE_FORMAT, 4);
+      await expect(refused).rejects.toBeInstanceOf(StoreFormatError);
+      await expect(refused).rejects.toThrow(/keeps its orders in one slot \(format [12]\) and this instance is given REDIS_CLUSTER_SHARDS=4: shards are chosen when a store is made/);
+      expect(await used.get(SHARDS_KEY)).toBeNull();
+    }
+  });
+
+  it('is refused by an instance of this release given no shards, in readiness too, and it writes nothing', async () => {
+    const prefix = 'split:';
+    await admin.set(`${prefix}${STORE_FORMAT_KEY}`, '3');
+    await admin.set(`${prefix}${SHARDS_KEY}`, '16');
+    const h = await startHarness({ config: { redisUrl: redis.url, redisPrefix: prefix } });
+    try {
+      const reason = /^the store splits its orders into 16 shards \(format 3\) and this instance is given none/;
+      await expect(h.proxy.ready()).rejects.toThrow(reason);
+      const ready = await h.get(READY_PATH);
+      expect(ready.status).toBe(503);
+      expect((ready.body.reasons as string[]).some((r) => reason.test(r))).toBe(true);
+      const token = await h.mintPayment({ referenceNo: 'SPLIT-1' });
+      expect((await h.post('/payments', { msisdn: '233240000001' }, { token })).status).toBe(503);
+      expect((await admin.keys(`${prefix}ord:*`)).sort()).toEqual([]);
     } finally {
       await h.close();
     }

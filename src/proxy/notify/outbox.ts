@@ -165,6 +165,11 @@ export class Outbox {
   /** Messages given up on (ids). */
   dead = (): Promise<string[]> => this.store.members(KEYS.dead);
 
+  /** Messages recorded on `day` (`dayOf`), as the day's index lists them. */
+  recordedOn = (day: number): Promise<string[]> => this.store.members(KEYS.day(day));
+  /** Takes an id out of the dead set (its message is gone). */
+  forgetDead = (id: string): Promise<void> => this.store.removeFromSet(KEYS.dead, id);
+
   /** A stored message and its deliveries. */
   read = (id: string): Promise<OutboxItem | null> => readJson<OutboxItem>(this.store, KEYS.message(id));
 

@@ -1,5 +1,5 @@
-import { dayOf, INDEXED_DAYS, OUTBOX_KEYS, type Outbox, type OutboxItem } from './outbox.js';
-import type { ProxyStore } from '../store/types.js';
+import { dayOf, INDEXED_DAYS, type OutboxItem } from './outbox.js';
+import type { Outboxes } from './outboxes.js';
 import { WEBHOOK_CONSUMER, webhookBody, type WebhookType } from './webhook-consumer.js';
 
 /** Where a webhook stands: still being tried, taken by the receiver (2xx), or given up on (dead-lettered). */
@@ -105,12 +105,12 @@ export function toDelivery(item: OutboxItem): WebhookDelivery | null {
 }
 
 /** The webhook admin over the proxy's outbox (the pending and dead sets, and the day index for the rest). */
-export function webhookAdmin(outbox: Outbox, store: ProxyStore, now: () => number): WebhookAdmin {
+export function webhookAdmin(outbox: Pick<Outboxes, 'pending' | 'dead' | 'recordedOn' | 'read' | 'forgetDead' | 'requeue' | 'wake'>, now: () => number): WebhookAdmin {
   const candidates = async (state: WebhookState | undefined): Promise<string[]> => {
     if (state === 'pending') return outbox.pending();
     if (state === 'dead') return outbox.dead();
     const today = dayOf(now());
-    const days = await Promise.all(Array.from({ length: INDEXED_DAYS }, (_, i) => store.members(OUTBOX_KEYS.day(today - i))));
+    const days = await Promise.all(Array.from({ length: INDEXED_DAYS }, (_, i) => outbox.recordedOn(today - i)));
     return [...new Set(days.flat())];
   };
   /** Every webhook of a state (all when none), newest first. */
@@ -118,7 +118,7 @@ export function webhookAdmin(outbox: Outbox, store: ProxyStore, now: () => numbe
     const ids = await candidates(state);
     const items = await Promise.all(ids.map((id) => outbox.read(id)));
     // A dead message outlived by its id in the dead set (messages live 7 days): the set forgets it.
-    if (state === 'dead') await Promise.all(ids.filter((_, i) => !items[i]).map((id) => store.removeFromSet(OUTBOX_KEYS.dead, id)));
+    if (state === 'dead') await Promise.all(ids.filter((_, i) => !items[i]).map((id) => outbox.forgetDead(id)));
     return items
       .map((item) => (item ? toDelivery(item) : null))
       .filter((d): d is WebhookDelivery => d !== null && (state === undefined || d.state === state))

@@ -1,6 +1,8 @@
 import { BoundedMap } from '../bounded-map.js';
 import { ProxyError } from '../errors.js';
-import type { SideWrite } from '../store/types.js';
+import type { ProxyStore, SideWrite } from '../store/types.js';
+import { shardIndex } from '../store/store-shards.js';
+import type { Outbox } from '../notify/outbox.js';
 import type { OrderEvent, Reply, TransitionEnv } from './events.js';
 import { ORDER_CHANNELS, ORDER_KEYS, RECORD_TTL_MS, type Subject } from './keys.js';
 import { messagesOf } from './messages.js';
@@ -20,6 +22,23 @@ export interface Applied {
 export interface OrderBookOptions extends RecoveryOptions {
   /** Told of every try or session whose face changed (this process's event streams). */
   changed(subject: Subject): void;
+  /**
+   * The shards orders are split into, each with its outbox (DESIGN: Redis Cluster): an order's record, its
+   * indexes and its messages are kept in the one `shardIndex` names, and each shard is watched for losses on
+   * its own. Absent: `store` and `outbox` keep every order.
+   */
+  shards?: readonly OrderShard[];
+}
+
+/** A shard of the store orders are kept in, and the outbox of its orders' messages. */
+export interface OrderShard {
+  store: ProxyStore & { name?: string };
+  outbox: Outbox;
+}
+
+/** A shard as the order book works on it: with its own watch on losses. */
+interface Part extends OrderShard {
+  recovery: StoreRecovery;
 }
 
 function recovering(): ProxyError {
@@ -48,7 +67,7 @@ const COPIES = 10_000;
  */
 export class OrderBook {
   private readonly copies = new OrderCopies(COPIES);
-  private readonly recovery: StoreRecovery;
+  private readonly parts: readonly Part[];
   /**
    * What this process learned and could not write (the store down or recovering): the answer of a send, a
    * creation, a callback's referenceId. Nothing else knows it (a provider that reads status by referenceId
@@ -57,20 +76,43 @@ export class OrderBook {
   private readonly backlog = new BoundedMap<string, OrderEvent[]>(COPIES);
 
   constructor(private readonly options: OrderBookOptions) {
-    this.recovery = new StoreRecovery(options, this.copies);
+    const shards: readonly OrderShard[] = options.shards ?? [{ store: options.store, outbox: options.outbox }];
+    const count = shards.length;
+    this.parts = shards.map((shard, i) => ({
+      ...shard,
+      recovery: new StoreRecovery(
+        { ...options, ...shard },
+        this.copies,
+        count === 1 ? undefined : { owns: (ref) => shardIndex(ref, count) === i, presence: `${ORDER_CHANNELS.presence}:${i}`, shard: shard.store.name ?? `shard ${i} of ${count}` },
+      ),
+    }));
+  }
+
+  /** The shard that keeps the order. */
+  private part(ref: string): Part {
+    return this.parts[shardIndex(ref, this.parts.length)]!;
+  }
+
+  /** The shards' stores, in order (one: the whole store). */
+  get stores(): readonly ProxyStore[] {
+    return this.parts.map((p) => p.store);
   }
 
   /**
-   * Notices a store that lost everything and holds new orders back while every process puts its copies back
-   * (`StoreRecovery.guard`). False while the store recovers.
+   * Notices a store (each shard of it) that lost everything and holds new orders back while every process
+   * puts its copies back (`StoreRecovery.guard`). False while one recovers; `shard`: that shard only (its index).
    */
-  guard(): Promise<boolean> {
-    return this.recovery.guard();
+  async guard(shard?: number): Promise<boolean> {
+    if (shard !== undefined) return this.parts[shard]!.recovery.guard();
+    return (await Promise.all(this.parts.map((p) => p.recovery.guard()))).every(Boolean);
   }
 
-  /** The store's history moved back: hold new orders while every process merges its copies (`StoreRecovery.movedBack`). */
-  movedBack(): Promise<void> {
-    return this.recovery.movedBack();
+  /**
+   * The store's history moved back: hold new orders while every process merges its copies
+   * (`StoreRecovery.movedBack`); `stores`: only the shards it keeps (the server whose history moved).
+   */
+  async movedBack(stores?: readonly ProxyStore[]): Promise<void> {
+    await Promise.all(this.parts.filter((p) => !stores || stores.includes(p.store)).map((p) => p.recovery.movedBack()));
   }
 
   /** The stored order; put back from this process's copy when the store lost it. */
@@ -103,7 +145,7 @@ export class OrderBook {
   }
 
   private async applyNow(ref: string, event: OrderEvent | ((order: Order) => OrderEvent), options: { create?: boolean }): Promise<Applied> {
-    const { outbox } = this.options;
+    const { outbox, store, recovery } = this.part(ref);
     // This request's writes whose commit did not answer "done" (its answer lost; a command resent after a
     // reconnect, refused on its second run): one the store holds was made, by this request.
     const unconfirmed = new Map<string, Written>();
@@ -115,7 +157,7 @@ export class OrderBook {
       let current = loaded.order;
       if (!current) {
         if (!options.create) return { order: null, reply: { kind: 'none' } };
-        if (!(await this.recovery.guard())) throw recovering();
+        if (!(await recovery.guard())) throw recovering();
         current = newOrder(this.options.newId(), ref, this.options.env().now, this.options.readable);
       }
       const env = this.options.env();
@@ -125,10 +167,10 @@ export class OrderBook {
       const also = [...messages.flatMap((m) => outbox.writesFor(m)), ...indexWrites(loaded.raw === null ? null : current, step.order, env, this.options.numberKey)];
       const value = recordValue(step.order, env);
       const written: Written = { before: current, on: loaded.raw, step, value, messages, env };
-      const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, when: this.recovery.conditions() };
+      const write = { key: ORDER_KEYS.order(ref), expected: loaded.raw, value, ttlMs: RECORD_TTL_MS, also, when: recovery.conditions() };
       let done: boolean;
       try {
-        done = await this.options.store.commit(write);
+        done = await store.commit(write);
       } catch (err) {
         // The answer lost, not necessarily the write: the next look says whether it was made (a store that
         // does not answer fails that look too, and its error stands). Three unanswered commits are an outage.
@@ -138,7 +180,7 @@ export class OrderBook {
       if (done) return this.made(ref, written);
       unconfirmed.set(value, written);
       // Held back (the store recovers), or the store is not the one this process knows: look, then answer.
-      if (!(await this.recovery.guard())) throw recovering();
+      if (!(await recovery.guard())) throw recovering();
     }
     throw new Error('Too much contention on one order');
   }
@@ -146,7 +188,7 @@ export class OrderBook {
   /** What follows a commit this request made: its copy, its messages' delivery, the watchers told. */
   private made(ref: string, { before, on, step, value, messages, env }: Written): Applied {
     this.copies.keep(ref, on, step.order, value, env);
-    this.options.outbox.remember(messages);
+    this.part(ref).outbox.remember(messages);
     this.announce(before, step.order);
     return { order: step.order, reply: step.reply };
   }
@@ -160,7 +202,8 @@ export class OrderBook {
     const value = recordValue(order, this.options.env());
     const also: SideWrite[] = [{ op: 'removeFromSet', key: ORDER_KEYS.pending, member: order.ref }];
     if (unresolved) also.push({ op: 'addToSet', key: ORDER_KEYS.unresolved, member: order.ref });
-    return this.options.store.commit({ key: ORDER_KEYS.order(order.ref), expected: value, value, also, when: this.recovery.conditions() });
+    const { store, recovery } = this.part(order.ref);
+    return store.commit({ key: ORDER_KEYS.order(order.ref), expected: value, value, also, when: recovery.conditions() });
   }
 
   /**
@@ -172,7 +215,7 @@ export class OrderBook {
   }
 
   private async load(ref: string, own?: ReadonlyMap<string, unknown>): Promise<{ raw: string | null; order: Order | null }> {
-    const { store } = this.options;
+    const { store, recovery } = this.part(ref);
     // Every transition and every judgement of a read order's times is made after one (DESIGN: one clock).
     if (this.options.clockRead) await this.options.clockRead();
     const key = ORDER_KEYS.order(ref);
@@ -184,16 +227,16 @@ export class OrderBook {
       // What this process's copy knows and the record does not (the store lost it, went back behind it, or
       // another record of the order was begun after a loss) is merged into it; nothing is written when the
       // record has it all, as when another process moved the order on.
-      if (copy) return (await this.recovery.restore(ref, raw)) ?? this.load(ref);
+      if (copy) return (await recovery.restore(ref, raw)) ?? this.load(ref);
       this.copies.set(ref, JSON.parse(raw) as Order, raw, this.options.env());
     }
     if (raw !== null || !copy) return { raw, order: raw === null ? null : (JSON.parse(raw) as Order) };
     // Missing: after a loss of the whole store, every instance puts back what it has first.
-    if (!(await this.recovery.guard())) {
+    if (!(await recovery.guard())) {
       const again = await store.get(key);
       return again === null ? { raw: null, order: null } : { raw: again, order: JSON.parse(again) as Order };
     }
-    return (await this.recovery.restore(ref, null)) ?? this.load(ref);
+    return (await recovery.restore(ref, null)) ?? this.load(ref);
   }
 
   /** Tells this process's watchers at once, and the other instances through the store, what changed. */
@@ -207,7 +250,7 @@ export class OrderBook {
     }
     for (const subject of subjects) {
       this.options.changed(subject);
-      this.options.store.publish(ORDER_CHANNELS.changed, subject).catch((err: unknown) => {
+      this.part(after.ref).store.publish(ORDER_CHANNELS.changed, subject).catch((err: unknown) => {
         this.options.logger.warn({ subject, err: err instanceof Error ? err.message : String(err) }, 'change not published');
       });
     }

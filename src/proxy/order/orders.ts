@@ -1,8 +1,11 @@
 import type { CheckoutCreateResponse, CheckoutSnapshot, OrderResolution, OrderView, PaymentSnapshot, UnresolvedOrder } from '../../protocol/index.js';
 import { BoundedMap, Throttle } from '../bounded-map.js';
 import type { ProxyContext } from '../context.js';
+import type { ProxyStore } from '../store/types.js';
 import { Outbox, type OutboxConsumer } from '../notify/outbox.js';
-import { Reconciler } from '../reconcile/reconciler.js';
+import { Outboxes } from '../notify/outboxes.js';
+import { IncompleteSweep, Reconciler } from '../reconcile/reconciler.js';
+import { findInShards, membersInShards, shardOf } from '../store/store-shards.js';
 import { hooksConsumer, receiptsConsumer } from '../notify/consumers.js';
 import { relayOptions, type RelayOptions } from '../config-relay.js';
 import { StreamLimiter } from '../notify/stream-limiter.js';
@@ -57,12 +60,12 @@ export interface Orders {
   /** What a sweep reads: the store's unsettled orders and this process's unsettled copies. */
   unsettled(): Promise<string[]>;
   resolve(ref: string, input: OrderResolution): Promise<UnresolvedOrder>;
-  /** The store's history moved back (its watch said so): every process merges its copies under a hold. */
-  movedBack(): Promise<void>;
+  /** The store's history moved back (its watch said so): every process merges its copies under a hold (`stores`: of those shards only). */
+  movedBack(stores?: readonly ProxyStore[]): Promise<void>;
   /** `listener` is told each change of `subject` until `unwatch`. */
   watch(subject: Subject, listener: Watcher): void;
   unwatch(subject: Subject, listener: Watcher): void;
-  outbox: Outbox;
+  outbox: Outboxes;
   reconciler: Reconciler;
   streams: StreamLimiter;
   /** The status streams open in this process, and their heartbeats. */
@@ -85,7 +88,10 @@ const REAL_RUNTIME: OrdersRuntime = { ...HOST_RUNTIME, manual: false };
 export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxConsumer[] = [], runtime: OrdersRuntime = REAL_RUNTIME): Orders {
   const options = relayOptions(ctx.config);
   const { config, logger, store, client } = ctx;
-  const outbox = new Outbox(store, [hooksConsumer(ctx), receiptsConsumer(ctx), ...extraConsumers], logger, ctx.now, options.outbox, runtime);
+  // Orders are kept in the whole store, or split into its shards (DESIGN: Redis Cluster), each with its outbox.
+  const stores = ctx.orderStores ?? [store];
+  const consumers = [hooksConsumer(ctx), receiptsConsumer(ctx), ...extraConsumers];
+  const outbox = new Outboxes(stores.map((s) => new Outbox(s, consumers, logger, ctx.now, options.outbox, runtime)));
   const refs = references(config.referencePrefix);
   const payments = new PaymentUpstream(client, logger, config.provider.statusReference);
   const lists = config.provider.checkoutListing ?? config.provider.env === 'sandbox';
@@ -110,8 +116,9 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
   });
   const newId = runtime.newId;
   const book = new OrderBook({
-    store,
-    outbox,
+    store: stores[0]!,
+    outbox: outbox.parts[0]!,
+    ...(stores.length > 1 ? { shards: stores.map((s, i) => ({ store: s, outbox: outbox.parts[i]! })) } : {}),
     logger,
     env,
     readable: { payments: payments.readsByReferenceNo, sessions: lists },
@@ -137,7 +144,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     newId,
     random: runtime.random,
     initiationWaitMs: options.initiationWaitMs,
-    checkPromptLimits: (msisdn, reference) => checkPromptLimits(ctx, refs, (ref) => book.read(ref), msisdn, reference),
+    checkPromptLimits: (msisdn, reference) => checkPromptLimits(ctx, refs, (ref) => book.read(ref), msisdn, reference, stores),
     async promptLifetimeMs(msisdn) {
       if (!lifetimes) return null;
       let network = networks.get(msisdn);
@@ -151,12 +158,26 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     readSoon: (ref) => reconciler.readSoon(ref),
   };
   const pass = (ref: string) => reconcilePass(deps, ref, options.lateIntervalMs);
+  // Each shard's unsettled orders; a shard that does not answer leaves the others' to be read.
   const unsettled = async () => {
-    await book.guard();
-    return [...new Set([...(await store.members(ORDER_KEYS.pending)), ...book.unsettledCopies()])];
+    const listed = await Promise.allSettled(
+      stores.map(async (s, i) => {
+        await book.guard(i);
+        return s.members(ORDER_KEYS.pending);
+      }),
+    );
+    const found = [...new Set([...listed.flatMap((r) => (r.status === 'fulfilled' ? r.value : [])), ...book.unsettledCopies()])];
+    const failed = listed.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (!failed) return found;
+    // None answered: the store's outage, as on one server; some did: the others' orders are still read.
+    if (listed.every((r) => r.status === 'rejected')) throw failed.reason;
+    throw new IncompleteSweep(found, failed.reason);
   };
-  reconciler = new Reconciler({ store, outbox, logger, options, pass, unsettled, manual: runtime.manual, now: ctx.now, runtime }, (subject) => watchers.emit(subject));
-  const queries = new OrderQueries(book, refs, env, (checkoutId) => store.get(ORDER_KEYS.checkout(checkoutId)));
+  reconciler = new Reconciler(
+    { store, leases: (ref) => shardOf(stores, ref), outbox, logger, options, pass, unsettled, manual: runtime.manual, now: ctx.now, runtime },
+    (subject) => watchers.emit(subject),
+  );
+  const queries = new OrderQueries(book, refs, env, (checkoutId) => findInShards(stores, ORDER_KEYS.checkout(checkoutId)));
   const live = new LiveStreams(options.heartbeatMs);
 
   const look = (order: Order, t: PaymentTry) => reconciler.look(order.ref, queries.isLate(order, t));
@@ -188,7 +209,7 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
     look,
     track: (ref) => void reconciler.track(ref),
     async callback(callbackId, referenceId) {
-      const reference = /^[A-Za-z0-9_-]{1,64}$/.test(callbackId) ? await store.get(ORDER_KEYS.callback(callbackId)) : null;
+      const reference = /^[A-Za-z0-9_-]{1,64}$/.test(callbackId) ? await findInShards(stores, ORDER_KEYS.callback(callbackId)) : null;
       const parsed = reference ? refs.parseAttempt(reference) : null;
       if (!reference || !parsed) return;
       // Kept on the try only where no read can see it without its referenceId (status by referenceId only).
@@ -199,11 +220,11 @@ export function createOrders(ctx: ProxyContext, extraConsumers: readonly OutboxC
       await reconciler.hint(parsed.orderReference);
     },
     rememberNetwork: (msisdn, network) => void networks.set(msisdn, network),
-    unresolved: (limit) => unresolvedOrders(deps, (key) => store.members(key), limit),
+    unresolved: (limit) => unresolvedOrders(deps, (key) => membersInShards(stores, key), limit),
     reconcile: pass,
     unsettled,
     resolve: (ref, input) => resolveOrder(deps, ref, input),
-    movedBack: () => book.movedBack(),
+    movedBack: (moved) => book.movedBack(moved),
     watch: (subject, listener) => watchers.watch(subject, listener),
     unwatch: (subject, listener) => watchers.unwatch(subject, listener),
     outbox,

@@ -29,6 +29,18 @@ export interface RecoveryOptions {
   clockRead?: () => Promise<void>;
 }
 
+/** Where a recovery watches: the whole store, or one shard of it (DESIGN: Redis Cluster). */
+export interface RecoveryScope {
+  /** The orders whose keys this store keeps (all of them when it is the whole store). */
+  owns(ref: string): boolean;
+  /** The channel every process listens on to be counted on this store (one per shard). */
+  presence: string;
+  /** The shard's name, in what the log says of a loss. */
+  shard?: string;
+}
+
+const WHOLE_STORE: RecoveryScope = { owns: () => true, presence: ORDER_CHANNELS.presence };
+
 /**
  * An order book's side of a store that loses its records (DESIGN: when the store loses records): the store's
  * epoch as this process knows it, the hold while every process merges its copies, and the merge of a copy into
@@ -46,6 +58,7 @@ export class StoreRecovery {
   constructor(
     private readonly options: RecoveryOptions,
     private readonly copies: OrderCopies,
+    private readonly scope: RecoveryScope = WHOLE_STORE,
   ) {}
 
   /**
@@ -61,14 +74,14 @@ export class StoreRecovery {
     let emptied = false;
     if (current === null) {
       // Others running on a store with no epoch: it was emptied under them, and they have not looked yet.
-      const others = store.subscribers ? (await store.subscribers(ORDER_CHANNELS.presence)) - (this.present ? 1 : 0) : 0;
+      const others = store.subscribers ? (await store.subscribers(this.scope.presence)) - (this.present ? 1 : 0) : 0;
       const fresh = this.options.newId();
       const made = await store.setIfAbsent(ORDER_KEYS.epoch, fresh);
       current = made ? fresh : await store.get(ORDER_KEYS.epoch);
       emptied = made && this.epoch === null && others > 0;
     }
     if (!this.present && store.subscribers) {
-      this.presence ??= store.subscribe(ORDER_CHANNELS.presence, () => undefined).then(
+      this.presence ??= store.subscribe(this.scope.presence, () => undefined).then(
         () => void (this.present = true),
         (err: unknown) => {
           this.presence = undefined;
@@ -80,12 +93,12 @@ export class StoreRecovery {
     if (emptied) {
       // A process new to the store, the first to find it emptied: the others still hold their copies and
       // will put them back once they look; until then no order may begin afresh here (the hold below).
-      logger.error('the store has no epoch while other processes run on it (flushed or replaced); orders wait while every instance puts its copies back');
+      logger.error(this.where(), 'the store has no epoch while other processes run on it (flushed or replaced); orders wait while every instance puts its copies back');
       await store.setIfAbsent(ORDER_KEYS.recovering, '1', this.options.recoveryMs);
     }
     const lost = this.epoch !== null && current !== this.epoch;
     if (lost) {
-      logger.error('the store lost its records (flushed or replaced); orders wait while every instance puts its copies back');
+      logger.error(this.where(), 'the store lost its records (flushed or replaced); orders wait while every instance puts its copies back');
       // The hold first: until it is in the store, this process's other requests write under the epoch they
       // knew, and fail. Adopting the new epoch first would let one of them begin an order afresh in between,
       // without what this process's copy knew of it.
@@ -96,6 +109,10 @@ export class StoreRecovery {
     if (lost || (held && !this.restored)) await this.restoreAll();
     this.restored = held;
     return !held;
+  }
+
+  private where(): { shard?: string } {
+    return this.scope.shard ? { shard: this.scope.shard } : {};
   }
 
   /**
@@ -117,6 +134,7 @@ export class StoreRecovery {
    */
   private async restoreAll(): Promise<void> {
     for (const ref of this.copies.refs()) {
+      if (!this.scope.owns(ref)) continue;
       const raw = await this.options.store.get(ORDER_KEYS.order(ref));
       if (raw === this.copies.head(ref)?.raw) continue;
       await this.restore(ref, raw);

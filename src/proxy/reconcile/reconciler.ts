@@ -11,13 +11,19 @@ import type { ProxyStore } from '../store/types.js';
 import { HOST_RUNTIME, type Runtime } from '../runtime.js';
 
 export interface ReconcilerOptions {
+  /** Where changes and hints are published (every process listens), and the read leases unless `leases` says. */
   store: ProxyStore;
-  outbox: Outbox;
+  /** The store an order's read lease is kept in (its shard: DESIGN, Redis Cluster); `store` when absent. */
+  leases?(ref: string): ProxyStore;
+  outbox: Pick<Outbox, 'kick'>;
   logger: Logger;
   options: RelayOptions;
   /** One reconciling pass over an order. */
   pass(ref: string): Promise<PassResult>;
-  /** The orders a sweep reads: the store's set of unsettled orders, and this process's unsettled copies. */
+  /**
+   * The orders a sweep reads: the store's set of unsettled orders, and this process's unsettled copies. Throws
+   * {@link IncompleteSweep} when some shards did not answer, with what the others said.
+   */
   unsettled(): Promise<string[]>;
   /** Nothing runs by itself (no pollers, no sweep timer, no subscriptions): the caller runs each pass. */
   manual?: boolean;
@@ -25,6 +31,17 @@ export interface ReconcilerOptions {
   now(): number;
   /** The sweep's timer and this process's id (the host's unless given). */
   runtime?: Pick<Runtime, 'timeout' | 'newId'>;
+}
+
+/** A sweep some of whose shards did not answer: the orders the others listed are still read. */
+export class IncompleteSweep extends Error {
+  override readonly name = 'IncompleteSweep';
+  constructor(
+    readonly found: readonly string[],
+    override readonly cause: unknown,
+  ) {
+    super(`some shards of the store did not answer: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
 }
 
 /**
@@ -89,7 +106,8 @@ export class Reconciler {
    */
   private async fleetPass(ref: string, woken: boolean): Promise<PassResult> {
     if (woken) return this.o.pass(ref);
-    const { store, options } = this.o;
+    const { options } = this.o;
+    const store = this.o.leases?.(ref) ?? this.o.store;
     const key = ORDER_KEYS.readLease(ref);
     const held = (await store.setIfAbsent(key, this.id, options.maxIntervalMs)) || (await store.get(key)) === this.id;
     if (!held) return Math.max(1, Math.floor(options.maxIntervalMs / 2));
@@ -142,6 +160,7 @@ export class Reconciler {
       if (this.storeWasDown) logger.info('store answers again; unsettled orders and notifications swept');
       this.storeWasDown = false;
     } catch (err) {
+      if (err instanceof IncompleteSweep) for (const ref of err.found) this.track(ref);
       if (!this.storeWasDown) logger.error({ err: describeError(err) }, 'reconciler sweep failed (store down?); sweeping again soon');
       this.storeWasDown = true;
     }

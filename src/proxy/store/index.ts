@@ -8,6 +8,7 @@ export { MemoryStore } from './memory.js';
 export { RedisStore, type RedisSentinelOptions, type RedisStoreOptions, type ReplicaAcknowledgement } from './redis.js';
 export type { ProxyStore } from './types.js';
 export { StoreUnavailableError } from './store-error.js';
+export { storeShards, shardIndex } from './store-shards.js';
 export type { RedisClusterOptions } from './redis-cluster.js';
 
 /**
@@ -24,6 +25,8 @@ export function createStore(options: {
   redisCluster?: RedisClusterOptions | undefined;
   /** Prefix of every key and channel in Redis (default `me:`). */
   redisPrefix?: string | undefined;
+  /** On a Cluster: how many shards orders are split into (1 by default: one slot). */
+  redisShards?: number | undefined;
   /** How many replicas acknowledge each commit, and how long it waits (Redis only). */
   redisReplicas?: ReplicaAcknowledgement | undefined;
   logger?: Logger;
@@ -35,6 +38,7 @@ export function createStore(options: {
       ...(options.redisUrl ? { url: options.redisUrl } : options.redisSentinel ? { sentinel: options.redisSentinel } : { cluster: options.redisCluster! }),
       ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}),
       ...(options.redisReplicas ? { replicas: options.redisReplicas } : {}),
+      ...(options.redisShards !== undefined ? { shards: options.redisShards } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
     return { store, owned: true };

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { CommitWrite, ProxyStore } from './types.js';
 import { HOST_RUNTIME, type Runtime } from '../runtime.js';
+import { StoreShard } from './store-shards.js';
 
 interface Entry {
   value: string;
@@ -20,14 +21,26 @@ export class MemoryStore implements ProxyStore {
   private readonly setExpiry = new Map<string, number>();
   private readonly channels = new EventEmitter();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly parts: readonly StoreShard[] | undefined;
 
   constructor(
     private readonly now: () => number = HOST_RUNTIME.now,
     runtime: Pick<Runtime, 'interval'> = HOST_RUNTIME,
+    /**
+     * `shards`: orders split over this many memory stores of their own (DESIGN: Redis Cluster), so that one
+     * shard can be lost alone; the tests' and the model checker's stand-in for a Cluster's shards.
+     */
+    options: { shards?: number } = {},
   ) {
     this.channels.setMaxListeners(0);
     this.sweeper = runtime.interval(() => this.sweep(), 60_000);
     this.sweeper.unref();
+    const count = options.shards ?? 1;
+    if (count > 1) this.parts = Array.from({ length: count }, (_, i) => new StoreShard(new MemoryStore(now, runtime), this, `shard ${i} of ${count}`));
+  }
+
+  shards(): readonly ProxyStore[] {
+    return this.parts ?? [this];
   }
 
   private live(key: string): Entry | undefined {
@@ -166,6 +179,7 @@ export class MemoryStore implements ProxyStore {
   }
 
   async close(): Promise<void> {
+    for (const part of this.parts ?? []) await part.close();
     clearInterval(this.sweeper);
     this.channels.removeAllListeners();
   }

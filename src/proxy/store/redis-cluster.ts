@@ -6,6 +6,8 @@ export interface RedisClusterOptions {
   nodes: { host: string; port: number }[];
   /** The nodes' password (`requirepass` / the default user's), when they ask for one. */
   password?: string | undefined;
+  /** How many shards orders are split into (`RedisStoreOptions.shards`); 1 by default. */
+  shards?: number | undefined;
 }
 
 /** True for an ioredis Cluster client (a store given `client: new Cluster(...)` included). */

@@ -6,6 +6,7 @@ import { COMMIT, COMPARE_AND_SET, INCR_WITH_TTL } from './redis-scripts.js';
 import { ReplicaWait } from './replica-wait.js';
 import { StoreUnavailableError } from './store-error.js';
 import type { CommitWrite, ProxyStore } from './types.js';
+import { MAX_SHARDS, shardTags, StoreShard } from './store-shards.js';
 
 /** A Sentinel group to ask for the master: ioredis follows its failovers (DESIGN: the store's checks). */
 export interface RedisSentinelOptions {
@@ -57,6 +58,13 @@ export interface RedisStoreOptions {
   logger?: Logger;
   /** Where the master has replicas: how many must acknowledge each commit ({@link ReplicaAcknowledgement}). */
   replicas?: ReplicaAcknowledgement;
+  /**
+   * On a Cluster: how many shards orders are split into, each under a hash tag of its own (DESIGN: Redis
+   * Cluster). 1 (the default): every key under the prefix's one tag.
+   */
+  shards?: number;
+  /** A shard's view of a store's connection: no listener of its own on the shared client. */
+  view?: boolean;
 }
 
 /**
@@ -94,9 +102,19 @@ export class RedisStore implements ProxyStore {
    */
   private committer: Redis | undefined;
   private waits: ReplicaWait | undefined;
+  private readonly parts: readonly StoreShard[] | undefined;
 
   constructor(options: RedisStoreOptions) {
     if (!options.client && !options.url && !options.sentinel && !options.cluster) throw new Error('RedisStore needs a url, a sentinel group, a cluster or a client');
+    // The shards are checked before a connection is made: a refused store leaves nothing connecting behind it.
+    const count = options.shards ?? 1;
+    if (!Number.isInteger(count) || count < 1 || count > MAX_SHARDS) throw new Error(`RedisStore: shards must be a whole number from 1 to ${MAX_SHARDS}`);
+    if (count > 1) {
+      if (!(options.cluster || (options.client && isCluster(options.client)))) {
+        throw new Error('RedisStore: shards are for a Redis Cluster (one server keeps every key in one place); leave REDIS_CLUSTER_SHARDS unset');
+      }
+      if (/\{[^}]*\}/.test(options.prefix ?? '')) throw new Error(`RedisStore: a prefix with a hash tag (${options.prefix}) puts every key in one slot, so orders cannot be split into shards; drop its braces`);
+    }
     this.ownsClient = !options.client;
     this.client = options.client ?? redisClient(options.url ? { url: options.url } : options.sentinel ? { sentinel: options.sentinel } : { cluster: options.cluster! });
     this.cluster = isCluster(this.client);
@@ -108,9 +126,19 @@ export class RedisStore implements ProxyStore {
     if (this.replicas.acknowledge > 0 && !(this.replicas.timeoutMs > 0 && this.replicas.timeoutMs <= MAX_WAIT_TIMEOUT_MS)) {
       throw new Error(`RedisStore: replicas.timeoutMs must be between 1 and ${MAX_WAIT_TIMEOUT_MS} (a commit written behind a WAIT waits for it, under the 2 s command timeout)`);
     }
+    if (count > 1) {
+      this.parts = shardTags(options.prefix ?? 'me:', count).map(
+        (tag, i) => new StoreShard(new RedisStore({ client: this.client, prefix: tag, view: true }), this, `shard ${i} of ${count} (${tag})`),
+      );
+    }
+    if (options.view) return;
     const logger = options.logger;
     // Without a listener ioredis prints connection errors itself; we log them (the URL may hold a password: not logged).
     this.client.on('error', (err: Error) => logger?.warn({ store: 'redis', reason: err.message }, 'redis error'));
+  }
+
+  shards(): readonly ProxyStore[] {
+    return this.parts ?? [this];
   }
 
   private k(key: string): string {
@@ -278,8 +306,13 @@ export class RedisStore implements ProxyStore {
 
   async ping(): Promise<boolean> {
     try {
-      if (isCluster(this.client)) await usable(this.client);
-      return (await this.client.ping()) === 'PONG';
+      const client = this.client;
+      // On a Cluster, the master that keeps this store's slot (a keyless PING goes to any node).
+      if (isCluster(client)) {
+        await usable(client);
+        return (await client.eval("return redis.call('PING')", 1, this.k('ping'))) === 'PONG';
+      }
+      return (await client.ping()) === 'PONG';
     } catch {
       return false;
     }

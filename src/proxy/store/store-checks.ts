@@ -1,7 +1,4 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { HOST_RUNTIME, type Runtime } from '../runtime.js';
-import { StoreHistory, type MovedBack } from './store-history.js';
 import type { RedisFacts } from './redis-facts.js';
 import { formatReason } from './store-format.js';
 import type { ProxyStore } from './types.js';
@@ -30,6 +27,8 @@ export interface StoreSetup {
   allowMemory?: boolean;
   /** The store reaches Redis through a Cluster client (REDIS_CLUSTER_NODES), which follows the slot map. */
   clusterClient?: boolean;
+  /** How many shards this instance splits orders into (`REDIS_CLUSTER_SHARDS`); false: a shard, which holds no marker. */
+  format?: { shards: number } | false;
 }
 
 /** The default bound of a replica's lag: Redis's own default `min-replicas-max-lag`. */
@@ -222,69 +221,10 @@ export async function checkStore(store: ProxyStore, setup: StoreSetup, key: stri
   const [writeFailure, facts, format] = await Promise.all([
     probeWrite(store, key, value),
     store.inspect ? store.inspect().catch(() => null) : Promise.resolve(null),
-    formatReason(store).catch(() => null),
+    setup.format === false ? null : formatReason(store, undefined, setup.format?.shards).catch(() => null),
   ]);
   const check = judgeStore(store.kind, { ...setup, clusterClient: (store as { cluster?: boolean }).cluster === true }, writeFailure, facts);
   return format === null ? check : { ...check, ok: false, reasons: [...check.reasons, format] };
-}
-
-/** This process's store check (callable: one check for `/ready` and the start-up line) and its watch on the store's history. */
-export interface StoreChecker {
-  (): Promise<StoreCheck>;
-  /** The watch on the store's history ({@link StoreHistory}); started by `start`. */
-  readonly history: StoreHistory;
-  /** This process's generation: 0 at start, one more each time it learns that the store's history moved back or the store was emptied. */
-  generation(): number;
-  /** Calls `listener` at each move back this process learns of; returns a function that stops it. */
-  onMovedBack(listener: (event: MovedBack) => void): () => void;
-  /** Starts looking at the store's history every interval; `stop` ends it. */
-  start(): void;
-  stop(): void;
-}
-
-/** How long a move back of the store's history stays in `/ready`'s notes (ms). */
-export const MOVED_BACK_NOTE_MS = 60 * 60_000;
-
-/**
- * This process's store check, for the start-up line and every `/ready`: its readiness key is its own
- * (`ready:<random id>`), each check writes the next value, and concurrent callers share the check in
- * progress (two at once would race on the key). With it, the watch on the store's history.
- */
-export function createStoreCheck(
-  store: ProxyStore,
-  setup: StoreSetup,
-  options: {
-    intervalMs?: number;
-    logger?: Logger;
-    runtime?: Runtime;
-    /** The store the history's marker is written through (default `store`): processes race on it by design, which is no order's conflict. */
-    historyStore?: ProxyStore;
-  } = {},
-): StoreChecker {
-  const runtime = options.runtime ?? HOST_RUNTIME;
-  const id = randomUUID();
-  let count = 0;
-  let running: Promise<StoreCheck> | null = null;
-  const history = new StoreHistory(options.historyStore ?? store, {
-    acknowledge: setup.acknowledge ?? 0,
-    ...(options.intervalMs !== undefined ? { intervalMs: options.intervalMs } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-    runtime,
-  });
-  const withHistory = (check: StoreCheck): StoreCheck => {
-    const last = history.last();
-    if (!last || runtime.now() - last.at > MOVED_BACK_NOTE_MS) return check;
-    const ago = Math.round((runtime.now() - last.at) / 1_000);
-    return { ...check, notes: [...check.notes, `the store's history moved back ${ago} s ago (generation ${last.generation}): ${last.detail}`] };
-  };
-  const check = () => (running ??= checkStore(store, setup, `ready:${id}`, `${id}:${++count}`).then(withHistory).finally(() => (running = null)));
-  return Object.assign(check, {
-    history,
-    generation: history.generation,
-    onMovedBack: history.onMovedBack,
-    start: () => history.start(),
-    stop: () => history.stop(),
-  });
 }
 
 /** How many replicas the store's commits wait for: a RedisStore says (`replicas`); any other store, none. */

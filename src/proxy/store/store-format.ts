@@ -29,15 +29,40 @@ export const STORE_FORMAT: StoreFormat = { writes: 2, reads: [1, 2] };
  */
 export const LOCKED_NUMBERS_FORMAT = 2;
 
+/**
+ * Format 3: format 2's records, with a Cluster store's orders split into shards, each under a hash tag of its
+ * own (DESIGN: Redis Cluster); the store's `store:shards` says how many. A store is made so when it is
+ * created (`REDIS_CLUSTER_SHARDS`) and stays so: a store that holds orders in one slot is never split, and a
+ * split one is read only by instances given the same number of shards. Releases before it refuse it (they
+ * read 1 and 2), so none of them runs on a store whose orders it cannot find.
+ */
+export const SHARDED_FORMAT = 3;
+export const SHARDED_STORE_FORMAT: StoreFormat = { writes: SHARDED_FORMAT, reads: [SHARDED_FORMAT] };
+
+/** How many shards a store of format 3 splits its orders into (under the store's prefix, beside the marker). */
+export const SHARDS_KEY = 'store:shards';
+
+/** The order book's epoch (`order/keys.ts`): present once the store has held an order. */
+const ORDERS_BEGUN_KEY = 'ord:epoch';
+
 /** The store holds records this code cannot read: it must not start (or, running, must not take traffic). */
 export class StoreFormatError extends Error {
   override readonly name = 'StoreFormatError';
   constructor(
     readonly found: number | string,
     readonly format: StoreFormat,
+    problem: string = formatProblem(found, format),
   ) {
-    super(formatProblem(found, format));
+    super(problem);
   }
+}
+
+function shardsProblem(found: number | string, stored: string | null, shards: number): string {
+  if (found === SHARDED_FORMAT) {
+    const told = shards === 1 ? 'none (REDIS_CLUSTER_SHARDS unset)' : String(shards);
+    return `the store splits its orders into ${stored ?? 'an unknown number of'} shards (format 3) and this instance is given ${told}: set REDIS_CLUSTER_SHARDS=${stored ?? '<the fleet\'s number>'} on every instance (a store keeps the number it was made with)`;
+  }
+  return `the store keeps its orders in one slot (format ${found}) and this instance is given REDIS_CLUSTER_SHARDS=${shards}: shards are chosen when a store is made and never after; leave REDIS_CLUSTER_SHARDS unset here, or start the sharded fleet on a new REDIS_PREFIX (docs/operations.md, growing past one Redis)`;
 }
 
 function formatProblem(found: number | string, format: StoreFormat): string {
@@ -57,8 +82,13 @@ export async function storedFormat(store: Pick<ProxyStore, 'get'>): Promise<numb
 }
 
 /** The reason readiness fails for the store's format, or null when this code reads it. */
-export async function formatReason(store: Pick<ProxyStore, 'get'>, format: StoreFormat = STORE_FORMAT): Promise<string | null> {
+export async function formatReason(store: Pick<ProxyStore, 'get'>, format: StoreFormat = STORE_FORMAT, shards = 1): Promise<string | null> {
   const found = await storedFormat(store);
+  if (shards > 1 || found === SHARDED_FORMAT) {
+    const stored = await store.get(SHARDS_KEY);
+    if (shards > 1 && found === SHARDED_FORMAT && stored === String(shards)) return null;
+    if (shards > 1 || typeof found !== 'number' || !format.reads.includes(found)) return shardsProblem(found, stored, shards);
+  }
   return typeof found === 'number' && format.reads.includes(found) ? null : formatProblem(found, format);
 }
 
@@ -66,10 +96,17 @@ export async function formatReason(store: Pick<ProxyStore, 'get'>, format: Store
  * At start-up: refuses a store this code cannot read (throws {@link StoreFormatError}), and marks one that
  * has no marker, or an older format it reads, with the format it writes. Resolves the store's format now.
  */
-export async function claimStoreFormat(store: Pick<ProxyStore, 'get' | 'setIfAbsent' | 'compareAndSet'>, format: StoreFormat = STORE_FORMAT): Promise<number> {
+export async function claimStoreFormat(
+  store: Pick<ProxyStore, 'get' | 'setIfAbsent' | 'compareAndSet' | 'commit'>,
+  format: StoreFormat = STORE_FORMAT,
+  /** How many shards this instance splits orders into (1: none); more makes or requires a store of format 3. */
+  shards = 1,
+): Promise<number> {
+  if (shards > 1) return claimShards(store, shards);
   for (let tries = 0; tries < 5; tries++) {
     const raw = await store.get(STORE_FORMAT_KEY);
     const found = await storedFormat({ get: async () => raw });
+    if (found === SHARDED_FORMAT && !format.reads.includes(found)) throw new StoreFormatError(found, format, shardsProblem(found, await store.get(SHARDS_KEY), shards));
     if (typeof found === 'string' || !format.reads.includes(found)) throw new StoreFormatError(found, format);
     if (found >= format.writes && raw !== null) return found;
     // Absent (format 1), or an older format this code reads: every instance of the fleet reads the new one
@@ -77,6 +114,33 @@ export async function claimStoreFormat(store: Pick<ProxyStore, 'get' | 'setIfAbs
     // was read: of instances racing, one moves it, and the others read it again and take what it says.
     const marked = raw === null ? await store.setIfAbsent(STORE_FORMAT_KEY, String(format.writes)) : await store.compareAndSet(STORE_FORMAT_KEY, raw, String(format.writes));
     if (marked) return format.writes;
+  }
+  throw new Error(`the store's format marker (${STORE_FORMAT_KEY}) kept changing while this process started`);
+}
+
+/**
+ * A store split into `shards`: a new one (no marker, no order ever) is marked 3 with its number of shards, in
+ * one commit that fails if an order began meanwhile; one already split must have the same number.
+ */
+async function claimShards(store: Pick<ProxyStore, 'get' | 'commit'>, shards: number): Promise<number> {
+  for (let tries = 0; tries < 5; tries++) {
+    const found = await storedFormat(store);
+    if (found === SHARDED_FORMAT) {
+      const stored = await store.get(SHARDS_KEY);
+      if (stored !== String(shards)) throw new StoreFormatError(found, SHARDED_STORE_FORMAT, shardsProblem(found, stored, shards));
+      return SHARDED_FORMAT;
+    }
+    if (found !== 1 || (await store.get(STORE_FORMAT_KEY)) !== null || (await store.get(ORDERS_BEGUN_KEY)) !== null) {
+      throw new StoreFormatError(found, SHARDED_STORE_FORMAT, typeof found === 'string' ? formatProblem(found, SHARDED_STORE_FORMAT) : shardsProblem(found, null, shards));
+    }
+    const made = await store.commit({
+      key: STORE_FORMAT_KEY,
+      expected: null,
+      value: String(SHARDED_FORMAT),
+      also: [{ op: 'set', key: SHARDS_KEY, value: String(shards) }],
+      when: [{ key: ORDERS_BEGUN_KEY, equals: null }],
+    });
+    if (made) return SHARDED_FORMAT;
   }
   throw new Error(`the store's format marker (${STORE_FORMAT_KEY}) kept changing while this process started`);
 }
@@ -96,11 +160,11 @@ export class FormatGate {
   private firstTry: Promise<unknown>;
 
   constructor(
-    store: Pick<ProxyStore, 'get' | 'setIfAbsent' | 'compareAndSet'>,
-    options: { format?: StoreFormat; retryMs?: number; sleep?: (ms: number) => Promise<void>; stopped?: () => boolean } = {},
+    store: Pick<ProxyStore, 'get' | 'setIfAbsent' | 'compareAndSet' | 'commit'>,
+    options: { format?: StoreFormat; shards?: number; retryMs?: number; sleep?: (ms: number) => Promise<void>; stopped?: () => boolean } = {},
   ) {
     const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => HOST_RUNTIME.timeout(resolve, ms).unref()));
-    const attempt = () => claimStoreFormat(store, options.format);
+    const attempt = () => claimStoreFormat(store, options.format, options.shards);
     const first = attempt();
     this.firstTry = first.catch(() => undefined);
     this.format = (async () => {

@@ -56,6 +56,12 @@ export interface ProxyStore {
    * process keeps its host's clock.
    */
   time?(): Promise<number>;
+  /**
+   * The parts an order's keys are split into (DESIGN: Redis Cluster): each one atomic unit (a slot of a
+   * Cluster), and an order's record, indexes and outbox messages all in the one `shardIndex` names. Absent:
+   * the whole store is one. Every other key (tokens, limits, the format's marker) stays in the whole store.
+   */
+  shards?(): readonly ProxyStore[];
   close(): Promise<void>;
 }
 
