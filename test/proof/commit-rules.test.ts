@@ -13,8 +13,8 @@ const payment = (reference: string, phase: PaymentTry['phase'], callbackId = `cb
   ({ ordinal: 1, n: 1, reference, jti: 'j', maxAttempts: 3, msisdn, phase, sendId: 's', sentAt: 0, referenceId: 'r', callbackId, amount: 1, charge: 0, totalAmount: 1, completedAt: null, deadlineAt: 0, promptExpiresAt: null, seq: 1, updatedAt: 0 }) as PaymentTry;
 const session = (createId: string, phase: CheckoutTry['phase'], checkoutId: string | null = `co-${createId}`, adopted = false): CheckoutTry =>
   ({ ordinal: 1, jti: 'j', phase, createId, startedAt: 0, checkoutId, checkoutUrl: null, status: 'pending', amount: 1, currency: 'GHS', expiresAt: null, completedAt: null, seq: 1, updatedAt: 0, ...(adopted ? { adopted } : {}) }) as CheckoutTry;
-const record = (v: number, tries: PaymentTry[] = [], sessions: CheckoutTry[] = [], id = 'rec'): string =>
-  JSON.stringify({ id, v, ref: 'O1', tries, sessions, history: { payments: 'read', sessions: 'read' }, createdAt: 0, updatedAt: 0 } satisfies Order);
+const record = (v: number, tries: PaymentTry[] = [], sessions: CheckoutTry[] = [], id = 'rec', ref = 'O1'): string =>
+  JSON.stringify({ id, v, ref, tries, sessions, history: { payments: 'read', sessions: 'read' }, createdAt: 0, updatedAt: 0 } satisfies Order);
 
 /** A provider that has every payment and session the records name, completed, and told the merchant nothing. */
 function truth(over: Partial<Truth> = {}): Truth {
@@ -76,6 +76,24 @@ describe('the rules checked at every commit', () => {
     expect(rules.check(record(2), record(3, [payment('O1-1', 'sending')]), truth())).toEqual([]);
     rules.restore(null);
     expect(rules.check(null, record(1), truth())).toEqual([]);
+  });
+
+  it("takes back only the lost shard's orders' versions, the other shard's history kept", () => {
+    const rules = new CommitRules();
+    const o2 = (v: number) => record(v, [], [], 'rec2', 'O2');
+    rules.check(null, record(2), truth());
+    rules.check(null, o2(2), truth());
+    const saved = rules.save();
+    rules.check(record(2), record(7), truth());
+    rules.check(o2(2), o2(7), truth());
+    // O1's shard goes back to the snapshot: O1 may be written on from v2 again; O2's shard did not go back.
+    rules.restore(saved, new Set(['O1']));
+    expect(rules.check(record(2), record(3), truth())).toEqual([]);
+    expect(rules.check(null, o2(4), truth())).toEqual(["O2 (record rec2 v4) was written at a version the store's history already had (v7)"]);
+    // O2's shard is emptied: its versions are forgotten, O1's (v3 now) kept.
+    rules.restore(null, new Set(['O2']));
+    expect(rules.check(null, o2(1), truth())).toEqual([]);
+    expect(rules.check(null, record(3, [payment('O1-1', 'sending')]), truth())).toEqual(["O1 (record rec v3) was written at a version the store's history already had (v3)"]);
   });
 
   it('with acrossLosses, finds a second record under an id and version the run already had', () => {

@@ -11,12 +11,14 @@ export const CHUNK = 1_000;
 /** Runs `runs` generated runs in chunks; chunk `k` takes seed `2 × (base + k) + half`, so the halves never meet. */
 export async function longRun(runs: number, base: number, half: 0 | 1): Promise<void> {
   const started = performance.now();
+  let sharded = 0;
   for (let k = 0; k * CHUNK < runs; k++) {
-    await assertModel(modelProperty(), { numRuns: Math.min(CHUNK, runs - k * CHUNK), seed: 2 * (base + k) + half });
+    await assertModel(modelProperty({ seen: (world) => (sharded += world.shards ? 1 : 0) }), { numRuns: Math.min(CHUNK, runs - k * CHUNK), seed: 2 * (base + k) + half });
     if ((k + 1) % 10 === 0) {
       const seconds = Math.round((performance.now() - started) / 1000);
       const heap = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
       console.info(`half ${half}: ${Math.min((k + 1) * CHUNK, runs)} of ${runs} runs kept every rule (${seconds} s, heap ${heap} MiB)`);
     }
   }
+  console.info(`half ${half}: ${runs} runs kept every rule, ${sharded} of them with orders split into shards`);
 }

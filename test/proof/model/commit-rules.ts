@@ -27,6 +27,8 @@ const FINAL_SESSION: readonly CheckoutTry['phase'][] = ['completed', 'failed', '
  */
 export class CommitRules {
   private versions = new Map<string, number>();
+  /** The order of every record id committed in the run (a shard's loss takes back only its orders' versions). */
+  private readonly orderOf = new Map<string, string>();
 
   /**
    * `acrossLosses`: a version is never reused by a different record of the same id, even after the store lost
@@ -44,9 +46,17 @@ export class CommitRules {
     return new Map(this.versions);
   }
 
-  /** Back to a saved memory (the store went back to its snapshot, or was emptied: none). */
-  restore(saved: Map<string, number> | null): void {
-    this.versions = new Map(saved ?? []);
+  /**
+   * Back to a saved memory (the store went back to its snapshot, or was emptied: none). `orders`: only the
+   * versions of these orders' records go back (one shard of the store lost, the others kept their history).
+   */
+  restore(saved: Map<string, number> | null, orders?: ReadonlySet<string>): void {
+    if (!orders) {
+      this.versions = new Map(saved ?? []);
+      return;
+    }
+    const lost = ([id]: [string, number]) => orders.has(this.orderOf.get(id) ?? '');
+    this.versions = new Map([...[...this.versions].filter((x) => !lost(x)), ...[...(saved ?? [])].filter(lost)]);
   }
 
   /**
@@ -76,6 +86,7 @@ export class CommitRules {
     if (before && before.id === after.id && after.v <= before.v) broken.push(`${name} was written over v${before.v} of the same record without a higher version`);
     else if (highest !== undefined && after.v <= highest) broken.push(`${name} was written at a version the store's history already had (v${highest})`);
     this.versions.set(after.id, Math.max(highest ?? after.v, after.v));
+    this.orderOf.set(after.id, after.ref);
     if (this.options.acrossLosses) {
       const key = `${after.id} v${after.v}`;
       const was = this.written.get(key);

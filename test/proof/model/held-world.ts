@@ -91,5 +91,5 @@ export async function idle(w: World): Promise<void> {
 
 /** The order's record as the store holds it. */
 export async function stored(w: World, ref: string): Promise<Order> {
-  return JSON.parse((await w.memory.get(ORDER_KEYS.order(ref)))!) as Order;
+  return JSON.parse((await w.memoryOf(ref).get(ORDER_KEYS.order(ref)))!) as Order;
 }

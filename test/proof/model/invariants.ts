@@ -50,7 +50,7 @@ export async function brokenRules(w: World): Promise<string[]> {
       if (s.status === 'completed' && !s.flipped && wrong.length > 0) broken.push(`session ${s.checkoutId} completed upstream but was reported ${wrong.map((r) => r.status).join(', ')}`);
     }
 
-    const raw = await w.memory.get(ORDER_KEYS.order(order));
+    const raw = await w.memoryOf(order).get(ORDER_KEYS.order(order));
     const stored = raw ? (JSON.parse(raw) as Order) : null;
     for (const foreign of [...w.provider.payments.values()].filter((p) => p.foreign && p.referenceNo.startsWith(`${order}-`))) {
       // A charge's key names its reference; a refusal of one of our tries (`:try<n>:`) is about that try.

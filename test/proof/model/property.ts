@@ -62,11 +62,12 @@ const worldOf = {
 /**
  * The world a run varies: how the provider reads, which loss, how far the second process's clock is off
  * (none, a little, or more than the grace, either way), whether the second order's tokens lock its number
- * (kept as a lock: a store of format 2). A store that goes back in time only where the provider can be read
- * by reference (DESIGN: the provider is the ledger; elsewhere the store is required not to).
+ * (kept as a lock: a store of format 2), whether orders are split into shards (each loss then strikes one). A
+ * store that goes back in time only where the provider can be read by reference (DESIGN: the provider is the
+ * ledger; elsewhere the store is required not to).
  */
 const worldConfig: fc.Arbitrary<WorldConfig> = fc
-  .record({ ...worldOf, losses: fc.constantFrom('flush' as const, 'restart' as const, 'rollback' as const), skewMs: fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000), locks: fc.boolean() })
+  .record({ ...worldOf, losses: fc.constantFrom('flush' as const, 'restart' as const, 'rollback' as const), skewMs: fc.constantFrom(0, 0, 1_500, -1_500, 25_000, -25_000, 90_000), locks: fc.boolean(), shards: fc.boolean() })
   .map((c) => (c.losses === 'rollback' ? { ...c, lists: true, statusReference: c.statusReference === 'referenceId' ? ('either' as const) : c.statusReference } : c));
 
 /** Far more steps than any run takes (about 1,500 at most in 3,000 runs of seed 77; half take under 600). */
@@ -98,6 +99,8 @@ export interface ModelOptions {
   trace?: boolean;
   /** Given each run's fingerprint: its steps and its end. */
   record?: (fingerprint: string) => void;
+  /** Given each run's world as it begins (the long run counts the eras it ran). */
+  seen?: (world: WorldConfig) => void;
   /** The third process joins when told to (`MODEL_JOIN=0` turns joins into nothing, the generated commands unchanged). */
   join?: boolean;
   /** Writes the first run out as a scenario. */
@@ -110,7 +113,7 @@ export interface ModelOptions {
  * The property: a generated run keeps every money rule. Throws an Error listing the broken rules (fast-check
  * reports it with the run's seed and path; `assertModel` shortens that report).
  */
-export function modelProperty({ trace = false, record, join = process.env['MODEL_JOIN'] !== '0', recorder, run: fixed }: ModelOptions = {}) {
+export function modelProperty({ trace = false, record, seen, join = process.env['MODEL_JOIN'] !== '0', recorder, run: fixed }: ModelOptions = {}) {
   return fc.asyncProperty(
     fc.scheduler(),
     fixed ? fc.constant(fixed[0]) : worldConfig,
@@ -118,6 +121,7 @@ export function modelProperty({ trace = false, record, join = process.env['MODEL
     fixed ? fc.constant(fixed[2]) : fc.array(fc.tuple(command, fc.nat({ max: 8 })), { minLength: 6, maxLength: 40, size: 'max' }),
     async (s, config, seed, commands) => {
       const world = { ...config, readsInFlight: true, presence: true };
+      seen?.(world);
       const run = recorder?.start({ world, seed, commands });
       const steps: string[] = [];
       const step = (label: string): Promise<void> => {
@@ -134,11 +138,11 @@ export function modelProperty({ trace = false, record, join = process.env['MODEL
         await runWorld(w, commands, fastCheckDriver(s, w, run), join);
         const broken = await brokenRules(w);
         if (record) {
-          const orders = await Promise.all(ORDERS.map((o) => w.memory.get(`ord:${o}`)));
+          const orders = await Promise.all(ORDERS.map((o) => w.memoryOf(o).get(`ord:${o}`)));
           record(JSON.stringify({ steps, orders, received: [...w.received.keys()].sort() }));
         }
         if (broken.length > 0 && trace) {
-          const orders = await Promise.all(ORDERS.map((o) => w.memory.get(`ord:${o}`)));
+          const orders = await Promise.all(ORDERS.map((o) => w.memoryOf(o).get(`ord:${o}`)));
           console.log(JSON.stringify({ config, commands, broken, orders, provider: [...w.provider.payments.values(), ...w.provider.sessions.values()], received: [...w.received.keys()] }, null, 1));
         }
         if (broken.length > 0) throw new Error(`money rules broken:\n${broken.join('\n')}`);

@@ -73,11 +73,13 @@ export function apply(w: World, c: Command, join: boolean): void {
     case 'callbacks':
       return w.callbacks(c.i);
     case 'loss':
-      return w.config.losses === 'flush' ? w.flush() : w.config.losses === 'rollback' ? w.rollback() : w.restart(c.i);
+      // In the `shards` era a flush or a going back strikes one shard, the one the command's `i` names.
+      return w.config.losses === 'flush' ? w.flush(c.i) : w.config.losses === 'rollback' ? w.rollback(c.i) : w.restart(c.i);
     case 'snapshot':
       return w.snapshot();
     case 'lag':
-      return w.lag(c.i, c.reads);
+      // In the `shards` era the replica of one shard lags: the one the parity of its reads names.
+      return w.lag(c.i, c.reads, c.reads);
     case 'foreign':
       return w.provider.foreignPayment(`${ref}-1`);
     case 'join':

@@ -175,7 +175,7 @@ export async function runScenario(scenario: Scenario): Promise<{ broken: string[
 
 /** Where a run ended: the order records the store holds and the notifications the merchant received. */
 export async function endOf(w: World): Promise<string> {
-  const orders = await Promise.all(ORDERS.map((o) => w.memory.get(ORDER_KEYS.order(o))));
+  const orders = await Promise.all(ORDERS.map((o) => w.memoryOf(o).get(ORDER_KEYS.order(o))));
   return JSON.stringify({ orders, received: [...w.received.keys()].sort() });
 }
 

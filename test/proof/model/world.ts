@@ -1,8 +1,9 @@
 /**
  * The model test's world: two proxy instances on one store (a MemoryStore every call of which is a scheduling
- * point), the scripted provider, a clock the test owns, customers' commands, and the merchant's receiver of
- * notifications. Nothing here uses a real timer: the instances run on a manual runtime (no pollers, no sweep
- * timer), sleep moves the model's clock, and ids and jitter come from the run's seed.
+ * point; in the `shards` era, orders split into two shards, each a MemoryStore of its own), the scripted
+ * provider, a clock the test owns, customers' commands, and the merchant's receiver of notifications. Nothing
+ * here uses a real timer: the instances run on a manual runtime (no pollers, no sweep timer), sleep moves the
+ * model's clock, and ids and jitter come from the run's seed.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino } from 'pino';
@@ -12,12 +13,14 @@ import { ProxyError } from '../../../src/proxy/errors.js';
 import { ORDER_CHANNELS, ORDER_KEYS } from '../../../src/proxy/order/keys.js';
 import { createLimiterFactory } from '../../../src/proxy/limits.js';
 import { createOrders, type Orders } from '../../../src/proxy/order/orders.js';
+import { IncompleteSweep } from '../../../src/proxy/reconcile/reconciler.js';
 import type { Order } from '../../../src/proxy/order/order-record.js';
 import type { OutboxConsumer, OutboxMessage } from '../../../src/proxy/notify/outbox.js';
 import { MemoryStore } from '../../../src/proxy/store/memory.js';
 import { StoreUnavailableError } from '../../../src/proxy/store/store-error.js';
 import { StoreClock } from '../../../src/proxy/store/store-clock.js';
 import { HISTORY_INTERVAL_MS } from '../../../src/proxy/store/store-history.js';
+import { shardIndex, StoreShard } from '../../../src/proxy/store/store-shards.js';
 import type { ProxyStore } from '../../../src/proxy/store/types.js';
 import type { CheckoutClaims, PaymentClaims } from '../../../src/proxy/tokens/claims.js';
 import { ScriptedProvider, type StatusReference } from './scripted-provider.js';
@@ -56,7 +59,16 @@ export interface WorldConfig {
    * new token secret (a rotation under way). Before it, no token locked one.
    */
   locks?: boolean;
+  /**
+   * The `shards` era: orders are split into `SHARDS` shards (DESIGN: Redis Cluster), each a store of its own
+   * with its epoch, hold and outbox, the limits, the clock and the channels the whole store's. A loss strikes
+   * one shard (its flush, its going back, a replica of it that lags); the other keeps its records.
+   */
+  shards?: boolean;
 }
+
+/** How many shards orders are split into in the `shards` era: O1 is kept in shard 1, O2 in shard 0. */
+export const SHARDS = 2;
 
 export const ORDERS = ['O1', 'O2'] as const;
 /** The token secrets: every process's, and the second's in the `locks` era (a rotation under way). */
@@ -108,17 +120,25 @@ export type StoreFault = 'lost' | 'applied' | 'resent' | null;
 interface Instance {
   orders: Orders;
   alive: boolean;
-  /** Its reads come from a replica that lags: the store as it was, for so many more reads (`lag`). */
-  lagging?: { replica: MemoryStore; reads: number };
+  /**
+   * Its reads come from a replica that lags: the store as it was, for so many more reads (`lag`); `shard`:
+   * the replica of that shard (null: of the whole store, before the `shards` era).
+   */
+  lagging?: { replica: MemoryStore; reads: number; shard: number | null };
   /** How far this process's own clock is from the true time (the model's clock), in ms. */
   skewMs: number;
-  /** It listens on the presence channel (other processes count it). */
-  present?: boolean;
+  /** The channels it listens on (other processes count it on each: the presence of the store, or of a shard). */
+  channels: Set<string>;
+  /** The shards of the `shards` era as this process has them (`ctx.orderStores`): a shard gone back is named by its own. */
+  shards: readonly ProxyStore[];
 }
 
 export class World {
   clock = START;
+  /** The store (in the `shards` era, what is not an order's: the limits, the clock, the channels). */
   memory: MemoryStore;
+  /** The `shards` era's shards, each keeping its orders' records, indexes, outbox, epoch and hold (else none). */
+  readonly shardMemories: MemoryStore[] = [];
   readonly provider: ScriptedProvider;
   readonly instances: Instance[] = [];
   /** Every notification the merchant received, by id (deliveries are at least once). */
@@ -149,6 +169,7 @@ export class World {
     this.rules = new CommitRules({ locks: config.locks === true });
     this.random = seeded(seed);
     this.memory = this.newMemory();
+    if (config.shards) for (let i = 0; i < SHARDS; i++) this.shardMemories.push(this.newMemory());
     this.provider = new ScriptedProvider({ statusReference: config.statusReference, lists: config.lists, readsInFlight: config.readsInFlight ?? true, now: () => this.clock, step, newId: () => this.newId() });
     this.instances.push(this.instance(0), this.instance(1));
   }
@@ -164,8 +185,10 @@ export class World {
 
   /** An instance of the proxy's money side, as createMerchantProxy builds it, on a manual runtime. */
   private instance(index: number): Instance {
-    const self: Instance = { alive: true, orders: undefined as never, skewMs: index === 1 ? (this.config.skewMs ?? 0) : 0 };
-    const store = this.scheduledStore(self);
+    const self: Instance = { alive: true, orders: undefined as never, skewMs: index === 1 ? (this.config.skewMs ?? 0) : 0, channels: new Set(), shards: [] };
+    const store = this.scheduledStore(self, null);
+    // Each shard's keys in its own store, each call a scheduling point; its channels and clock the store's.
+    self.shards = this.shardMemories.map((_, i) => new StoreShard(this.scheduledStore(self, i), store, `shard ${i} of ${SHARDS}`));
     // The process's own clock is off by its skew; its monotonic clock runs with the true one. Runs of the eras
     // before clocks could differ (`skewMs` unset) ran on the true clock, with no reading of the store's: so
     // they still do, and replay step for step.
@@ -205,6 +228,7 @@ export class World {
       now: clock ? clock.now : () => this.clock,
       ...(clock ? { clock } : {}),
       ...(this.config.locks ? { storeFormat: () => 2 } : {}),
+      ...(this.config.shards ? { orderStores: self.shards } : {}),
     };
     const merchant: OutboxConsumer = {
       name: 'merchant',
@@ -228,22 +252,26 @@ export class World {
     return self;
   }
 
-  /** The shared store as one instance sees it: every call a scheduling point; a dead instance's calls never end. */
-  private scheduledStore(self: Instance): ProxyStore {
+  /**
+   * The shared store as one instance sees it: every call a scheduling point; a dead instance's calls never end.
+   * `shard`: the keys of that shard of the `shards` era (null: the store).
+   */
+  private scheduledStore(self: Instance, shard: number | null): ProxyStore {
     const alive = () => self.alive;
+    const memory = () => (shard === null ? this.memory : this.shardMemories[shard]!);
     const call =
       <K extends keyof MemoryStore>(name: K) =>
       async (...args: unknown[]) => {
         await this.step(`store ${String(name)}`);
         if (!alive()) return new Promise(() => undefined);
-        return (this.memory[name] as (...a: unknown[]) => unknown)(...args);
+        return (memory()[name] as (...a: unknown[]) => unknown)(...args);
       };
     // A read from the replica while it lags; it has caught up after its reads.
     const read =
       <K extends 'get' | 'members'>(name: K) =>
       async (...args: unknown[]) => {
         const lag = self.lagging;
-        if (!lag) return call(name)(...args);
+        if (!lag || lag.shard !== shard) return call(name)(...args);
         await this.step(`store ${name}`);
         if (!alive()) return new Promise(() => undefined);
         if (--lag.reads <= 0) self.lagging = undefined;
@@ -265,13 +293,13 @@ export class World {
         if (value.length > MAX_RECORD_BYTES) throw new Error(`the record ${key} grew to ${value.length} bytes`);
         const fault = this.storeFaults.shift();
         if (fault === 'lost') throw new StoreUnavailableError('commit', new Error('timed out before it ran'));
-        const done = await this.memory.commit(...args);
+        const done = await memory().commit(...args);
         if (done) this.committed(args[0]);
         else this.refusedCommits++;
         if (fault === 'applied') throw new StoreUnavailableError('commit', new Error('ran, and its answer was lost'));
         // Resent after a reconnect (ioredis resends what went unanswered): it runs again, and that run answers.
         if (fault === 'resent') {
-          const again = await this.memory.commit(...args);
+          const again = await memory().commit(...args);
           if (again) this.committed(args[0]);
           return again;
         }
@@ -285,17 +313,18 @@ export class World {
       time: call('time'),
       publish: async () => undefined,
       subscribe: async (channel: string) => {
-        if (channel === ORDER_CHANNELS.presence) self.present = true;
+        self.channels.add(channel);
         return async () => undefined;
       },
-      // Who listens (the 'now' era's processes, as Redis counts connections): the live processes that do.
+      // Who listens (the 'now' era's processes, as Redis counts connections): the live processes that do. Only
+      // presence channels are counted (the store's, and each shard's in the `shards` era).
       ...(!this.config.presence
         ? {}
         : {
             subscribers: async (channel: string) => {
               await this.step('store subscribers');
               if (!alive()) return new Promise(() => undefined);
-              return channel === ORDER_CHANNELS.presence ? this.instances.filter((x) => x.alive && x.present).length : 0;
+              return channel.startsWith(ORDER_CHANNELS.presence) ? this.instances.filter((x) => x.alive && x.channels.has(channel)).length : 0;
             },
           }),
       ping: async () => true,
@@ -392,7 +421,14 @@ export class World {
     if (!instance.alive) return;
     this.sweptAt[i] = this.clock;
     this.start(instance, async () => {
-      const refs = await instance.orders.unsettled();
+      let refs: readonly string[];
+      try {
+        refs = await instance.orders.unsettled();
+      } catch (err) {
+        // Some shards did not answer: what the others listed is read, as the reconciler's sweep does.
+        if (!(err instanceof IncompleteSweep)) throw err;
+        refs = err.found;
+      }
       await Promise.all(refs.map((ref) => WORK.run(`${WORK.getStore()}.${ref}`, () => instance.orders.reconcile(ref))));
       instance.orders.outbox.kick();
     });
@@ -401,13 +437,16 @@ export class World {
   /**
    * Time passes; each instance sweeps every `SWEEP_MS` of it, as its timer would. Past `HISTORY_INTERVAL_MS`
    * after the store went back, each process that was running then has had its watch's next look, and merges
-   * its copies under the hold (`movedBack`), as `create-proxy.ts` has it do.
+   * its copies under the hold (`movedBack`; in the `shards` era of the shard that went back only), as
+   * `create-proxy.ts` has it do.
    */
   advance(ms: number): void {
     this.clock += ms;
     this.provider.tick();
     if (ms >= HISTORY_INTERVAL_MS) {
-      for (const instance of this.watching.splice(0)) if (instance.alive) this.start(instance, () => instance.orders.movedBack());
+      for (const { instance, shard } of this.watching.splice(0)) {
+        if (instance.alive) this.start(instance, () => instance.orders.movedBack(shard === null ? undefined : [instance.shards[shard]!]));
+      }
     }
     for (let i = 0; i < this.instances.length; i++) {
       if (this.clock - (this.sweptAt[i] ?? START) >= SWEEP_MS) this.sweep(i);
@@ -464,27 +503,42 @@ export class World {
     this.start(fresh, () => fresh.orders.ready);
   }
 
-  flush(): void {
-    this.memory = this.newMemory();
-    this.rules.restore(null);
+  /**
+   * The store is emptied; in the `shards` era, only shard `shard` (`shard` modulo `SHARDS`): the other keeps its
+   * records, and the versions the run remembers of them.
+   */
+  flush(shard = 0): void {
+    if (!this.config.shards) {
+      this.memory = this.newMemory();
+      this.rules.restore(null);
+      return;
+    }
+    const s = shard % SHARDS;
+    this.shardMemories[s] = this.newMemory();
+    this.rules.restore(null, this.ordersOf(s));
   }
 
   /**
    * Instance `i` reads from a replica that stopped at the store as it is now, for its next `reads` reads (its
    * writes go to the master, where a compare-and-set on what it read fails once the master moved on); then
-   * the replica has caught up.
+   * the replica has caught up. In the `shards` era the replica is shard `shard`'s (modulo `SHARDS`): the
+   * process's reads of the other shard, and of the store's own keys, are the masters'.
    */
-  lag(i: number, reads: number): void {
+  lag(i: number, reads: number, shard = 0): void {
     const instance = this.at(i);
-    instance.lagging = { replica: this.copyOf(this.memory), reads };
+    if (!this.config.shards) instance.lagging = { replica: this.copyOf(this.memory), reads, shard: null };
+    else instance.lagging = { replica: this.copyOf(this.shardMemories[shard % SHARDS]!), reads, shard: shard % SHARDS };
   }
 
   /** The store as it was at its last snapshot (a Redis's RDB file): what a rollback restores. */
   private saved: MemoryStore | null = null;
+  /** In the `shards` era, each shard as it was at its last snapshot (none yet: empty). */
+  private savedShards: MemoryStore[] = [];
 
-  /** The store takes a snapshot of itself (Redis's `save`, or what a lagging replica has). */
+  /** The store takes a snapshot of itself (Redis's `save`, or what a lagging replica has); every shard of it its own. */
   snapshot(): void {
-    this.saved = this.copyOf(this.memory);
+    if (!this.config.shards) this.saved = this.copyOf(this.memory);
+    else this.savedShards = this.shardMemories.map((m) => this.copyOf(m));
     this.savedVersions = this.rules.save();
   }
 
@@ -494,17 +548,37 @@ export class World {
    * The processes whose store watch has yet to notice that the store went back (those running when it did: a
    * process started later takes the store as it finds it).
    */
-  private watching: Instance[] = [];
+  private watching: { instance: Instance; shard: number | null }[] = [];
 
   /**
    * The store goes back to its last snapshot (none yet: to empty), every epoch and version in it as it was.
-   * Until the next look of their watches (`advance`) the processes go on as if nothing happened.
+   * Until the next look of their watches (`advance`) the processes go on as if nothing happened. In the
+   * `shards` era only shard `shard` (modulo `SHARDS`) goes back, and its watches are the ones that look.
    */
-  rollback(): void {
-    this.watching = this.live();
-    this.memory = this.saved ? this.copyOf(this.saved) : this.newMemory();
-    // The store's history went back: so do the versions it had committed.
-    this.rules.restore(this.savedVersions);
+  rollback(shard = 0): void {
+    if (!this.config.shards) {
+      this.watching = this.live().map((instance) => ({ instance, shard: null }));
+      this.memory = this.saved ? this.copyOf(this.saved) : this.newMemory();
+      // The store's history went back: so do the versions it had committed.
+      this.rules.restore(this.savedVersions);
+      return;
+    }
+    const s = shard % SHARDS;
+    this.watching = [...this.watching.filter((x) => x.shard !== s), ...this.live().map((instance) => ({ instance, shard: s }))];
+    const saved = this.savedShards[s];
+    this.shardMemories[s] = saved ? this.copyOf(saved) : this.newMemory();
+    // That shard's history went back, and the versions of its orders with it; the other's did not.
+    this.rules.restore(this.savedVersions, this.ordersOf(s));
+  }
+
+  /** The orders shard `s` keeps. */
+  private ordersOf(s: number): Set<string> {
+    return new Set(ORDERS.filter((o) => shardIndex(o, SHARDS) === s));
+  }
+
+  /** The store that keeps the order's keys: its shard's in the `shards` era, else the store. */
+  memoryOf(order: string): MemoryStore {
+    return this.config.shards ? this.shardMemories[shardIndex(order, SHARDS)]! : this.memory;
   }
 
   private copyOf(from: MemoryStore): MemoryStore {
