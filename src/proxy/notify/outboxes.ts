@@ -1,4 +1,4 @@
-import type { Outbox, OutboxItem, OutboxMessage } from './outbox.js';
+import type { Outbox, OutboxItem } from './outbox.js';
 
 /**
  * The outboxes of an order book whose store is split into shards (DESIGN: Redis Cluster), one per shard,
@@ -8,17 +8,8 @@ import type { Outbox, OutboxItem, OutboxMessage } from './outbox.js';
 export class Outboxes {
   constructor(readonly parts: readonly Outbox[]) {}
 
-  /** True when some consumer would take this message (every shard has the same consumers). */
-  wants(message: OutboxMessage): boolean {
-    return this.parts[0]!.wants(message);
-  }
-
   kick(): void {
     for (const part of this.parts) part.kick();
-  }
-
-  async idle(): Promise<void> {
-    await Promise.all(this.parts.map((p) => p.idle()));
   }
 
   /** Messages still to deliver (ids), in every shard. */

@@ -93,11 +93,6 @@ export class OrderBook {
     return this.parts[shardIndex(ref, this.parts.length)]!;
   }
 
-  /** The shards' stores, in order (one: the whole store). */
-  get stores(): readonly ProxyStore[] {
-    return this.parts.map((p) => p.store);
-  }
-
   /**
    * Notices a store (each shard of it) that lost everything and holds new orders back while every process
    * puts its copies back (`StoreRecovery.guard`). False while one recovers; `shard`: that shard only (its index).
